@@ -1,0 +1,6 @@
+// Command agent-hooks runs the lifecycle hooks of autonomous coding agents.
+package main
+
+import "os"
+
+func main() { os.Exit(Main()) }

@@ -1,0 +1,127 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Dialect is how a hook of a non-native format runs: what its process gets and how its exit is
+// read. The native AutoAgent protocol is the Native dialect; the other seed formats implement their
+// own. A dialect decides nothing about the event: the engine applies the event's blocking rules to
+// the Outcome it returns.
+type Dialect interface {
+	// Prepare builds the process for one execution of inv.Hook.
+	Prepare(inv *Invocation) (Process, error)
+	// Interpret turns a finished process into an outcome.
+	Interpret(inv *Invocation, p *ProcessResult) Outcome
+}
+
+// Process describes one hook process to start.
+type Process struct {
+	Argv    []string // program and arguments; the native dialect uses sh -c <command>
+	Env     []string // KEY=VALUE pairs added to the invocation's environment
+	Stdin   []byte
+	Dir     string        // defaults to the workspace
+	Timeout time.Duration // defaults to the hook's timeout
+}
+
+// ProcessResult is what a hook process did.
+type ProcessResult struct {
+	ExitCode  int
+	TimedOut  bool
+	StartErr  error // the process could not be started
+	Stdout    string
+	Stderr    string
+	Truncated bool // output beyond the capture limit was dropped
+	Duration  time.Duration
+}
+
+// Format loads the hooks of one configuration format from a workspace.
+type Format interface {
+	// Name is the format's name as shown in `config show` ("iteratr", "fresher", …).
+	Name() string
+	// Load returns the hooks the format configures, with canonical events set, in run order, and
+	// diagnostics (warnings such as a non-executable hook file; errors such as bad YAML, with file
+	// and line). A returned error is an I/O failure, not a configuration problem.
+	Load(env LoadEnv) ([]*Hook, []Diagnostic, error)
+}
+
+// LoadEnv is what configuration loading may look at.
+type LoadEnv struct {
+	Workspace     string              // absolute workspace directory
+	UserHome      string              // the user's home directory (~)
+	AutoagentHome string              // $AUTOAGENT_HOME, default ~/.autoagent
+	Getenv        func(string) string // the environment
+	LoopFile      string              // agent-pipelines: --loop FILE, if given
+}
+
+// Severity of a Diagnostic.
+type Severity string
+
+// Diagnostic severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Diagnostic is one problem found in configuration.
+type Diagnostic struct {
+	Severity Severity `json:"severity"`
+	File     string   `json:"file"`
+	Line     int      `json:"line,omitempty"`
+	Col      int      `json:"col,omitempty"`
+	Message  string   `json:"message"`
+}
+
+func (d Diagnostic) String() string {
+	pos := d.File
+	if d.Line > 0 {
+		pos = fmt.Sprintf("%s:%d:%d", d.File, d.Line, max(d.Col, 1))
+	}
+	return fmt.Sprintf("%s: %s: %s", pos, d.Severity, d.Message)
+}
+
+// ConfigError is a configuration that cannot be used; nothing runs when one is returned.
+type ConfigError struct {
+	Diagnostics []Diagnostic // the errors, first one first
+}
+
+func (e *ConfigError) Error() string {
+	if len(e.Diagnostics) == 0 {
+		return "invalid configuration"
+	}
+	msg := e.Diagnostics[0].File
+	d := e.Diagnostics[0]
+	if d.Line > 0 {
+		msg = fmt.Sprintf("%s:%d:%d", d.File, d.Line, max(d.Col, 1))
+	}
+	msg += ": " + d.Message
+	if n := len(e.Diagnostics) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more)", n)
+	}
+	return msg
+}
+
+// EventInfo describes an event being fired, for Extensions.
+type EventInfo struct {
+	Event     string  // canonical event
+	Payload   Payload // the payload hooks will receive; BeforeEvent may add to it
+	Workspace string
+	SessionID string
+	// StateDir is a directory where extensions may keep per-session state
+	// (<AUTOAGENT_HOME>/sessions); name files after SessionID.
+	StateDir string
+	Config   *Config
+	// Fire runs the hooks of another event with the same configuration (e.g. Checkpoint after PostIteration).
+	Fire func(ctx context.Context, event string, data Payload) (*Result, error)
+}
+
+// Extension takes part in firing an event as a whole: iteratr's pending output buffer,
+// agent-pipelines' checkpoints, … Register one with Registry.RegisterExtension.
+type Extension interface {
+	// BeforeEvent runs before the event's hooks; it may add to e.Payload.
+	BeforeEvent(ctx context.Context, e *EventInfo) error
+	// AfterEvent runs after the event's hooks; it may add to res.Extra and res.Warnings.
+	AfterEvent(ctx context.Context, e *EventInfo, res *Result) error
+}

@@ -1,0 +1,178 @@
+// Package hooks owns the hook model of agent-hooks: events and their aliases, loading and
+// validating configuration (the native AutoAgent format and, through Format loaders, the other seed
+// formats), template expansion, running hook processes and built-in hook types, and turning what
+// they answer into one decision for the event.
+//
+// hooks knows nothing of git, GitHub, sessions or notifications. Built-in hook types are registered
+// into a Registry from outside (see Type), other configuration formats through Format, and the
+// audit trail through Observer, so each of those lives in its own package.
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// Payload is the event data a hook receives: eventName, sessionId, workspace, timestamp and
+// whatever the caller passed.
+type Payload map[string]any
+
+// Status is what became of one hook execution.
+type Status string
+
+// The statuses of a hook execution, as they appear in --json output and the audit trail.
+const (
+	StatusOK      Status = "ok"
+	StatusBlocked Status = "blocked"
+	StatusError   Status = "error"
+	StatusTimeout Status = "timeout"
+	StatusSkipped Status = "skipped"
+)
+
+// Decisions of an event (and of a single hook).
+const (
+	DecisionApprove = "approve"
+	DecisionBlock   = "block"
+	DecisionSkip    = "skip"
+)
+
+// Source says where a hook was configured.
+type Source struct {
+	Format string `json:"format"`         // "autoagent", "iteratr", "agent-pipelines", "babysitter", "fresher"
+	Scope  string `json:"scope"`          // "project", "user", "plugin", "global"
+	File   string `json:"file"`           // the file that configures it (or the hook file itself)
+	Line   int    `json:"line,omitempty"` // 1-based position of the hook in File, when known
+	Col    int    `json:"col,omitempty"`
+}
+
+// Matcher restricts a hook to payloads whose Field (a dotted path) matches Regex.
+type Matcher struct {
+	Field string `json:"field"`
+	Regex string `json:"regex"`
+}
+
+// Hook is one configured hook, whichever format it came from.
+type Hook struct {
+	Name     string            // display name; defaults to the type or the command
+	Type     string            // "command" or a registered built-in type
+	Event    string            // canonical event it runs on
+	Command  string            // for command hooks: the shell command template
+	Timeout  time.Duration     // 0 means DefaultTimeout
+	Blocking bool              // fail-closed: an error or timeout on a blockable event blocks it
+	Parallel bool              // adjacent parallel hooks run concurrently
+	Enabled  bool              // false: recorded as skipped
+	Env      map[string]string // extra environment
+	Matcher  *Matcher
+	Source   Source
+	// Options is the hook's own JSON object as written, for built-in types and `config show`.
+	Options json.RawMessage
+	// Dialect runs command hooks of a non-native format; nil means the native AutoAgent protocol.
+	Dialect Dialect
+
+	runner Runner // set for built-in types when the config is loaded
+}
+
+// DefaultTimeout applies to hooks that set none (SPEC.md section 3).
+const DefaultTimeout = 60 * time.Second
+
+// Type is a built-in hook type (git-commit, approval, webhook, …). Register one with
+// Registry.Register; the name is then valid in every config.
+type Type interface {
+	// Configure validates the hook's type-specific options: the hook's JSON object with the common
+	// fields (type, name, timeout, blocking, parallel, enabled, env, matcher) removed. Decode it
+	// strictly (DisallowUnknownFields) so that a misspelt option is an error, not a silent default.
+	// The returned error should name the offending field; the loader adds file and line:column.
+	Configure(h *Hook, options json.RawMessage) (Runner, error)
+}
+
+// Runner executes one configured built-in hook.
+type Runner interface {
+	Run(ctx context.Context, inv *Invocation) Outcome
+}
+
+// TypeFunc adapts a function to Type.
+type TypeFunc func(h *Hook, options json.RawMessage) (Runner, error)
+
+// Configure implements Type.
+func (f TypeFunc) Configure(h *Hook, options json.RawMessage) (Runner, error) { return f(h, options) }
+
+// RunnerFunc adapts a function to Runner.
+type RunnerFunc func(ctx context.Context, inv *Invocation) Outcome
+
+// Run implements Runner.
+func (f RunnerFunc) Run(ctx context.Context, inv *Invocation) Outcome { return f(ctx, inv) }
+
+// Invocation is everything one hook execution may use. Built-ins must not read process-wide state
+// (environment, working directory, stdout) other than through it.
+type Invocation struct {
+	Hook      *Hook
+	Event     string  // canonical event being fired
+	Payload   Payload // the full payload; treat as read-only (use Outcome.Set to add values)
+	Workspace string
+	SessionID string
+	Getenv    func(string) string
+	Environ   []string  // the base environment handed to processes
+	Stdout    io.Writer // live output shown to the user (progress lines of built-ins)
+	Stderr    io.Writer
+	// Fire runs the hooks of another event with the same configuration, e.g. PreGitCommit from
+	// git-commit. data is merged over the current payload.
+	Fire func(ctx context.Context, event string, data Payload) (*Result, error)
+}
+
+// Outcome is what a hook execution produced, before the engine applies the event's blocking rules.
+type Outcome struct {
+	Status   Status // ok, blocked, error or timeout (the engine sets skipped)
+	Decision string // "", approve, block or skip
+	Reason   string // why it blocked or failed
+	Feedback string
+	ExitCode int
+	Stdout   string
+	Stderr   string
+	// Set is merged into the payload of the hooks that run after this one (e.g. commitSha).
+	Set Payload
+	// Details are type-specific result fields (decider, url, changes, …), shown in --json output
+	// and the audit trail.
+	Details map[string]any
+}
+
+// HookResult is one hook's line in the result of an event.
+type HookResult struct {
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Source     string         `json:"source"` // scope: project, user, …
+	Format     string         `json:"format"`
+	File       string         `json:"file,omitempty"`
+	ExitCode   int            `json:"exitCode"`
+	DurationMs int64          `json:"durationMs"`
+	Status     Status         `json:"status"`
+	Decision   string         `json:"decision,omitempty"`
+	Reason     string         `json:"reason,omitempty"`
+	Feedback   string         `json:"feedback,omitempty"`
+	Stdout     string         `json:"stdout"`
+	Stderr     string         `json:"stderr"`
+	Details    map[string]any `json:"details,omitempty"`
+}
+
+// Result is the outcome of firing one event.
+type Result struct {
+	Event     string       `json:"event"`
+	Decision  string       `json:"decision"` // approve, block or skip
+	Blocked   bool         `json:"blocked"`
+	Reason    string       `json:"reason"`
+	Feedback  string       `json:"feedback"`
+	SessionID string       `json:"sessionId"`
+	Hooks     []HookResult `json:"hooks"`
+	Warnings  []string     `json:"warnings,omitempty"`
+	// Set collects the values hooks added to the payload (commitSha, …).
+	Set Payload `json:"outputs,omitempty"`
+	// Extra holds format-specific aggregate fields (iteratr's agentOutput, babysitter's
+	// executedHooks); they are written at the top level of the --json object.
+	Extra map[string]any `json:"-"`
+}
+
+// Observer is told about every hook execution, skipped ones included (the audit trail).
+type Observer interface {
+	HookDone(event string, h *Hook, r *HookResult)
+}

@@ -176,3 +176,27 @@ type Result struct {
 type Observer interface {
 	HookDone(event string, h *Hook, r *HookResult)
 }
+
+// MarshalJSON writes the result with its format-specific Extra fields at the top level.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	base, err := json.Marshal((*plain)(r))
+	if err != nil || len(r.Extra) == 0 {
+		return base, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(base, &fields); err != nil {
+		return nil, err
+	}
+	for k, v := range r.Extra {
+		if _, taken := fields[k]; taken {
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		fields[k] = raw
+	}
+	return json.Marshal(fields)
+}

@@ -108,6 +108,12 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	case exitOK:
 	case exitInterrupted:
 		fmt.Fprintln(a.stderr, "agent-hooks: interrupted")
+	case exitBlocked, exitSkip:
+		// the reason alone, as the hook wrote it: agents feed it back to the model
+		var silent *silentError
+		if !errors.As(err, &silent) {
+			fmt.Fprintln(a.stderr, err)
+		}
 	default:
 		var silent *silentError
 		if !errors.As(err, &silent) {

@@ -1,6 +1,16 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/spf13/cobra"
+)
 
 func (a *app) newConfigCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -10,6 +20,156 @@ func (a *app) newConfigCmd() *cobra.Command {
   agent-hooks config validate
   agent-hooks config set-auto-commit true`,
 	}
-	cmd.AddCommand(a.newSetAutoCmd("commit"), a.newSetAutoCmd("push"))
+	cmd.AddCommand(a.newConfigShowCmd(), a.newConfigValidateCmd(), a.newSetAutoCmd("commit"), a.newSetAutoCmd("push"))
+	return cmd
+}
+
+type shownHook struct {
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	Format    string `json:"format"`
+	Scope     string `json:"scope"`
+	File      string `json:"file"`
+	Line      int    `json:"line,omitempty"`
+	Command   string `json:"command,omitempty"`
+	Blocking  bool   `json:"blocking"`
+	Parallel  bool   `json:"parallel,omitempty"`
+	Enabled   bool   `json:"enabled"`
+	TimeoutMs int64  `json:"timeoutMs"`
+}
+
+type shownConfig struct {
+	Workspace string                 `json:"workspace"`
+	Files     []string               `json:"files"`
+	Events    map[string][]shownHook `json:"events"`
+	Warnings  []hooks.Diagnostic     `json:"warnings,omitempty"`
+}
+
+func (a *app) newConfigShowCmd() *cobra.Command {
+	var workspace, loop string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "List the effective hooks of every event with their source file and format",
+		Example: `  agent-hooks config show
+  agent-hooks config show --json | jq '.events.PreExecutionEnd'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := a.loadEnv(workspace, loop)
+			if err != nil {
+				return err
+			}
+			cfg, err := a.loadConfig(a.newRegistry(), env)
+			if err != nil {
+				return err
+			}
+			shown := shownConfig{Workspace: env.Workspace, Files: cfg.Files, Events: map[string][]shownHook{}, Warnings: cfg.Warnings}
+			for _, ev := range eventOrder(cfg) {
+				for _, h := range cfg.Hooks[ev] {
+					t := h.Timeout
+					if t == 0 {
+						t = hooks.DefaultTimeout
+					}
+					shown.Events[ev] = append(shown.Events[ev], shownHook{
+						Name: h.Name, Type: h.Type, Format: h.Source.Format, Scope: h.Source.Scope,
+						File: h.Source.File, Line: h.Source.Line, Command: h.Command, Blocking: h.Blocking,
+						Parallel: h.Parallel, Enabled: h.Enabled, TimeoutMs: t.Milliseconds(),
+					})
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(shown)
+			}
+			return printShown(a, cfg, shown)
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory")
+	cmd.Flags().StringVar(&loop, "loop", "", "agent-pipelines loop.yaml")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printShown(a *app, cfg *hooks.Config, shown shownConfig) error {
+	fmt.Fprintf(a.stdout, "workspace: %s\n", shown.Workspace)
+	if len(shown.Events) == 0 {
+		fmt.Fprintln(a.stdout, "no hooks configured")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	for _, ev := range eventOrder(cfg) {
+		fmt.Fprintf(tw, "\n%s\n", ev)
+		for _, h := range shown.Events[ev] {
+			flags := []string{}
+			if h.Blocking {
+				flags = append(flags, "blocking")
+			}
+			if h.Parallel {
+				flags = append(flags, "parallel")
+			}
+			if !h.Enabled {
+				flags = append(flags, "disabled")
+			}
+			loc := h.File
+			if h.Line > 0 {
+				loc = fmt.Sprintf("%s:%d", h.File, h.Line)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s/%s\t%s\t%s\n", h.Name, h.Type, h.Format, h.Scope, time.Duration(h.TimeoutMs)*time.Millisecond, strings.Join(append(flags, loc), " "))
+		}
+	}
+	return tw.Flush()
+}
+
+// eventOrder lists the configured events: canonical ones in SPEC order, then custom ones.
+func eventOrder(cfg *hooks.Config) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, ev := range append(hooks.CanonicalEvents(), cfg.CustomEvents...) {
+		if len(cfg.Hooks[ev]) > 0 && !seen[ev] {
+			out = append(out, ev)
+			seen[ev] = true
+		}
+	}
+	return out
+}
+
+func (a *app) newConfigValidateCmd() *cobra.Command {
+	var workspace, loop string
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Check every hook configuration in the workspace (all formats); exit 1 on errors",
+		Example: `  agent-hooks config validate
+  agent-hooks config validate --workspace ./repo`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := a.loadEnv(workspace, loop)
+			if err != nil {
+				return err
+			}
+			cfg, err := hooks.Load(a.newRegistry(), env)
+			var cerr *hooks.ConfigError
+			if errors.As(err, &cerr) {
+				for _, d := range cerr.Diagnostics {
+					fmt.Fprintln(a.stderr, d)
+				}
+				return &silentError{code: exitFailure}
+			}
+			if err != nil {
+				return err
+			}
+			for _, w := range cfg.Warnings {
+				fmt.Fprintln(a.stderr, w)
+			}
+			n := 0
+			for _, hs := range cfg.Hooks {
+				n += len(hs)
+			}
+			fmt.Fprintf(a.stdout, "ok: %d hooks, %d warnings\n", n, len(cfg.Warnings))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory")
+	cmd.Flags().StringVar(&loop, "loop", "", "agent-pipelines loop.yaml")
 	return cmd
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"agent-hooks": func() { os.Exit(Main()) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: real sh hooks, real files, the
+// real binary (testscript re-executes this test binary as agent-hooks).
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			env.Setenv("HOME", home)
+			env.Setenv("AUTOAGENT_HOME", filepath.Join(home, ".autoagent"))
+			env.Setenv("NO_COLOR", "1")
+			for _, k := range []string{"PATH", "TMPDIR"} {
+				if v := os.Getenv(k); v != "" {
+					env.Setenv(k, v)
+				}
+			}
+			for _, k := range []string{"GITHUB_ACTIONS", "GITHUB_WORKSPACE", "GITHUB_TOKEN", "GH_TOKEN", "AUTOAGENT_SESSION_ID", "AGENT_HOOKS_DISABLE", "AGENT_HOOKS_SKIP"} {
+				env.Setenv(k, "")
+			}
+			env.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			return os.MkdirAll(home, 0o755)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"expect-exit": expectExit,
+		},
+	})
+}
+
+// expectExit runs `expect-exit N prog args...` and fails unless prog exits with exactly N; its
+// stdout and stderr are then what the script's stdout/stderr assertions see.
+func expectExit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! expect-exit")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: expect-exit N prog [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("expect-exit: bad exit code %q", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("expect-exit: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}

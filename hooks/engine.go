@@ -1,0 +1,362 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc"
+	"github.com/sourcegraph/conc/panics"
+)
+
+// Engine fires events: it runs the configured hooks of an event in order and decides.
+type Engine struct {
+	Config    *Config
+	Registry  *Registry
+	Workspace string
+	SessionID string
+	Getenv    func(string) string
+	Environ   []string
+	// Stdout and Stderr receive hook output live (nil: captured only, as with --json).
+	Stdout io.Writer
+	Stderr io.Writer
+	// Messages receives agent-hooks' own warnings (skipped gates, ignored blocks); nil: discarded.
+	Messages io.Writer
+	Observer Observer
+	StateDir string
+	Now      func() time.Time
+
+	procs ProcessRunner
+	once  sync.Once
+}
+
+// maxNesting bounds events fired from hooks (git-commit firing PreGitCommit, …).
+const maxNesting = 8
+
+func (e *Engine) init() {
+	e.once.Do(func() {
+		if e.Now == nil {
+			e.Now = time.Now
+		}
+		if e.Getenv == nil {
+			e.Getenv = func(string) string { return "" }
+		}
+		e.procs.Environ = e.Environ
+		if e.Config == nil {
+			e.Config = &Config{Hooks: map[string][]*Hook{}}
+		}
+		if e.Registry == nil {
+			e.Registry = NewRegistry()
+		}
+	})
+}
+
+// Fire runs the hooks of event (a name or alias) with data as the payload. The error is non-nil
+// only when agent-hooks itself failed (unknown event, cancelled); a block is a Result.
+func (e *Engine) Fire(ctx context.Context, event string, data Payload) (*Result, error) {
+	e.init()
+	canonical, err := ResolveEvent(event, e.Config.CustomEvents)
+	if err != nil {
+		return nil, err
+	}
+	return e.fire(ctx, canonical, data, 0)
+}
+
+func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int) (*Result, error) {
+	if depth > maxNesting {
+		return nil, fmt.Errorf("event %s: hooks fire events %d levels deep; is a hook firing its own event?", event, depth)
+	}
+	payload := make(Payload, len(data)+4)
+	maps.Copy(payload, data)
+	payload["eventName"] = event
+	payload["sessionId"] = e.SessionID
+	payload["workspace"] = e.Workspace
+	payload["timestamp"] = e.Now().UnixMilli()
+
+	res := &Result{Event: event, Decision: DecisionApprove, SessionID: e.SessionID, Hooks: []HookResult{}}
+	info := &EventInfo{
+		Event: event, Payload: payload, Workspace: e.Workspace, SessionID: e.SessionID,
+		StateDir: e.StateDir, Config: e.Config,
+		Fire: func(ctx context.Context, ev string, d Payload) (*Result, error) {
+			c, err := ResolveEvent(ev, e.Config.CustomEvents)
+			if err != nil {
+				return nil, err
+			}
+			return e.fire(ctx, c, d, depth+1)
+		},
+	}
+	exts := e.Registry.Extensions()
+	for _, x := range exts {
+		if err := x.BeforeEvent(ctx, info); err != nil {
+			return nil, err
+		}
+	}
+
+	hooks := e.Config.Hooks[event]
+	for i := 0; i < len(hooks); {
+		group := hooks[i : i+1]
+		if hooks[i].Parallel {
+			j := i + 1
+			for j < len(hooks) && hooks[j].Parallel {
+				j++
+			}
+			group = hooks[i:j]
+		}
+		i += len(group)
+		results := e.runGroup(ctx, event, payload, group, depth)
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		stop := false
+		for k, hr := range results {
+			h := group[k]
+			res.Hooks = append(res.Hooks, hr.HookResult)
+			for key, v := range hr.set {
+				payload[key] = v
+				if res.Set == nil {
+					res.Set = Payload{}
+				}
+				res.Set[key] = v
+			}
+			if e.apply(event, h, &hr.HookResult, res) {
+				stop = true
+			}
+		}
+		if stop {
+			break
+		}
+	}
+	for _, x := range exts {
+		if err := x.AfterEvent(ctx, info, res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// apply folds one hook's outcome into the event result by the event's rules and reports whether
+// the remaining hooks must not run.
+func (e *Engine) apply(event string, h *Hook, hr *HookResult, res *Result) bool {
+	blockable := CanBlock(event)
+	switch {
+	case hr.Status == StatusSkipped || hr.Status == StatusOK && hr.Decision != DecisionSkip:
+		if hr.Feedback != "" && res.Feedback == "" {
+			res.Feedback = hr.Feedback
+		}
+		return false
+	case hr.Decision == DecisionSkip:
+		if event == PreIteration {
+			res.Decision, res.Reason, res.Feedback = DecisionSkip, hr.Reason, hr.Feedback
+			return true
+		}
+		e.warn(res, "%s asked to skip %s; only PreIteration can be skipped", h.Name, event)
+		return false
+	case hr.Status == StatusBlocked:
+		if blockable {
+			res.Decision, res.Blocked, res.Reason, res.Feedback = DecisionBlock, true, hr.Reason, hr.Feedback
+			return true
+		}
+		e.warn(res, "%s asked to block %s, which cannot be blocked: %s", h.Name, event, hr.Reason)
+		return false
+	default: // error or timeout
+		if h.Blocking && blockable {
+			res.Decision, res.Blocked = DecisionBlock, true
+			res.Reason = fmt.Sprintf("blocking hook %s failed: %s", h.Name, hr.Reason)
+			return true
+		}
+		e.warn(res, "hook %s failed: %s", h.Name, hr.Reason)
+		return false
+	}
+}
+
+func (e *Engine) warn(res *Result, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	res.Warnings = append(res.Warnings, msg)
+	if e.Messages != nil {
+		fmt.Fprintf(e.Messages, "agent-hooks: warning: %s\n", msg)
+	}
+}
+
+type groupResult struct {
+	HookResult
+	set Payload
+}
+
+// runGroup runs one hook, or a run of adjacent parallel hooks concurrently; output of parallel
+// hooks is buffered and printed in config order.
+func (e *Engine) runGroup(ctx context.Context, event string, payload Payload, group []*Hook, depth int) []groupResult {
+	out := make([]groupResult, len(group))
+	if len(group) == 1 {
+		out[0] = e.runOne(ctx, event, payload, group[0], depth, e.Stdout, e.Stderr)
+		return out
+	}
+	bufs := make([]struct{ out, err lockedBuffer }, len(group))
+	var wg conc.WaitGroup
+	for i, h := range group {
+		var lo, le io.Writer
+		if e.Stdout != nil {
+			lo = &bufs[i].out
+		}
+		if e.Stderr != nil {
+			le = &bufs[i].err
+		}
+		wg.Go(func() {
+			var pc panics.Catcher
+			pc.Try(func() { out[i] = e.runOne(ctx, event, payload, h, depth, lo, le) })
+			if r := pc.Recovered(); r != nil {
+				out[i] = groupResult{HookResult: e.hookResult(h, Outcome{Status: StatusError, Reason: fmt.Sprintf("panic: %v", r.Value)}, 0)}
+				if e.Observer != nil {
+					e.Observer.HookDone(event, h, &out[i].HookResult)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range group {
+		if e.Stdout != nil {
+			_, _ = e.Stdout.Write(bufs[i].out.Bytes())
+		}
+		if e.Stderr != nil {
+			_, _ = e.Stderr.Write(bufs[i].err.Bytes())
+		}
+	}
+	return out
+}
+
+// runOne runs a single hook (or records why it was skipped) and tells the observer.
+func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *Hook, depth int, stdout, stderr io.Writer) groupResult {
+	start := time.Now()
+	var o Outcome
+	if reason := e.skipReason(h, payload); reason != "" {
+		o = Outcome{Status: StatusSkipped, Reason: reason}
+		if h.Blocking && e.Messages != nil && !strings.HasPrefix(reason, "matcher") {
+			fmt.Fprintf(e.Messages, "agent-hooks: warning: blocking hook %s skipped (%s)\n", h.Name, reason)
+		}
+	} else {
+		inv := &Invocation{
+			Hook: h, Event: event, Payload: payload, Workspace: e.Workspace, SessionID: e.SessionID,
+			Getenv: e.Getenv, Environ: e.Environ, Stdout: orDiscard(stdout), Stderr: orDiscard(stderr),
+			Fire: func(ctx context.Context, ev string, data Payload) (*Result, error) {
+				c, err := ResolveEvent(ev, e.Config.CustomEvents)
+				if err != nil {
+					return nil, err
+				}
+				merged := make(Payload, len(payload)+len(data))
+				maps.Copy(merged, payload)
+				maps.Copy(merged, data)
+				return e.fire(ctx, c, merged, depth+1)
+			},
+		}
+		o = e.invoke(ctx, inv, stdout, stderr)
+	}
+	hr := e.hookResult(h, o, time.Since(start))
+	if e.Observer != nil {
+		e.Observer.HookDone(event, h, &hr)
+	}
+	return groupResult{HookResult: hr, set: o.Set}
+}
+
+func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.Writer) Outcome {
+	h := inv.Hook
+	if h.runner != nil {
+		ctx, cancel := context.WithTimeout(ctx, h.timeout())
+		defer cancel()
+		o := h.runner.Run(ctx, inv)
+		if o.Status == "" {
+			o.Status = StatusOK
+		}
+		return o
+	}
+	if h.Type != TypeCommand {
+		return Outcome{Status: StatusError, Reason: fmt.Sprintf("hook type %q is not available", h.Type)}
+	}
+	d := h.Dialect
+	if d == nil {
+		d = Native
+	}
+	p, err := d.Prepare(inv)
+	if err != nil {
+		return Outcome{Status: StatusError, Reason: err.Error()}
+	}
+	if p.Dir == "" {
+		p.Dir = e.Workspace
+	}
+	if p.Timeout == 0 {
+		p.Timeout = h.Timeout
+	}
+	for k, v := range h.Env {
+		p.Env = append(p.Env, k+"="+v)
+	}
+	pr, err := e.procs.Run(ctx, p, stdout, stderr)
+	if err != nil && pr == nil {
+		return Outcome{Status: StatusError, Reason: err.Error()}
+	}
+	if err != nil { // cancelled: the caller sees ctx.Err()
+		return Outcome{Status: StatusError, Reason: "interrupted", ExitCode: pr.ExitCode, Stdout: pr.Stdout, Stderr: pr.Stderr}
+	}
+	return d.Interpret(inv, pr)
+}
+
+// skipReason says why a hook must not run now, or "".
+func (e *Engine) skipReason(h *Hook, payload Payload) string {
+	if v := e.Getenv("AGENT_HOOKS_DISABLE"); v != "" && v != "0" && !strings.EqualFold(v, "false") {
+		return "AGENT_HOOKS_DISABLE=" + v
+	}
+	if list := e.Getenv("AGENT_HOOKS_SKIP"); list != "" {
+		for _, name := range strings.Split(list, ",") {
+			if name = strings.TrimSpace(name); name != "" && (name == h.Name || name == h.Type) {
+				return "AGENT_HOOKS_SKIP=" + list
+			}
+		}
+	}
+	if !h.Enabled {
+		return "disabled in config (enabled: false)"
+	}
+	if m := h.Matcher; m != nil {
+		v, ok := Lookup(payload, m.Field)
+		re, err := regexp.Compile(m.Regex)
+		if err != nil || !ok || !re.MatchString(FormatValue(v)) {
+			return fmt.Sprintf("matcher: %s does not match %q", m.Field, m.Regex)
+		}
+	}
+	return ""
+}
+
+func (e *Engine) hookResult(h *Hook, o Outcome, d time.Duration) HookResult {
+	return HookResult{
+		Name: h.Name, Type: h.Type, Source: h.Source.Scope, Format: h.Source.Format, File: h.Source.File,
+		ExitCode: o.ExitCode, DurationMs: d.Milliseconds(), Status: o.Status, Decision: o.Decision,
+		Reason: o.Reason, Feedback: o.Feedback, Stdout: o.Stdout, Stderr: o.Stderr, Details: o.Details,
+	}
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// lockedBuffer is a bytes.Buffer safe for the two copiers of one process.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf
+}

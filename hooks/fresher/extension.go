@@ -1,0 +1,92 @@
+package fresher
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+)
+
+// Extension carries what fresher keeps for a whole loop across the separate `agent-hooks run`
+// calls of one session: when the loop started (FRESHER_STARTED_AT in every later hook) and that a
+// hook aborted it (FRESHER_FINISH_TYPE=hook_abort in the finished hook). Both are kept per session
+// under EventInfo.StateDir and never override what the caller put in the payload.
+type Extension struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// NewExtension returns the fresher extension.
+func NewExtension() *Extension { return &Extension{} }
+
+type loopState struct {
+	StartedAt  string `json:"startedAt,omitempty"`
+	FinishType string `json:"finishType,omitempty"`
+}
+
+const stateName = "fresher"
+
+// BeforeEvent implements hooks.Extension.
+func (x *Extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
+	if !seedfmt.Configured(e.Config, Name) || e.SessionID == "" || e.StateDir == "" {
+		return nil
+	}
+	var st loopState
+	err := seedfmt.UpdateState(e.StateDir, e.SessionID, stateName, func(s *loopState) (bool, error) {
+		changed := false
+		if e.Event == hooks.SessionStart {
+			if v, ok := e.Payload["startedAt"]; ok {
+				s.StartedAt = hooks.FormatValue(v)
+			} else {
+				s.StartedAt = x.now().UTC().Format(time.RFC3339)
+			}
+			s.FinishType = ""
+			changed = true
+		}
+		st = *s
+		return changed, nil
+	})
+	if err != nil {
+		return fmt.Errorf("fresher: %w", err)
+	}
+	if _, ok := e.Payload["startedAt"]; !ok && st.StartedAt != "" {
+		e.Payload["startedAt"] = st.StartedAt
+	}
+	if _, ok := e.Payload["finishType"]; !ok && st.FinishType != "" && e.Event == hooks.SessionEnd {
+		e.Payload["finishType"] = st.FinishType
+	}
+	return nil
+}
+
+// AfterEvent implements hooks.Extension: a fresher hook that aborted marks the loop hook_abort.
+func (x *Extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Result) error {
+	if e.SessionID == "" || e.StateDir == "" || res == nil || e.Event == hooks.SessionEnd {
+		return nil
+	}
+	aborted := false
+	for _, h := range res.Hooks {
+		if h.Format == Name && h.Status == hooks.StatusBlocked {
+			aborted = true
+		}
+	}
+	if !aborted {
+		return nil
+	}
+	err := seedfmt.UpdateState(e.StateDir, e.SessionID, stateName, func(s *loopState) (bool, error) {
+		s.FinishType = FinishAbort
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("fresher: %w", err)
+	}
+	return nil
+}
+
+func (x *Extension) now() time.Time {
+	if x.Now != nil {
+		return x.Now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,413 @@
+// Package pipelines reads agent-pipelines' hooks: the `hooks:` map of a loop's loop.yaml (in the
+// workspace, or the file given with `run --loop FILE`) and the global hook functions of
+// ~/.config/agent-pipelines/hooks.sh ($XDG_CONFIG_HOME honoured). It runs them the way
+// scripts/lib/hooks.sh does: the loop's own command first (evaluated by bash, so ${SESSION},
+// ${ITERATION}, ${PROGRESS_FILE}, ${ERROR}, … expand from the environment, never as shell text),
+// then the global function of the same name, unless the loop sets `hooks.disable_global: true`.
+// Both get the LOOP_* variables of package seedfmt. A failure is a warning: the loop goes on.
+//
+// Global functions are called with the arguments the seed documents for them:
+//
+//	on_session_start      session
+//	on_iteration_start    session iteration
+//	on_iteration_complete session iteration
+//	on_stage_complete     session stage
+//	on_session_complete   session status iterations
+//	on_error              session error
+//	on_checkpoint         session iteration
+//	on_approval_required  session iteration
+//
+// `checkpoints.every: N` in loop.yaml makes Extension fire Checkpoint after every Nth
+// PostIteration.
+package pipelines
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+)
+
+// Name is the format's name in sources and `config show`.
+const Name = "agent-pipelines"
+
+// LoopFileName is the loop configuration looked for in the workspace.
+const LoopFileName = "loop.yaml"
+
+// hookPoint is one agent-pipelines hook point.
+type hookPoint struct {
+	name  string
+	event string
+	args  []string // payload keys of the global function's arguments ("" = the session id)
+}
+
+var points = []hookPoint{
+	{"on_session_start", hooks.SessionStart, []string{""}},
+	{"on_iteration_start", hooks.PreIteration, []string{"", "iteration"}},
+	{"on_iteration_complete", hooks.PostIteration, []string{"", "iteration"}},
+	{"on_stage_complete", StageComplete, []string{"", "stage"}},
+	{"on_session_complete", hooks.SessionEnd, []string{"", "status", "totalIterations"}},
+	{"on_error", hooks.Error, []string{"", "error"}},
+	{"on_checkpoint", hooks.Checkpoint, []string{"", "iteration"}},
+	{"on_approval_required", hooks.ApprovalRequired, []string{"", "iteration"}},
+}
+
+// StageComplete is the event of on_stage_complete, which has no canonical counterpart.
+const StageComplete = "on_stage_complete"
+
+func pointByName(name string) (hookPoint, bool) {
+	for _, p := range points {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return hookPoint{}, false
+}
+
+func pointNames() []string {
+	out := make([]string, len(points))
+	for i, p := range points {
+		out[i] = p.name
+	}
+	return out
+}
+
+// Format loads loop.yaml and the global hooks file.
+type Format struct{}
+
+// New returns the agent-pipelines format.
+func New() Format { return Format{} }
+
+// Name implements hooks.Format.
+func (Format) Name() string { return Name }
+
+// Loop is what agent-pipelines hooks need from a loop.yaml.
+type Loop struct {
+	File            string
+	Hooks           []*hooks.Hook
+	DisableGlobal   bool
+	CheckpointEvery int
+}
+
+// LoopPath is the loop.yaml that env selects: LoopFile (relative to the workspace) or
+// loop.yaml in the workspace.
+func LoopPath(env hooks.LoadEnv) string {
+	if env.LoopFile != "" {
+		if filepath.IsAbs(env.LoopFile) {
+			return env.LoopFile
+		}
+		return filepath.Join(env.Workspace, env.LoopFile)
+	}
+	return filepath.Join(env.Workspace, LoopFileName)
+}
+
+// GlobalPath is the global hooks file: $XDG_CONFIG_HOME/agent-pipelines/hooks.sh, else
+// ~/.config/agent-pipelines/hooks.sh.
+func GlobalPath(env hooks.LoadEnv) string {
+	base := ""
+	if env.Getenv != nil {
+		base = env.Getenv("XDG_CONFIG_HOME")
+	}
+	if base == "" {
+		if env.UserHome == "" {
+			return ""
+		}
+		base = filepath.Join(env.UserHome, ".config")
+	}
+	return filepath.Join(base, "agent-pipelines", "hooks.sh")
+}
+
+// Load implements hooks.Format.
+func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
+	loop, diags, err := ReadLoop(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := loop.Hooks
+	if !loop.DisableGlobal {
+		global, more, err := readGlobal(GlobalPath(env))
+		if err != nil {
+			return nil, nil, err
+		}
+		out, diags = append(out, global...), append(diags, more...)
+	}
+	return out, diags, nil
+}
+
+// ReadLoop reads the loop.yaml env selects. A missing loop.yaml is an empty Loop, unless it was
+// named with --loop.
+func ReadLoop(env hooks.LoadEnv) (*Loop, []hooks.Diagnostic, error) {
+	file := LoopPath(env)
+	loop := &Loop{File: file}
+	data, err := os.ReadFile(file)
+	if os.IsNotExist(err) && env.LoopFile == "" {
+		return loop, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read loop file: %w", err)
+	}
+	p := &parser{file: file, loop: loop}
+	p.parse(data)
+	return loop, p.diags, nil
+}
+
+type parser struct {
+	file  string
+	loop  *Loop
+	diags []hooks.Diagnostic
+}
+
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
+	p.diags = append(p.diags, seedfmt.Errorf(p.file, n.Line, n.Column, format, args...))
+}
+
+func (p *parser) warnf(n *yaml.Node, format string, args ...any) {
+	p.diags = append(p.diags, seedfmt.Warning(p.file, n.Line, n.Column, format, args...))
+}
+
+func (p *parser) parse(data []byte) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		p.diags = append(p.diags, seedfmt.YAMLError(p.file, err))
+		return
+	}
+	if len(doc.Content) == 0 {
+		return
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		p.errorf(root, "expected a mapping (name, hooks, checkpoints, …)")
+		return
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "hooks":
+			p.parseHooks(v)
+		case "checkpoints":
+			p.parseCheckpoints(v)
+		}
+		// Every other key (name, completion, stages, …) belongs to the loop engine.
+	}
+}
+
+func (p *parser) parseHooks(m *yaml.Node) {
+	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
+		return
+	}
+	if m.Kind != yaml.MappingNode {
+		p.errorf(m, "hooks: expected a mapping from hook point to a command")
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Value == "disable_global" {
+			if err := v.Decode(&p.loop.DisableGlobal); err != nil {
+				p.errorf(v, "hooks.disable_global: expected true or false")
+			}
+			continue
+		}
+		point, ok := pointByName(k.Value)
+		if !ok {
+			p.errorf(k, "%s", seedfmt.UnknownPoint(Name, k.Value, append(pointNames(), "disable_global")))
+			continue
+		}
+		switch {
+		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
+		case v.Kind == yaml.MappingNode:
+			typ := ""
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				if v.Content[j].Value == "type" {
+					typ = v.Content[j+1].Value
+				}
+			}
+			p.warnf(v, "hooks.%s: %s hooks are not run from loop.yaml; use an approval or webhook hook in .autoagent/config.json", k.Value, orDefault(typ, "structured"))
+		case v.Kind != yaml.ScalarNode:
+			p.errorf(v, "hooks.%s: expected a command", k.Value)
+		case point.name == "on_checkpoint" && v.Value == "spawn":
+			p.warnf(v, "hooks.on_checkpoint: spawn (nested pipelines) is not supported; the hook will not run")
+		case strings.TrimSpace(v.Value) == "":
+			p.warnf(v, "hooks.%s: empty command", k.Value)
+		default:
+			opts, _ := json.Marshal(map[string]string{"command": v.Value})
+			p.loop.Hooks = append(p.loop.Hooks, &hooks.Hook{
+				Name:    k.Value,
+				Type:    hooks.TypeCommand,
+				Event:   point.event,
+				Command: v.Value,
+				Timeout: hooks.DefaultTimeout,
+				Enabled: true,
+				Source:  hooks.Source{Format: Name, Scope: "project", File: p.file, Line: v.Line, Col: v.Column},
+				Options: opts,
+				Dialect: Dialect{},
+			})
+		}
+	}
+}
+
+func (p *parser) parseCheckpoints(m *yaml.Node) {
+	if m.Kind != yaml.MappingNode {
+		p.errorf(m, "checkpoints: expected a mapping with every")
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		switch k.Value {
+		case "every":
+			var n int
+			if err := v.Decode(&n); err != nil || n <= 0 {
+				p.errorf(v, "checkpoints.every: expected a positive number of iterations, got %q", v.Value)
+				continue
+			}
+			p.loop.CheckpointEvery = n
+		case "spawn", "notify", "await", "on_failure":
+			p.warnf(k, "checkpoints.%s is not supported; configure Checkpoint hooks instead", k.Value)
+		default:
+			msg := fmt.Sprintf("checkpoints: unknown key %q", k.Value)
+			if s := hooks.Suggest(k.Value, []string{"every"}); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			p.errorf(k, "%s", msg)
+		}
+	}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// readGlobal finds the hook functions a global hooks.sh defines.
+func readGlobal(file string) ([]*hooks.Hook, []hooks.Diagnostic, error) {
+	if file == "" {
+		return nil, nil, nil
+	}
+	data, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read global hooks: %w", err)
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), file)
+	if err != nil {
+		if pe, ok := err.(syntax.ParseError); ok {
+			return nil, []hooks.Diagnostic{seedfmt.Errorf(file, int(pe.Pos.Line()), int(pe.Pos.Col()), "invalid shell: %s", pe.Text)}, nil
+		}
+		return nil, []hooks.Diagnostic{seedfmt.Errorf(file, 0, 0, "invalid shell: %v", err)}, nil
+	}
+	var (
+		out   []*hooks.Hook
+		diags []hooks.Diagnostic
+	)
+	for _, st := range f.Stmts {
+		fd, ok := st.Cmd.(*syntax.FuncDecl)
+		if !ok || fd.Name == nil {
+			continue
+		}
+		name := fd.Name.Value
+		line, col := int(fd.Pos().Line()), int(fd.Pos().Col())
+		point, ok := pointByName(name)
+		if !ok {
+			if strings.HasPrefix(name, "on_") {
+				diags = append(diags, seedfmt.Warning(file, line, col, "function %s is not called: %s", name, seedfmt.UnknownPoint(Name, name, pointNames())))
+			}
+			continue
+		}
+		opts, _ := json.Marshal(map[string]any{"function": name, "args": argNames(point)})
+		out = append(out, &hooks.Hook{
+			Name:    "global " + name,
+			Type:    hooks.TypeCommand,
+			Event:   point.event,
+			Command: name,
+			Timeout: hooks.DefaultTimeout,
+			Enabled: true,
+			Source:  hooks.Source{Format: Name, Scope: "global", File: file, Line: line, Col: col},
+			Options: opts,
+			Dialect: Dialect{Global: file, Args: point.args},
+		})
+	}
+	return out, diags, nil
+}
+
+func argNames(p hookPoint) []string {
+	out := make([]string, len(p.args))
+	for i, a := range p.args {
+		out[i] = orDefault(a, "session")
+	}
+	return out
+}
+
+// Dialect runs an agent-pipelines hook: a loop.yaml command, or (Global set) a function of the
+// global hooks file.
+type Dialect struct {
+	Global string   // the hooks.sh defining the function inv.Hook.Command
+	Args   []string // payload keys of its arguments; "" is the session id
+}
+
+// globalScript sources the hooks file and calls the function with the remaining arguments.
+const globalScript = `source "$1" || exit; shift; "$@"`
+
+// Prepare implements hooks.Dialect.
+func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+	stdin, err := seedfmt.PayloadJSON(inv.Payload)
+	if err != nil {
+		return hooks.Process{}, err
+	}
+	env := seedfmt.LoopEnv(inv.Payload, inv.SessionID)
+	argv := []string{"bash", "-c", inv.Hook.Command}
+	if d.Global != "" {
+		argv = []string{"bash", "-c", globalScript, "agent-pipelines", d.Global, inv.Hook.Command}
+		for _, k := range d.Args {
+			argv = append(argv, argValue(inv, k))
+		}
+	}
+	return hooks.Process{Argv: argv, Env: env, Stdin: stdin}, nil
+}
+
+func argValue(inv *hooks.Invocation, key string) string {
+	if key == "" {
+		return inv.SessionID
+	}
+	for _, v := range seedfmt.Table {
+		if v.Keys[0] == key {
+			s, _ := v.Value(inv.Payload)
+			return s
+		}
+	}
+	if x, ok := inv.Payload[key]; ok {
+		return hooks.FormatValue(x)
+	}
+	return ""
+}
+
+// Interpret implements hooks.Dialect: a failure warns and the loop continues.
+func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+	o, done := seedfmt.Finish(p)
+	kind := "loop hook"
+	if d.Global != "" {
+		kind = "global hook"
+	}
+	point := inv.Hook.Name
+	if d.Global != "" {
+		point = inv.Hook.Command
+	}
+	switch {
+	case o.Status == hooks.StatusTimeout:
+		o.Reason = fmt.Sprintf("%s %s timed out after %s", kind, point, inv.Hook.Timeout)
+	case done:
+	case p.ExitCode != 0:
+		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("%s %s failed (exit %d): %s", kind, point, p.ExitCode, seedfmt.Reason(p))
+	}
+	return o
+}

@@ -1,0 +1,31 @@
+//go:build !windows
+
+package hooks
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// setProcessGroup makes the hook the leader of a new process group, so that the whole tree it
+// starts can be signalled at once (and a Ctrl-C at the terminal reaches agent-hooks, which then
+// stops the group itself).
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// signalGroup sends SIGTERM (kill=false) or SIGKILL (kill=true) to the hook's process group.
+func signalGroup(p *os.Process, kill bool) {
+	if p == nil {
+		return
+	}
+	sig := syscall.SIGTERM
+	if kill {
+		sig = syscall.SIGKILL
+	}
+	_ = syscall.Kill(-p.Pid, sig)
+}
+
+// reapGroup kills whatever is left of the hook's process group after its main process exited.
+func reapGroup(p *os.Process) { signalGroup(p, true) }

@@ -1,0 +1,176 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Limits of a hook process.
+const (
+	// MaxCapture is how much of each output stream is kept; the rest is counted and dropped.
+	MaxCapture = 1 << 20
+	// KillGrace is how long a timed-out hook's process group has between SIGTERM and SIGKILL.
+	KillGrace = 2 * time.Second
+	// pipeDrain bounds how long output is read after the hook's process group was killed
+	// (a descendant that escaped the group may hold the pipe open).
+	pipeDrain = 500 * time.Millisecond
+)
+
+// ProcessRunner starts hook processes in their own process group and guarantees that none of
+// them outlives its hook: on timeout or cancellation the group gets SIGTERM, then SIGKILL after
+// KillGrace; when the hook's main process exits, whatever it left running in its group is killed.
+type ProcessRunner struct {
+	Environ []string // base environment
+	Grace   time.Duration
+}
+
+// Run starts p and waits for it. live, when not nil, receives stdout and stderr as they come.
+// A cancelled ctx (not a timeout) is reported as ctx.Err() with the partial result.
+func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) (*ProcessResult, error) {
+	res := &ProcessResult{}
+	if len(p.Argv) == 0 {
+		res.StartErr = errors.New("empty command")
+		return res, nil
+	}
+	grace := r.Grace
+	if grace <= 0 {
+		grace = KillGrace
+	}
+	timeout := p.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	cmd := exec.CommandContext(runCtx, p.Argv[0], p.Argv[1:]...)
+	cmd.Dir = p.Dir
+	cmd.Env = append(append([]string(nil), r.Environ...), p.Env...)
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error {
+		signalGroup(cmd.Process, false)
+		return nil
+	}
+	cmd.WaitDelay = grace
+
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, outW, errW
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		closeAll(stdinR, stdinW, outR, outW, errR, errW)
+		res.StartErr = err
+		res.ExitCode = 127
+		return res, nil
+	}
+	closeAll(stdinR, outW, errW) // the child holds its own copies
+
+	var stdout, stderr capture
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		_, _ = stdinW.Write(p.Stdin) // EPIPE when the hook does not read: fine
+		_ = stdinW.Close()
+	}()
+	go func() { defer wg.Done(); stdout.copyFrom(outR, liveOut) }()
+	go func() { defer wg.Done(); stderr.copyFrom(errR, liveErr) }()
+
+	waitErr := cmd.Wait()
+	res.Duration = time.Since(start)
+	reapGroup(cmd.Process) // nothing the hook started may outlive it
+
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(pipeDrain):
+		closeAll(outR, errR, stdinW) // unblock the copiers
+		<-drained
+	}
+	closeAll(outR, errR)
+
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	res.Truncated = stdout.dropped > 0 || stderr.dropped > 0
+	res.ExitCode = cmd.ProcessState.ExitCode()
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
+		res.StartErr = waitErr
+	}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	if errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+		res.TimedOut = true
+		res.ExitCode = 124
+	}
+	return res, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
+// capture keeps the first MaxCapture bytes of a stream and counts the rest.
+type capture struct {
+	buf     []byte
+	dropped int64
+}
+
+func (c *capture) copyFrom(r io.Reader, live io.Writer) {
+	chunk := make([]byte, 32*1024)
+	for {
+		n, err := r.Read(chunk)
+		if n > 0 {
+			if live != nil {
+				_, _ = live.Write(chunk[:n])
+			}
+			keep := min(n, MaxCapture-len(c.buf))
+			c.buf = append(c.buf, chunk[:keep]...)
+			c.dropped += int64(n - keep)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (c *capture) String() string {
+	if c.dropped > 0 {
+		return string(c.buf) + "\n[agent-hooks: output truncated, " + itoa(c.dropped) + " more bytes]"
+	}
+	return string(c.buf)
+}
+
+func itoa(n int64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}

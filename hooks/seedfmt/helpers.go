@@ -1,0 +1,128 @@
+package seedfmt
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// Finish fills the parts of an outcome every seed dialect reads the same way: exit code and
+// output, a process that could not start (an error) and a timeout. done is true when the outcome
+// is final and the format's exit-code policy does not apply.
+func Finish(p *hooks.ProcessResult) (o hooks.Outcome, done bool) {
+	o = hooks.Outcome{Status: hooks.StatusOK, ExitCode: p.ExitCode, Stdout: p.Stdout, Stderr: p.Stderr}
+	switch {
+	case p.StartErr != nil:
+		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("start hook: %v", p.StartErr)
+		return o, true
+	case p.TimedOut:
+		o.Status, o.Reason = hooks.StatusTimeout, "hook timed out"
+		return o, true
+	}
+	return o, false
+}
+
+// Reason is the text of a failed hook: its stderr, else its stdout, else the exit code.
+func Reason(p *hooks.ProcessResult) string {
+	if s := strings.TrimSpace(p.Stderr); s != "" {
+		return s
+	}
+	if s := strings.TrimSpace(p.Stdout); s != "" {
+		return s
+	}
+	return "exit code " + strconv.Itoa(p.ExitCode)
+}
+
+// PayloadJSON is the payload as one JSON object, the form hooks read on stdin.
+func PayloadJSON(p hooks.Payload) ([]byte, error) {
+	if p == nil {
+		p = hooks.Payload{}
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("encode payload: %w", err)
+	}
+	return b, nil
+}
+
+// FileKind says what a possible hook file is.
+type FileKind int
+
+// The kinds of file Stat reports.
+const (
+	Missing       FileKind = iota // no such file
+	NotRegular                    // a directory or something else that cannot run
+	NotExecutable                 // a regular file without an execute bit
+	Executable                    // a regular executable file
+)
+
+// Stat classifies path, following symbolic links. The error is an I/O failure other than the
+// file not existing.
+func Stat(path string) (FileKind, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Missing, nil
+	case err != nil:
+		return Missing, fmt.Errorf("stat %s: %w", path, err)
+	case !fi.Mode().IsRegular():
+		return NotRegular, nil
+	case fi.Mode().Perm()&0o111 == 0:
+		return NotExecutable, nil
+	}
+	return Executable, nil
+}
+
+// Warning is a warning diagnostic about file (line 0: the whole file).
+func Warning(file string, line, col int, format string, args ...any) hooks.Diagnostic {
+	return hooks.Diagnostic{Severity: hooks.SeverityWarning, File: file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)}
+}
+
+// Errorf is an error diagnostic about file.
+func Errorf(file string, line, col int, format string, args ...any) hooks.Diagnostic {
+	return hooks.Diagnostic{Severity: hooks.SeverityError, File: file, Line: line, Col: col, Message: fmt.Sprintf(format, args...)}
+}
+
+// UnknownPoint describes a hook point the format does not have, suggesting the nearest one.
+func UnknownPoint(format, name string, known []string) string {
+	msg := fmt.Sprintf("unknown %s hook point %q", format, name)
+	if s := hooks.Suggest(name, known); s != "" {
+		return msg + fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg + " (known: " + strings.Join(known, ", ") + ")"
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// YAMLError turns a gopkg.in/yaml.v3 syntax error into a diagnostic with its line.
+func YAMLError(file string, err error) hooks.Diagnostic {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return Errorf(file, line, 1, "invalid YAML: %s", m[2])
+	}
+	return Errorf(file, 0, 0, "invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+}
+
+// Configured reports whether the configuration has any hook of the named format, so that an
+// extension leaves the events of workspaces that do not use its format alone.
+func Configured(c *hooks.Config, format string) bool {
+	if c == nil {
+		return false
+	}
+	for _, hs := range c.Hooks {
+		for _, h := range hs {
+			if h.Source.Format == format {
+				return true
+			}
+		}
+	}
+	return false
+}

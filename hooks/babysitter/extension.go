@@ -1,0 +1,67 @@
+package babysitter
+
+import (
+	"context"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// ExtraExecutedHooks is the key of the aggregate in hooks.Result.Extra (and --json output).
+const ExtraExecutedHooks = "executedHooks"
+
+// ExecutedHook is one entry of executedHooks, as babysitter's dispatcher reports it.
+type ExecutedHook struct {
+	HookPath string `json:"hookPath"`
+	Location string `json:"location"`
+	Status   string `json:"status"` // success or failed
+	ExitCode int    `json:"exitCode"`
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+}
+
+// Extension adds executedHooks to the result of every event that had babysitter hooks.
+type Extension struct{}
+
+// NewExtension returns the babysitter extension.
+func NewExtension() Extension { return Extension{} }
+
+// BeforeEvent implements hooks.Extension.
+func (Extension) BeforeEvent(context.Context, *hooks.EventInfo) error { return nil }
+
+// AfterEvent implements hooks.Extension.
+func (Extension) AfterEvent(_ context.Context, _ *hooks.EventInfo, res *hooks.Result) error {
+	if res == nil {
+		return nil
+	}
+	var executed []ExecutedHook
+	seen := false
+	for _, h := range res.Hooks {
+		if h.Format != Name {
+			continue
+		}
+		seen = true
+		if h.Status == hooks.StatusSkipped {
+			continue
+		}
+		eh := ExecutedHook{HookPath: h.File, Status: "success", ExitCode: h.ExitCode, Stdout: h.Stdout, Stderr: h.Stderr}
+		if p, ok := h.Details["hookPath"].(string); ok {
+			eh.HookPath = p
+		}
+		eh.Location, _ = h.Details["location"].(string)
+		if h.Status != hooks.StatusOK {
+			eh.Status = "failed"
+		}
+		executed = append(executed, eh)
+	}
+	if !seen {
+		return nil
+	}
+	if executed == nil {
+		executed = []ExecutedHook{}
+	}
+	if res.Extra == nil {
+		res.Extra = map[string]any{}
+	}
+	res.Extra[ExtraExecutedHooks] = executed
+	return nil
+}

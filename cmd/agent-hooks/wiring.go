@@ -1,11 +1,25 @@
 package main
 
-import "github.com/autoagent/agent-hooks/hooks"
+import (
+	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/babysitter"
+	"github.com/autoagent/agent-hooks/hooks/fresher"
+	"github.com/autoagent/agent-hooks/hooks/iteratr"
+	"github.com/autoagent/agent-hooks/hooks/pipelines"
+)
 
 // newRegistry wires every built-in hook type, configuration format and extension into the hooks
 // engine. It is the only place that knows all of them; each package exposes a constructor and
 // this function registers it.
 func (a *app) newRegistry() *hooks.Registry {
 	reg := hooks.NewRegistry()
+	reg.RegisterFormat(fresher.New())
+	reg.RegisterFormat(iteratr.New())
+	reg.RegisterFormat(pipelines.New())
+	reg.RegisterFormat(babysitter.New())
+	reg.RegisterExtension(fresher.NewExtension())
+	reg.RegisterExtension(iteratr.NewExtension())
+	reg.RegisterExtension(pipelines.NewExtension())
+	reg.RegisterExtension(babysitter.NewExtension())
 	return reg
 }

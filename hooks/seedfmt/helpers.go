@@ -29,13 +29,13 @@ func Finish(p *hooks.ProcessResult) (o hooks.Outcome, done bool) {
 	return o, false
 }
 
-// Reason is the text of a failed hook: its stderr, else its stdout, else the exit code.
+// Reason is the text of a failed hook: the last line it wrote to stderr, else to stdout, else
+// its exit code.
 func Reason(p *hooks.ProcessResult) string {
-	if s := strings.TrimSpace(p.Stderr); s != "" {
-		return s
-	}
-	if s := strings.TrimSpace(p.Stdout); s != "" {
-		return s
+	for _, out := range []string{p.Stderr, p.Stdout} {
+		if s := strings.TrimSpace(out); s != "" {
+			return s[strings.LastIndexByte(s, '\n')+1:]
+		}
 	}
 	return "exit code " + strconv.Itoa(p.ExitCode)
 }

@@ -1,0 +1,445 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage"
+)
+
+// CommitOptions say what to commit and how.
+type CommitOptions struct {
+	Message    string
+	Author     Person // from the hook's configuration; empty fields are resolved (see identity)
+	Committer  Person
+	NoVerify   bool // skip the repository's pre-commit and commit-msg hooks
+	AllowEmpty bool
+	Selection  Selection
+	// Before is called once the changes are known and before anything is committed (agent-hooks
+	// fires PreGitCommit here). An error stops the commit and is returned as is. rescan says the
+	// work tree may have changed, so the changes are computed again.
+	Before func(ctx context.Context, p Pending) (rescan bool, err error)
+	// Out receives the output of the repository's git hooks as they run.
+	Out io.Writer
+	Now func() time.Time
+}
+
+// Pending describes the commit about to be made.
+type Pending struct {
+	Branch  string // short branch name, "" on a detached HEAD
+	Message string
+	Files   []FileChange
+}
+
+// FileChange is one path that the commit changes.
+type FileChange struct {
+	Path   string `json:"path"`
+	Status string `json:"status"` // A added, M modified, D deleted, T type changed
+}
+
+// CommitResult is what Commit did.
+type CommitResult struct {
+	Changes  bool         // false: nothing to commit, no commit made
+	Hash     string       // the new commit
+	Parent   string       // the previous HEAD commit, "" for a root commit
+	Branch   string       // the branch that moved, "" on a detached HEAD
+	Message  string       // the message as committed (after commit-msg)
+	Files    []FileChange // what the commit changes compared to its parent
+	Warnings []string
+}
+
+// HookError is a repository git hook (pre-commit, commit-msg) that refused the commit.
+type HookError struct {
+	Hook     string
+	ExitCode int
+	Output   string
+}
+
+func (e *HookError) Error() string {
+	msg := fmt.Sprintf("%s hook failed with exit code %d; nothing was committed", e.Hook, e.ExitCode)
+	if out := strings.TrimSpace(e.Output); out != "" {
+		msg += ":\n" + out
+	}
+	return msg
+}
+
+// emptyTree is the id of the tree with no entries.
+var emptyTree = objectID("tree", nil)
+
+// head is what HEAD points at.
+type head struct {
+	branch plumbing.ReferenceName // "" when detached
+	commit plumbing.Hash          // zero on an unborn branch
+	tree   hash20
+}
+
+func (r *Repo) head() (head, error) {
+	ref, err := r.repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return head{}, fmt.Errorf("read HEAD: %w", err)
+	}
+	var h head
+	if ref.Type() == plumbing.SymbolicReference {
+		h.branch = ref.Target()
+		t, err := r.repo.Storer.Reference(h.branch)
+		switch {
+		case errors.Is(err, plumbing.ErrReferenceNotFound):
+			h.tree = emptyTree
+			return h, nil
+		case err != nil:
+			return head{}, fmt.Errorf("read %s: %w", h.branch, err)
+		}
+		h.commit = t.Hash()
+	} else {
+		h.commit = ref.Hash()
+	}
+	c, err := object.GetCommit(r.repo.Storer, h.commit)
+	if err != nil {
+		return head{}, fmt.Errorf("read HEAD commit %s: %w", h.commit, err)
+	}
+	h.tree = hash20(c.TreeHash)
+	return h, nil
+}
+
+// Commit stages the selected changes of the work tree and commits them on the current branch,
+// running the repository's pre-commit, commit-msg and post-commit hooks unless NoVerify. Nothing
+// to commit is not an error: the result says Changes false.
+func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, error) {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	out := o.Out
+	if out == nil {
+		out = io.Discard
+	}
+	t := now()
+	author, err := r.identity("author", o.Author, Person{}, t)
+	if err != nil {
+		return nil, err
+	}
+	committer, err := r.identity("committer", o.Committer, o.Author, t)
+	if err != nil {
+		return nil, err
+	}
+	res := &CommitResult{}
+	if r.cfg.bool("commit", "", "gpgsign", false) {
+		res.Warnings = append(res.Warnings, "commit.gpgSign is set but agent-hooks cannot sign commits; the commit is unsigned")
+	}
+
+	// Stage, ask Before, and write the index under git's lock; stage again when Before says the
+	// work tree changed or another process changed the index meanwhile.
+	var (
+		st    *staged
+		tb    *treeBuilder
+		root  hash20
+		hd    head
+		asked bool
+	)
+	for attempt := 0; ; attempt++ {
+		if attempt > 3 {
+			return nil, errors.New("commit: the index keeps changing under agent-hooks; is another git command running?")
+		}
+		if hd, err = r.head(); err != nil {
+			return nil, err
+		}
+		if st, err = r.stage(o.Selection); err != nil {
+			return nil, err
+		}
+		if tb, root, err = buildFromIndex(st.idx); err != nil {
+			return nil, err
+		}
+		if root == hd.tree && !o.AllowEmpty {
+			return res, nil
+		}
+		files, err := r.diff(hd.tree, tb)
+		if err != nil {
+			return nil, err
+		}
+		res.Files = files
+		if o.Before != nil && !asked {
+			asked = true
+			rescan, err := o.Before(ctx, Pending{Branch: hd.branch.Short(), Message: o.Message, Files: files})
+			if err != nil {
+				return nil, err
+			}
+			if rescan {
+				continue
+			}
+		}
+		// Trees first: the index's cache tree must name only trees the repository has.
+		if err := r.writeTrees(tb); err != nil {
+			return nil, err
+		}
+		ok, err := r.writeIndex(st.idx, tb)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			break
+		}
+	}
+
+	if !o.NoVerify {
+		run, err := r.runGitHook(ctx, "pre-commit", nil, out)
+		if err != nil {
+			return nil, err
+		}
+		if run.ran && run.exitCode != 0 {
+			return nil, &HookError{Hook: "pre-commit", ExitCode: run.exitCode, Output: run.output}
+		}
+		if run.ran {
+			// The hook may have staged or unstaged files: commit what the index now says.
+			idx, err := readIndex(r.indexPath())
+			if err != nil {
+				return nil, err
+			}
+			if tb, root, err = buildFromIndex(idx); err != nil {
+				return nil, err
+			}
+			if root == hd.tree && !o.AllowEmpty {
+				res.Files = nil
+				return res, nil
+			}
+			if res.Files, err = r.diff(hd.tree, tb); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	msg, err := r.commitMessage(ctx, o.Message, o.NoVerify, out)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.writeTrees(tb); err != nil {
+		return nil, err
+	}
+	c := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: plumbing.Hash(root)}
+	if !hd.commit.IsZero() {
+		c.ParentHashes = []plumbing.Hash{hd.commit}
+	}
+	obj := r.repo.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return nil, fmt.Errorf("encode commit: %w", err)
+	}
+	id, err := r.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return nil, fmt.Errorf("write commit: %w", err)
+	}
+	if err := r.advance(hd, id, committer, msg); err != nil {
+		return nil, err
+	}
+	res.Changes, res.Hash, res.Branch, res.Message = true, id.String(), hd.branch.Short(), msg
+	if !hd.commit.IsZero() {
+		res.Parent = hd.commit.String()
+	}
+	if _, err := r.runGitHook(ctx, "post-commit", nil, out); err != nil {
+		res.Warnings = append(res.Warnings, err.Error())
+	}
+	return res, nil
+}
+
+// buildFromIndex computes the trees of an index, which must have no unresolved conflicts.
+func buildFromIndex(idx *index) (*treeBuilder, hash20, error) {
+	entries := make([]*entry, 0, len(idx.entries))
+	var unmerged []string
+	for _, e := range idx.entries {
+		switch {
+		case e.stage() != 0:
+			if len(unmerged) == 0 || unmerged[len(unmerged)-1] != e.name {
+				unmerged = append(unmerged, e.name)
+			}
+		case e.intentToAdd():
+		default:
+			entries = append(entries, e)
+		}
+	}
+	if len(unmerged) > 0 {
+		return nil, hash20{}, fmt.Errorf("cannot commit: unmerged paths: %s", strings.Join(unmerged, ", "))
+	}
+	tb, root := buildTrees(entries, idx.tree)
+	return tb, root, nil
+}
+
+// writeIndex writes idx under index.lock, unless the index on disk is no longer the one idx was
+// read from (ok false: stage again).
+func (r *Repo) writeIndex(idx *index, tb *treeBuilder) (ok bool, err error) {
+	path := r.indexPath()
+	lock := path + ".lock"
+	f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return false, fmt.Errorf("write index: %s exists: another git process seems to be running in this repository; if not, remove the file", lock)
+	}
+	if err != nil {
+		return false, fmt.Errorf("write index: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(lock)
+		}
+	}()
+	if cur, err := indexChecksum(path); err != nil || cur != idx.sum {
+		return false, err
+	}
+	if _, err := f.Write(idx.encode(tb.nodes)); err != nil {
+		return false, fmt.Errorf("write index: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return false, fmt.Errorf("write index: %w", err)
+	}
+	if err := os.Rename(lock, path); err != nil {
+		return false, fmt.Errorf("write index: %w", err)
+	}
+	done = true
+	return true, nil
+}
+
+// indexChecksum is the trailing checksum of the index file (zero when there is none).
+func indexChecksum(path string) (hash20, error) {
+	var h hash20
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return h, nil
+	}
+	if err != nil {
+		return h, fmt.Errorf("read index: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return h, fmt.Errorf("read index: %w", err)
+	}
+	if fi.Size() < 20 {
+		return h, nil
+	}
+	if _, err := f.ReadAt(h[:], fi.Size()-20); err != nil {
+		return h, fmt.Errorf("read index: %w", err)
+	}
+	return h, nil
+}
+
+// writeTrees stores the tree objects the builder computed that the repository lacks.
+func (r *Repo) writeTrees(tb *treeBuilder) error {
+	for h, data := range tb.objs {
+		if err := r.writeObject(plumbing.TreeObject, h, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitMessage cleans the message up as `git commit -m` does, lets the commit-msg hook rewrite
+// it through .git/COMMIT_EDITMSG, and refuses an empty one.
+func (r *Repo) commitMessage(ctx context.Context, msg string, noVerify bool, out io.Writer) (string, error) {
+	msg = cleanupMessage(msg)
+	path := filepath.Join(r.GitDir, "COMMIT_EDITMSG")
+	if err := os.WriteFile(path, []byte(msg), 0o644); err != nil {
+		return "", fmt.Errorf("write commit message: %w", err)
+	}
+	if !noVerify {
+		run, err := r.runGitHook(ctx, "commit-msg", []string{path}, out)
+		if err != nil {
+			return "", err
+		}
+		if run.ran && run.exitCode != 0 {
+			return "", &HookError{Hook: "commit-msg", ExitCode: run.exitCode, Output: run.output}
+		}
+		if run.ran {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return "", fmt.Errorf("read commit message back from the commit-msg hook: %w", err)
+			}
+			msg = cleanupMessage(string(b))
+		}
+	}
+	if msg == "" {
+		return "", errors.New("aborting commit due to empty commit message")
+	}
+	return msg, nil
+}
+
+// cleanupMessage is git's "whitespace" cleanup: trailing spaces removed, runs of blank lines
+// collapsed, no blank lines at either end, one final newline.
+func cleanupMessage(msg string) string {
+	var lines []string
+	blank := false
+	for _, l := range strings.Split(strings.ReplaceAll(msg, "\r\n", "\n"), "\n") {
+		l = strings.TrimRight(l, " \t\r")
+		if l == "" {
+			blank = len(lines) > 0
+			continue
+		}
+		if blank {
+			lines = append(lines, "")
+			blank = false
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// advance moves the branch (or a detached HEAD) from hd to id, failing if another process moved
+// it meanwhile, and records the move in the reflogs as git does.
+func (r *Repo) advance(hd head, id plumbing.Hash, who object.Signature, msg string) error {
+	name := hd.branch
+	if name == "" {
+		name = plumbing.HEAD
+	}
+	var old *plumbing.Reference
+	if !hd.commit.IsZero() {
+		old = plumbing.NewHashReference(name, hd.commit)
+	}
+	if err := r.repo.Storer.CheckAndSetReference(plumbing.NewHashReference(name, id), old); err != nil {
+		if errors.Is(err, storage.ErrReferenceHasChanged) {
+			return fmt.Errorf("update %s: it moved while committing; nothing was committed", name)
+		}
+		return fmt.Errorf("update %s: %w", name, err)
+	}
+	if !r.cfg.bool("core", "", "logallrefupdates", true) {
+		return nil
+	}
+	subject, _, _ := strings.Cut(msg, "\n")
+	what := "commit: "
+	if hd.commit.IsZero() {
+		what = "commit (initial): "
+	}
+	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s%s\n", hd.commit, id, who.Name, who.Email, who.When.Unix(), who.When.Format("-0700"), what, subject)
+	logs := []string{filepath.Join(r.GitDir, "logs", "HEAD")}
+	if hd.branch != "" {
+		logs = append(logs, filepath.Join(r.CommonDir, "logs", filepath.FromSlash(hd.branch.String())))
+	}
+	for _, p := range logs {
+		if err := appendLine(p, line); err != nil {
+			return fmt.Errorf("write reflog: %w", err)
+		}
+	}
+	return nil
+}
+
+func appendLine(path, line string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(line); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

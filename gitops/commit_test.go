@@ -1,0 +1,120 @@
+package gitops
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCommitTreeEqualsGitAddAll changes a work tree in every way staging has to notice and checks
+// that the commit has exactly the tree `git add -A && git commit` makes of a copy.
+func TestCommitTreeEqualsGitAddAll(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir := e.newRepo(t, map[string]string{
+		".gitignore":             "*.log\nbuild/\n!keep.log\n",
+		"src/.gitignore":         "generated/\n*.tmp\n",
+		"src/a.go":               "package a\n",
+		"src/b.go":               "package b\n",
+		"src/old.go":             "package old\n",
+		"docs/readme.md":         "docs\n",
+		"rename/from.txt":        "same content moves\n",
+		"script.sh":              "echo hi\n",
+		"filethendir":            "a file\n",
+		"dirthenfile/inner.txt":  "inner\n",
+		"vendor/tracked.log":     "tracked despite *.log\n",
+		"deep/a/b/c/d/leaf.txt":  "leaf\n",
+		"deep/a/b/c/d/leaf2.txt": "leaf2\n",
+	})
+	// Ignore rules from every level: core.excludesFile (the XDG default), info/exclude, nested
+	// .gitignore files, negation.
+	writeFiles(t, e.home, map[string]string{".config/git/ignore": "*.globalignored\n"})
+	writeFiles(t, dir, map[string]string{".git/info/exclude": "secret.txt\nlocalonly/\n"})
+
+	writeFiles(t, dir, map[string]string{
+		"src/a.go":               "package a // changed\n",
+		"new/file.txt":           "new\n",
+		"new/nested/deeper.txt":  "deeper\n",
+		"debug.log":              "ignored\n",
+		"keep.log":               "re-included by !keep.log\n",
+		"build/out.bin":          "ignored dir\n",
+		"src/generated/x.go":     "ignored by src/.gitignore\n",
+		"src/scratch.tmp":        "ignored\n",
+		"top.tmp":                "not ignored: the pattern lives in src/.gitignore\n",
+		"secret.txt":             "ignored by info/exclude\n",
+		"localonly/a.txt":        "ignored by info/exclude\n",
+		"x.globalignored":        "ignored by core.excludesFile\n",
+		"vendor/tracked.log":     "tracked file in an ignored pattern, modified\n",
+		"vendor/untracked.log":   "ignored\n",
+		"deep/a/b/c/d/leaf2.txt": "leaf2 changed\n",
+		"rename/to.txt":          "same content moves\n",
+	})
+	must(t, os.Remove(filepath.Join(dir, "src/old.go")))
+	must(t, os.Remove(filepath.Join(dir, "rename/from.txt")))
+	must(t, os.Chmod(filepath.Join(dir, "script.sh"), 0o755))
+	must(t, os.Symlink("src/a.go", filepath.Join(dir, "link")))
+	must(t, os.MkdirAll(filepath.Join(dir, "emptydir"), 0o755))
+	must(t, os.Remove(filepath.Join(dir, "filethendir")))
+	writeFiles(t, dir, map[string]string{"filethendir/now.txt": "now a dir\n"})
+	must(t, os.RemoveAll(filepath.Join(dir, "dirthenfile")))
+	writeFiles(t, dir, map[string]string{"dirthenfile": "now a file\n"})
+
+	ref := copyTree(t, dir)
+	e.git(t, ref, "add", "-A")
+	e.git(t, ref, "commit", "-q", "-m", "by git")
+
+	r := openRepo(t, e, dir)
+	res, err := r.Commit(context.Background(), CommitOptions{Message: "by gitops"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Changes {
+		t.Fatal("Changes = false, want a commit")
+	}
+	if got, want := e.git(t, dir, "rev-parse", "HEAD^{tree}"), e.git(t, ref, "rev-parse", "HEAD^{tree}"); got != want {
+		t.Errorf("tree = %s, git add -A made %s\nours:\n%s\ngit's:\n%s", got, want,
+			e.git(t, dir, "ls-tree", "-r", "HEAD"), e.git(t, ref, "ls-tree", "-r", "HEAD"))
+	}
+	if got := e.git(t, dir, "rev-parse", "HEAD"); got != res.Hash {
+		t.Errorf("HEAD = %s, result says %s", got, res.Hash)
+	}
+	e.fsck(t, dir)
+	if st := e.git(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("git status after the commit:\n%s", st)
+	}
+	if d := e.git(t, dir, "diff", "--cached", "--stat"); d != "" {
+		t.Errorf("index differs from HEAD:\n%s", d)
+	}
+	if got, want := filesString(res.Files), e.git(t, ref, "diff-tree", "-r", "--no-renames", "--name-status", "HEAD~", "HEAD"); got != want {
+		t.Errorf("Files:\n%s\nwant (git diff-tree):\n%s", got, want)
+	}
+	if log := e.git(t, dir, "reflog", "-1", "--format=%gs"); log != "commit: by gitops" {
+		t.Errorf("reflog = %q", log)
+	}
+
+	// git works on after us: our index is one it trusts and can update.
+	writeFiles(t, dir, map[string]string{"after.txt": "after\n"})
+	e.git(t, dir, "add", "-A")
+	e.git(t, dir, "commit", "-q", "-m", "git after gitops")
+	e.fsck(t, dir)
+}
+
+func filesString(fs []FileChange) string {
+	var b strings.Builder
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(f.Status + "\t" + f.Path)
+	}
+	return b.String()
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

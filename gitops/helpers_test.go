@@ -1,0 +1,111 @@
+package gitops
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testEnv is an isolated environment for the real git CLI and for gitops: its own HOME, no
+// system or user git config unless a test writes one.
+type testEnv struct {
+	home string
+	vars map[string]string
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	t.Helper()
+	home := t.TempDir()
+	return &testEnv{home: home, vars: map[string]string{
+		"HOME":                home,
+		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"PATH":                os.Getenv("PATH"),
+		"LANG":                "C",
+	}}
+}
+
+func (e *testEnv) getenv(k string) string { return e.vars[k] }
+
+func (e *testEnv) environ() []string {
+	var out []string
+	for k, v := range e.vars {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func (e *testEnv) gitops() Env { return Env{Getenv: e.getenv, Environ: e.environ()} }
+
+// git runs the real git CLI in dir and returns its trimmed stdout.
+func (e *testEnv) git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := e.gitErr(dir, args...)
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func (e *testEnv) gitErr(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = e.environ()
+	b, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(b)), err
+}
+
+// newRepo makes a repository with an identity in its config and one commit of files.
+func (e *testEnv) newRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	e.git(t, "", "init", "-q", "-b", "main", dir)
+	e.git(t, dir, "config", "user.name", "Repo User")
+	e.git(t, dir, "config", "user.email", "repo@example.com")
+	writeFiles(t, dir, files)
+	e.git(t, dir, "add", "-A")
+	e.git(t, dir, "commit", "-q", "--allow-empty", "-m", "initial")
+	return dir
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fsck fails the test unless `git fsck --strict` finds the repository clean.
+func (e *testEnv) fsck(t *testing.T, dir string) {
+	t.Helper()
+	if out, err := e.gitErr(dir, "fsck", "--strict", "--no-progress"); err != nil {
+		t.Fatalf("git fsck --strict: %v\n%s", err, out)
+	}
+}
+
+// copyTree copies a directory (a repository and its work tree) with cp -a.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "copy")
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v\n%s", err, out)
+	}
+	return dst
+}
+
+func openRepo(t *testing.T, e *testEnv, dir string) *Repo {
+	t.Helper()
+	r, err := Open(dir, e.gitops())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

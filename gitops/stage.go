@@ -1,0 +1,405 @@
+package gitops
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// Selection restricts staging to some paths; the zero value stages everything, like `git add -A`.
+type Selection struct {
+	// Paths are files or directories relative to the work tree's top, slash-separated.
+	Paths []string
+	// Globs are patterns relative to the top: * and ? within a path segment, ** for any number
+	// of segments; a pattern matching a directory selects everything below it.
+	Globs []string
+}
+
+func (s Selection) all() bool { return len(s.Paths) == 0 && len(s.Globs) == 0 }
+
+// selects reports whether a file path is selected.
+func (s Selection) selects(p string) bool {
+	if s.all() {
+		return true
+	}
+	for _, q := range s.Paths {
+		if q == "" || q == "." || p == q || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	for _, g := range s.Globs {
+		if globMatch(strings.Split(strings.Trim(g, "/"), "/"), strings.Split(p, "/"), true) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayContain reports whether a directory can hold a selected path, to prune the walk.
+func (s Selection) mayContain(dir string) bool {
+	if s.all() || len(s.Globs) > 0 {
+		return true
+	}
+	for _, q := range s.Paths {
+		if q == "" || q == "." || q == dir || strings.HasPrefix(q, dir+"/") || strings.HasPrefix(dir, q+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// globMatch matches path segments against pattern segments. With prefix, a pattern that matches
+// a leading part of the path (a directory) matches too.
+func globMatch(pat, p []string, prefix bool) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(p); i++ {
+				if globMatch(pat[1:], p[i:], prefix) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(p) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], p[0]); !ok {
+			return false
+		}
+		pat, p = pat[1:], p[1:]
+	}
+	return len(p) == 0 || prefix
+}
+
+// staged is the index as it will be committed.
+type staged struct {
+	idx     *index
+	changed []string // paths whose entry was added, updated or removed
+}
+
+// stager walks the work tree once, comparing it with the index.
+type stager struct {
+	r          *Repo
+	idx        *index
+	sel        Selection
+	pos        map[string]int // stage-0 entry positions by name
+	conflicted map[string]bool
+	seen       []bool
+	replaced   map[int]*entry
+	added      []*entry
+	resolved   map[string]bool // conflicted paths staged from the work tree (or found deleted)
+	fileMode   bool
+	trustCtime bool
+	changed    []string
+}
+
+// stage reads the index and brings it in line with the work tree for the selected paths, writing
+// blobs for changed content. The index file is not written.
+func (r *Repo) stage(sel Selection) (*staged, error) {
+	idx, err := readIndex(r.indexPath())
+	if err != nil {
+		return nil, err
+	}
+	s := &stager{
+		r: r, idx: idx, sel: sel,
+		pos:        make(map[string]int, len(idx.entries)),
+		conflicted: map[string]bool{},
+		seen:       make([]bool, len(idx.entries)),
+		replaced:   map[int]*entry{},
+		resolved:   map[string]bool{},
+		fileMode:   r.cfg.bool("core", "", "filemode", true),
+		trustCtime: r.cfg.bool("core", "", "trustctime", true),
+	}
+	for i, e := range idx.entries {
+		if e.stage() == 0 {
+			s.pos[e.name] = i
+		} else {
+			s.conflicted[e.name] = true
+		}
+	}
+	ignores, err := r.baseIgnores()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.walk("", false, ignores); err != nil {
+		return nil, err
+	}
+	return s.finish(), nil
+}
+
+func (r *Repo) indexPath() string { return filepath.Join(r.GitDir, "index") }
+
+// hasTrackedUnder reports whether the index has entries below dir.
+func (s *stager) hasTrackedUnder(dir string) bool {
+	p := dir + "/"
+	es := s.idx.entries
+	i := sort.Search(len(es), func(i int) bool { return es[i].name >= p })
+	return i < len(es) && strings.HasPrefix(es[i].name, p)
+}
+
+func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) error {
+	abs := filepath.Join(s.r.Root, filepath.FromSlash(dir))
+	des, err := os.ReadDir(abs)
+	if err != nil {
+		return fmt.Errorf("read directory %s: %w", abs, err)
+	}
+	for _, de := range des {
+		if de.Name() == ".gitignore" && de.Type().IsRegular() {
+			var domain []string
+			if dir != "" {
+				domain = strings.Split(dir, "/")
+			}
+			ps, err := readIgnoreFile(filepath.Join(abs, ".gitignore"), domain)
+			if err != nil {
+				return err
+			}
+			// Copy so that sibling directories do not share the appended tail.
+			ignores = append(ignores[:len(ignores):len(ignores)], ps...)
+			break
+		}
+	}
+	for _, de := range des {
+		name := de.Name()
+		if name == ".git" {
+			continue
+		}
+		rel := joinPath(dir, name)
+		typ := de.Type()
+		switch {
+		case typ.IsDir():
+			if err := s.dir(rel, inIgnored, ignores); err != nil {
+				return err
+			}
+		case typ.IsRegular() || typ&fs.ModeSymlink != 0:
+			if err := s.file(rel, de, inIgnored, ignores); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *stager) dir(rel string, inIgnored bool, ignores []gitignore.Pattern) error {
+	if i, ok := s.pos[rel]; ok && s.idx.entries[i].mode == modeGitlink {
+		return s.gitlink(rel, i)
+	}
+	if !s.sel.mayContain(rel) {
+		return nil
+	}
+	ign := inIgnored || ignored(ignores, rel, true)
+	tracked := s.hasTrackedUnder(rel)
+	if ign && !tracked {
+		return nil
+	}
+	if !tracked {
+		abs := filepath.Join(s.r.Root, filepath.FromSlash(rel))
+		if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
+			return s.gitlink(rel, -1)
+		}
+	}
+	return s.walk(rel, ign, ignores)
+}
+
+// gitlink stages a submodule or nested repository as its HEAD commit.
+func (s *stager) gitlink(rel string, i int) error {
+	if i >= 0 {
+		s.seen[i] = true
+	}
+	if !s.sel.selects(rel) {
+		return nil
+	}
+	sub, err := git.PlainOpen(filepath.Join(s.r.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil // an uninitialised submodule: keep what the index has
+	}
+	head, err := sub.Head()
+	if err != nil {
+		return nil // no commit checked out: git cannot add it either
+	}
+	h := hash20(head.Hash())
+	if i >= 0 && s.idx.entries[i].hash == h {
+		return nil
+	}
+	e := &entry{mode: modeGitlink, hash: h, name: rel}
+	if i >= 0 {
+		s.replaced[i] = e
+	} else {
+		s.added = append(s.added, e)
+	}
+	s.changed = append(s.changed, rel)
+	return nil
+}
+
+func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []gitignore.Pattern) error {
+	i, tracked := s.pos[rel]
+	if tracked {
+		s.seen[i] = true
+	}
+	if !s.sel.selects(rel) {
+		return nil
+	}
+	var old *entry
+	if tracked {
+		old = s.idx.entries[i]
+		if old.skipWorktree() {
+			return nil
+		}
+	} else if !s.conflicted[rel] && (inIgnored || ignored(ignores, rel, false)) {
+		return nil
+	}
+	fi, err := de.Info()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // vanished while walking: it is deleted
+	}
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", rel, err)
+	}
+	st := statOf(fi)
+	mode := s.modeOf(st, old)
+	if old != nil && !old.intentToAdd() && old.mode == mode && st.matches(old, s.trustCtime) && !s.idx.racy(old) {
+		return nil
+	}
+	data, err := s.content(rel, st)
+	if err != nil {
+		return err
+	}
+	h := objectID("blob", data)
+	if old != nil && !old.intentToAdd() && old.mode == mode && old.hash == h {
+		// Same content, new stat data: refresh the entry so the next walk trusts it.
+		e := *old
+		e.setStat(st)
+		s.replaced[i] = &e
+		return nil
+	}
+	if err := s.r.writeObject(plumbing.BlobObject, h, data); err != nil {
+		return err
+	}
+	e := &entry{mode: mode, hash: h, name: rel}
+	e.setStat(st)
+	if old != nil {
+		e.ext = old.ext &^ extIntentToAdd
+		e.flags = old.flags & flagAssumeValid
+		s.replaced[i] = e
+	} else {
+		s.added = append(s.added, e)
+	}
+	if s.conflicted[rel] {
+		s.resolved[rel] = true
+	}
+	s.changed = append(s.changed, rel)
+	return nil
+}
+
+// modeOf is the index mode of a file: git keeps only the owner's executable bit, and with
+// core.fileMode=false keeps whatever the index had.
+func (s *stager) modeOf(st fileStat, old *entry) uint32 {
+	switch {
+	case st.mode&fs.ModeSymlink != 0:
+		return modeSymlink
+	case !s.fileMode && old != nil && (old.mode == modeRegular || old.mode == modeExecutable):
+		return old.mode
+	case s.fileMode && st.mode&0o100 != 0:
+		return modeExecutable
+	}
+	return modeRegular
+}
+
+// content is what git stores for a file: its bytes, or a symlink's target.
+func (s *stager) content(rel string, st fileStat) ([]byte, error) {
+	abs := filepath.Join(s.r.Root, filepath.FromSlash(rel))
+	if st.mode&fs.ModeSymlink != 0 {
+		t, err := os.Readlink(abs)
+		if err != nil {
+			return nil, fmt.Errorf("read link %s: %w", rel, err)
+		}
+		return []byte(filepath.ToSlash(t)), nil
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	return b, nil
+}
+
+// finish builds the new entry list: replaced entries, removed ones (tracked, selected, not
+// found), conflicts resolved, new files.
+func (s *stager) finish() *staged {
+	old := s.idx
+	out := make([]*entry, 0, len(old.entries)+len(s.added))
+	for i, e := range old.entries {
+		switch {
+		case e.stage() != 0:
+			if s.sel.selects(e.name) && (s.resolved[e.name] || !s.existsInTree(e.name)) {
+				if !s.resolved[e.name] {
+					s.resolved[e.name] = true
+					s.changed = append(s.changed, e.name)
+				}
+				continue
+			}
+			out = append(out, e)
+		case s.replaced[i] != nil:
+			out = append(out, s.replaced[i])
+		case !s.seen[i] && !e.skipWorktree() && s.sel.selects(e.name):
+			s.changed = append(s.changed, e.name) // deleted
+		default:
+			out = append(out, e)
+		}
+	}
+	out = append(out, s.added...)
+	sortEntries(out)
+	tree := cacheTree{}
+	for k, v := range old.tree {
+		tree[k] = v
+	}
+	for _, p := range s.changed {
+		tree.invalidate(p)
+	}
+	sort.Strings(s.changed)
+	return &staged{
+		idx:     &index{version: old.version, entries: out, tree: tree, sum: old.sum, mtimeS: old.mtimeS, mtimeN: old.mtimeN},
+		changed: s.changed,
+	}
+}
+
+func (s *stager) existsInTree(p string) bool {
+	_, err := os.Lstat(filepath.Join(s.r.Root, filepath.FromSlash(p)))
+	return err == nil
+}
+
+// writeObject stores an object unless the repository already has it.
+func (r *Repo) writeObject(typ plumbing.ObjectType, h hash20, data []byte) error {
+	st := r.repo.Storer
+	if st.HasEncodedObject(plumbing.Hash(h)) == nil {
+		return nil
+	}
+	obj := st.NewEncodedObject()
+	obj.SetType(typ)
+	obj.SetSize(int64(len(data)))
+	w, err := obj.Writer()
+	if err != nil {
+		return fmt.Errorf("write %s object: %w", typ, err)
+	}
+	if _, err := w.Write(data); err != nil {
+		return fmt.Errorf("write %s object: %w", typ, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("write %s object: %w", typ, err)
+	}
+	got, err := st.SetEncodedObject(obj)
+	if err != nil {
+		return fmt.Errorf("write %s object: %w", typ, err)
+	}
+	if got != plumbing.Hash(h) {
+		return fmt.Errorf("write %s object: stored as %s, expected %s", typ, got, h)
+	}
+	return nil
+}

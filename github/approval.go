@@ -1,0 +1,559 @@
+package github
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// ApprovalProvider is the "github" provider of the approval hook type: it asks for approval in
+// a pull-request comment and waits for an approving review or an /approve comment (or a
+// rejection) from someone allowed to decide.
+type ApprovalProvider struct {
+	Options Options
+}
+
+// DefaultPollInterval is how often the pull request is checked, in milliseconds.
+const DefaultPollInterval = 15000
+
+type approvalConfig struct {
+	Message           string   `json:"message"`
+	PollInterval      *int     `json:"pollInterval"`
+	MinApprovals      *int     `json:"minApprovals"`
+	Approvers         []string `json:"approvers"`
+	RequireHeadCommit *bool    `json:"requireHeadCommit"`
+	TimeoutAction     string   `json:"timeoutAction"`
+	Wait              *bool    `json:"wait"`
+	Key               string   `json:"key"`
+}
+
+type approvalRunner struct {
+	opts          Options
+	message       string
+	key           string
+	interval      time.Duration
+	minApprovals  int
+	approvers     []string
+	requireHead   bool
+	timeoutAction string
+	wait          bool
+}
+
+// Configure implements approval.Provider.
+func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+	var c approvalConfig
+	if err := decodeStrict(options, &c); err != nil {
+		return nil, err
+	}
+	r := &approvalRunner{
+		opts:          p.Options,
+		message:       c.Message,
+		key:           c.Key,
+		interval:      DefaultPollInterval * time.Millisecond,
+		minApprovals:  1,
+		requireHead:   true,
+		timeoutAction: hooks.DecisionBlock,
+		wait:          true,
+	}
+	if c.PollInterval != nil {
+		if *c.PollInterval <= 0 {
+			return nil, errors.New("pollInterval: must be a positive number of milliseconds")
+		}
+		r.interval = time.Duration(*c.PollInterval) * time.Millisecond
+	}
+	if c.MinApprovals != nil {
+		if *c.MinApprovals < 1 {
+			return nil, errors.New("minApprovals: must be at least 1")
+		}
+		r.minApprovals = *c.MinApprovals
+	}
+	for i, a := range c.Approvers {
+		a = strings.TrimPrefix(strings.TrimSpace(a), "@")
+		if a == "" {
+			return nil, fmt.Errorf("approvers[%d]: empty login", i)
+		}
+		r.approvers = append(r.approvers, a)
+	}
+	if c.RequireHeadCommit != nil {
+		r.requireHead = *c.RequireHeadCommit
+	}
+	switch c.TimeoutAction {
+	case "", hooks.DecisionBlock:
+	case hooks.DecisionApprove:
+		r.timeoutAction = hooks.DecisionApprove
+	default:
+		return nil, fmt.Errorf("timeoutAction: %q is not block or approve", c.TimeoutAction)
+	}
+	if c.Wait != nil {
+		r.wait = *c.Wait
+	}
+	return r, nil
+}
+
+// Run implements hooks.Runner.
+func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
+	start := r.opts.now()
+	c, err := NewClientFromEnv(inv.Getenv, r.opts)
+	if err != nil {
+		return failed(fmt.Errorf("github approval: %w", err))
+	}
+	t, err := FindTarget(inv.Getenv, inv.Workspace, inv.Payload)
+	if err != nil {
+		return failed(fmt.Errorf("github approval: %w", err))
+	}
+	timeout := inv.Hook.Timeout
+	if timeout <= 0 {
+		timeout = hooks.DefaultTimeout
+	}
+	deadline := start.Add(timeout)
+	if dl, ok := ctx.Deadline(); ok {
+		// Decide before the engine's own deadline, so that timeoutAction is what happens.
+		margin := min(2*time.Second, timeout/10)
+		deadline = minTime(deadline, dl.Add(-margin))
+	}
+	key := inv.Event + ":" + inv.Hook.Name
+	if r.key != "" {
+		key = hooks.ExpandMessage(r.key, inv.Payload)
+	}
+	a := &approvalRun{approvalRunner: r, c: c, t: t, inv: inv, key: markerKey(key), timeout: timeout, deadline: deadline}
+	return a.run(ctx)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// approvalRun is one execution of a github approval hook.
+type approvalRun struct {
+	*approvalRunner
+	c        *Client
+	t        Target
+	inv      *hooks.Invocation
+	key      string
+	timeout  time.Duration
+	deadline time.Time
+
+	identity string
+	head     string
+	prURL    string
+	request  *gh.IssueComment
+}
+
+// vote is one review or command comment that counts toward the decision.
+type vote struct {
+	login   string
+	approve bool
+	via     string // "review" or "comment"
+	url     string
+	reason  string
+	at      time.Time
+}
+
+// verdict is the state of a request after one check.
+type verdict struct {
+	decided   bool
+	approve   bool
+	decider   *vote
+	approvals []string // logins whose latest vote approves
+	ignored   []string // why some votes did not count
+}
+
+func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
+	var err error
+	if a.identity, err = a.c.Identity(ctx); err != nil {
+		return failed(fmt.Errorf("github approval: %w", err))
+	}
+	if err := a.refreshPR(ctx); err != nil {
+		return failed(fmt.Errorf("github approval: %w", err))
+	}
+	if err := a.findOrPostRequest(ctx); err != nil {
+		return failed(fmt.Errorf("github approval: %w", err))
+	}
+	errorsInARow := 0
+	for {
+		v, err := a.check(ctx)
+		switch {
+		case err == nil:
+			errorsInARow = 0
+			if v.decided {
+				return a.finish(ctx, v)
+			}
+			if !a.wait {
+				return a.pending(v)
+			}
+		case ctx.Err() != nil:
+			return a.stopped(ctx)
+		default:
+			var apiErr *APIError
+			errorsInARow++
+			if !a.wait || errorsInARow >= 3 || errors.As(err, &apiErr) && apiErr.Status >= 400 && apiErr.Status < 500 {
+				return failed(fmt.Errorf("github approval: %w", err))
+			}
+			progress(a.inv.Stderr, "approval: %v (will retry)", err)
+		}
+		now := a.opts.now()
+		if !now.Before(a.deadline) {
+			return a.timedOut(ctx, v)
+		}
+		if err := a.opts.sleep(ctx, min(a.interval, a.deadline.Sub(now))); err != nil {
+			return a.stopped(ctx)
+		}
+		if err := a.refreshPR(ctx); err != nil && ctx.Err() != nil {
+			return a.stopped(ctx)
+		}
+	}
+}
+
+func (a *approvalRun) refreshPR(ctx context.Context) error {
+	pr, err := a.c.PullRequest(ctx, a.t)
+	if err != nil {
+		return err
+	}
+	if a.head != "" && a.head != pr.GetHead().GetSHA() {
+		progress(a.inv.Stderr, "approval: new commits on %s (head %s); only reviews of the new head count", a.t, short(pr.GetHead().GetSHA()))
+	}
+	a.head, a.prURL = pr.GetHead().GetSHA(), pr.GetHTMLURL()
+	return nil
+}
+
+// The request comment carries a hidden marker naming the request and the head commit it was
+// made for; the part after the status marker is rewritten as the request progresses.
+var approvalMarker = regexp.MustCompile(`<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" -->`)
+
+const statusMarker = "<!-- agent-hooks:status -->"
+
+// findOrPostRequest reuses this hook's open request (same key, posted by the same identity, for
+// the current head when requireHeadCommit) or posts a new one.
+func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
+	comments, err := a.c.Comments(ctx, a.t, time.Time{})
+	if err != nil {
+		return err
+	}
+	for i := len(comments) - 1; i >= 0; i-- {
+		cm := comments[i]
+		m := approvalMarker.FindStringSubmatch(cm.GetBody())
+		if m == nil || m[1] != a.key || !sameLogin(cm.GetUser().GetLogin(), a.identity) {
+			continue
+		}
+		if a.requireHead && !strings.EqualFold(m[2], a.head) {
+			status := fmt.Sprintf("↪️ **Superseded**: new commits were pushed (head `%s`); approval was asked again below.", short(a.head))
+			if _, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), status)); err != nil {
+				return err
+			}
+			break
+		}
+		a.request = cm
+		progress(a.inv.Stderr, "approval: waiting on the request at %s", cm.GetHTMLURL())
+		return nil
+	}
+	cm, err := a.c.CreateComment(ctx, a.t, a.requestBody())
+	if err != nil {
+		return err
+	}
+	a.request = cm
+	progress(a.inv.Stderr, "approval: asked for approval at %s", cm.GetHTMLURL())
+	return nil
+}
+
+func (a *approvalRun) requestBody() string {
+	msg := a.message
+	if msg == "" {
+		msg = "The agent needs approval to continue."
+	}
+	msg = hooks.ExpandMessage(msg, a.inv.Payload)
+	who := "someone with write access to this repository"
+	if len(a.approvers) > 0 {
+		who += " or " + strings.Join(atLogins(a.approvers), ", ")
+	}
+	count := "one approval is"
+	if a.minApprovals > 1 {
+		count = fmt.Sprintf("%d approvals are", a.minApprovals)
+	}
+	review := "an **Approve** / **Request changes** review counts too"
+	if a.requireHead {
+		review += fmt.Sprintf(" when it is on the current head `%s`", short(a.head))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!-- agent-hooks:approval key=%q head=%q -->\n", a.key, a.head)
+	fmt.Fprintf(&b, "### 🔐 Approval requested · %s\n\n%s\n\n", a.inv.Event, msg)
+	fmt.Fprintf(&b, "Reply **`/approve`** to let the agent proceed, or **`/reject <reason>`** to stop it; %s. "+
+		"Decided by %s; %s needed.\n\n", review, who, count)
+	b.WriteString(statusMarker + "\n")
+	fmt.Fprintf(&b, "⏳ **Waiting for a decision** (up to %s, then %s).", a.timeout.Round(time.Second), a.timeoutVerb())
+	return b.String()
+}
+
+func (a *approvalRun) timeoutVerb() string {
+	if a.timeoutAction == hooks.DecisionApprove {
+		return "approved automatically"
+	}
+	return "blocked"
+}
+
+// withStatus replaces the status part of a request comment.
+func withStatus(body, status string) string {
+	if i := strings.Index(body, statusMarker); i >= 0 {
+		body = body[:i]
+	} else {
+		body += "\n\n"
+	}
+	return body + statusMarker + "\n" + status
+}
+
+// check reads the reviews and comments made since the request and decides if it can.
+func (a *approvalRun) check(ctx context.Context) (verdict, error) {
+	var v verdict
+	since := a.request.GetCreatedAt().Time
+	comments, err := a.c.Comments(ctx, a.t, since)
+	if err != nil {
+		return v, err
+	}
+	reviews, err := a.c.Reviews(ctx, a.t)
+	if err != nil {
+		return v, err
+	}
+	var votes []vote
+	for _, cm := range comments {
+		login := cm.GetUser().GetLogin()
+		if cm.GetID() <= a.request.GetID() || cm.GetCreatedAt().Before(since) || sameLogin(login, a.identity) {
+			continue
+		}
+		approve, reason, ok := parseCommand(cm.GetBody())
+		if !ok {
+			continue
+		}
+		votes = append(votes, vote{login: login, approve: approve, via: "comment", url: cm.GetHTMLURL(), reason: reason, at: cm.GetCreatedAt().Time})
+	}
+	for _, rv := range reviews {
+		login := rv.GetUser().GetLogin()
+		if rv.GetSubmittedAt().Before(since) || sameLogin(login, a.identity) {
+			continue
+		}
+		switch rv.GetState() {
+		case "APPROVED":
+			if a.requireHead && !strings.EqualFold(rv.GetCommitID(), a.head) {
+				v.ignored = append(v.ignored, fmt.Sprintf("@%s approved commit %s, not the head %s", login, short(rv.GetCommitID()), short(a.head)))
+				continue
+			}
+			votes = append(votes, vote{login: login, approve: true, via: "review", url: rv.GetHTMLURL(), at: rv.GetSubmittedAt().Time})
+		case "CHANGES_REQUESTED":
+			reason := strings.TrimSpace(rv.GetBody())
+			votes = append(votes, vote{login: login, via: "review", url: rv.GetHTMLURL(), reason: reason, at: rv.GetSubmittedAt().Time})
+		}
+	}
+	sort.SliceStable(votes, func(i, j int) bool { return votes[i].at.Before(votes[j].at) })
+
+	// The latest vote of each authorised user counts.
+	latest := map[string]int{}
+	var order []string
+	for i, vt := range votes {
+		key := strings.ToLower(vt.login)
+		ok, why, err := a.authorised(ctx, vt.login)
+		if err != nil {
+			return v, err
+		}
+		if !ok {
+			v.ignored = append(v.ignored, fmt.Sprintf("@%s %s", vt.login, why))
+			continue
+		}
+		if _, seen := latest[key]; !seen {
+			order = append(order, key)
+		}
+		latest[key] = i
+	}
+	var approvals []*vote
+	for _, key := range order {
+		vt := &votes[latest[key]]
+		if !vt.approve {
+			if v.decider == nil || vt.at.After(v.decider.at) {
+				v.decider = vt
+			}
+			continue
+		}
+		approvals = append(approvals, vt)
+	}
+	sort.SliceStable(approvals, func(i, j int) bool { return approvals[i].at.Before(approvals[j].at) })
+	for _, vt := range approvals {
+		v.approvals = append(v.approvals, vt.login)
+	}
+	switch {
+	case v.decider != nil:
+		v.decided = true
+	case len(approvals) >= a.minApprovals:
+		v.decided, v.approve, v.decider = true, true, approvals[a.minApprovals-1]
+	}
+	return v, nil
+}
+
+// authorised says whether login may decide: listed in approvers, or with write, maintain or
+// admin permission on the repository.
+func (a *approvalRun) authorised(ctx context.Context, login string) (bool, string, error) {
+	for _, ap := range a.approvers {
+		if sameLogin(ap, login) {
+			return true, "", nil
+		}
+	}
+	perm, err := a.c.Permission(ctx, a.t, login)
+	if err != nil {
+		return false, "", err
+	}
+	switch perm {
+	case "admin", "maintain", "write":
+		return true, "", nil
+	}
+	return false, fmt.Sprintf("has %s permission, not write (and is not in approvers)", perm), nil
+}
+
+// parseCommand reads /approve or /reject <reason> from the first line of a comment.
+func parseCommand(body string) (approve bool, reason string, ok bool) {
+	body = strings.TrimSpace(body)
+	first, rest, _ := strings.Cut(body, "\n")
+	first = strings.TrimSpace(first)
+	word, arg, _ := strings.Cut(first, " ")
+	switch strings.ToLower(word) {
+	case "/approve":
+		return true, "", true
+	case "/reject":
+		reason = strings.TrimSpace(strings.TrimSpace(arg) + "\n" + strings.TrimSpace(rest))
+		return false, reason, true
+	}
+	return false, "", false
+}
+
+func (a *approvalRun) details(v verdict) map[string]any {
+	d := map[string]any{
+		"provider":    "github",
+		"repository":  a.t.Repository(),
+		"pullRequest": a.t.Number,
+		"headSha":     a.head,
+		"requestUrl":  a.request.GetHTMLURL(),
+		"approvals":   append([]string{}, v.approvals...),
+	}
+	if len(v.ignored) > 0 {
+		d["ignored"] = v.ignored
+	}
+	if v.decider != nil {
+		d["decider"] = v.decider.login
+		d["via"] = v.decider.via
+		d["url"] = v.decider.url
+	}
+	return d
+}
+
+// finish records the decision in the request comment and returns it.
+func (a *approvalRun) finish(ctx context.Context, v verdict) hooks.Outcome {
+	d := v.decider
+	how := "an approving review"
+	if !v.approve {
+		how = "a review requesting changes"
+	}
+	if d.via == "comment" {
+		how = "`/approve`"
+		if !v.approve {
+			how = "`/reject`"
+		}
+	}
+	details := a.details(v)
+	var status string
+	out := hooks.Outcome{Details: details}
+	if v.approve {
+		details["decision"] = hooks.DecisionApprove
+		who := strings.Join(atLogins(v.approvals), ", ")
+		status = fmt.Sprintf("✅ **Approved** by %s (%s, [link](%s)).", who, how, d.url)
+		out.Status, out.Decision = hooks.StatusOK, hooks.DecisionApprove
+		out.Stdout = fmt.Sprintf("approved by %s on %s\n", who, a.t)
+	} else {
+		details["decision"] = hooks.DecisionBlock
+		reason := d.reason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		status = fmt.Sprintf("❌ **Rejected** by @%s (%s, [link](%s)): %s", d.login, how, d.url, reason)
+		out.Status, out.Decision = hooks.StatusBlocked, hooks.DecisionBlock
+		out.Reason = fmt.Sprintf("rejected by @%s on %s: %s", d.login, a.t, reason)
+		out.Feedback = d.reason
+	}
+	progress(a.inv.Stderr, "approval: %s", strings.TrimSpace(strings.ReplaceAll(status, "**", "")))
+	if err := a.record(ctx, status); err != nil {
+		out.Stderr = fmt.Sprintf("approval: could not record the decision in the request comment: %v\n", err)
+	}
+	return out
+}
+
+// record edits the request comment with a new status; it still runs when ctx is done.
+func (a *approvalRun) record(ctx context.Context, status string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	_, err := a.c.EditComment(ctx, a.t, a.request.GetID(), withStatus(a.request.GetBody(), status))
+	return err
+}
+
+// pending is the answer of wait: false when nobody has decided yet.
+func (a *approvalRun) pending(v verdict) hooks.Outcome {
+	details := a.details(v)
+	details["decision"] = "pending"
+	details["pending"] = true
+	return hooks.Outcome{
+		Status:   hooks.StatusBlocked,
+		Decision: hooks.DecisionBlock,
+		Reason: fmt.Sprintf("waiting for approval on %s (%d of %d approvals): %s",
+			a.t, len(v.approvals), a.minApprovals, a.request.GetHTMLURL()),
+		Details: details,
+	}
+}
+
+func (a *approvalRun) timedOut(ctx context.Context, v verdict) hooks.Outcome {
+	details := a.details(v)
+	details["timedOut"] = true
+	details["decision"] = a.timeoutAction
+	out := hooks.Outcome{Details: details}
+	var status string
+	if a.timeoutAction == hooks.DecisionApprove {
+		out.Status, out.Decision = hooks.StatusOK, hooks.DecisionApprove
+		out.Stdout = fmt.Sprintf("no decision on %s after %s: approved by timeoutAction\n", a.t, a.timeout.Round(time.Second))
+		status = fmt.Sprintf("⌛ **Timed out** after %s: approved automatically (timeoutAction).", a.timeout.Round(time.Second))
+	} else {
+		out.Status, out.Decision = hooks.StatusBlocked, hooks.DecisionBlock
+		out.Reason = fmt.Sprintf("no approval on %s within %s (%d of %d approvals)", a.t, a.timeout.Round(time.Second), len(v.approvals), a.minApprovals)
+		status = fmt.Sprintf("⌛ **Timed out** after %s: blocked.", a.timeout.Round(time.Second))
+	}
+	if err := a.record(ctx, status); err != nil {
+		out.Stderr = fmt.Sprintf("approval: could not record the timeout in the request comment: %v\n", err)
+	}
+	return out
+}
+
+// stopped is the outcome when the run is cancelled from outside (interrupt, engine timeout).
+func (a *approvalRun) stopped(ctx context.Context) hooks.Outcome {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return a.timedOut(ctx, verdict{})
+	}
+	return failed(fmt.Errorf("github approval on %s: %w", a.t, ctx.Err()))
+}
+
+func atLogins(logins []string) []string {
+	out := make([]string, len(logins))
+	for i, l := range logins {
+		out[i] = "@" + l
+	}
+	return out
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}

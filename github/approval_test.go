@@ -1,0 +1,407 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autoagent/agent-hooks/github/githubtest"
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// answerRequest makes the fake GitHub react to the approval request comment the moment it is
+// posted, like a reviewer watching the pull request.
+func answerRequest(s *githubtest.Server, react func(s *githubtest.Server)) {
+	s.OnComment(func(s *githubtest.Server, c githubtest.Comment) {
+		if strings.Contains(c.Body, "agent-hooks:approval") {
+			react(s)
+		}
+	})
+}
+
+func requestComment(t *testing.T, s *githubtest.Server) githubtest.Comment {
+	t.Helper()
+	var found []githubtest.Comment
+	for _, c := range s.Comments(prNumber) {
+		if strings.Contains(c.Body, "agent-hooks:approval") {
+			found = append(found, c)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("got %d approval request comments, want 1: %+v", len(found), found)
+	}
+	return found[0]
+}
+
+func TestApprovalDecisions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		options     string
+		react       func(s *githubtest.Server)
+		wantStatus  hooks.Status
+		wantReason  string // substring of the block reason
+		wantDecider string
+		wantVia     string
+		wantStatusL string // substring of the edited request comment
+	}{
+		{
+			name:  "approving review by a writer",
+			react: func(s *githubtest.Server) { s.AddReview(prNumber, "alice", "APPROVED", "ship it", "", time.Time{}) },
+			wantStatus: hooks.StatusOK, wantDecider: "alice", wantVia: "review", wantStatusL: "✅ **Approved** by @alice",
+		},
+		{
+			name:  "/approve comment by an admin",
+			react: func(s *githubtest.Server) { s.AddComment(prNumber, "bob", "/approve\nlooks fine", time.Time{}) },
+			wantStatus: hooks.StatusOK, wantDecider: "bob", wantVia: "comment", wantStatusL: "`/approve`",
+		},
+		{
+			name:  "maintain role counts as write",
+			react: func(s *githubtest.Server) { s.AddComment(prNumber, "carol", "/APPROVE", time.Time{}) },
+			wantStatus: hooks.StatusOK, wantDecider: "carol", wantVia: "comment",
+		},
+		{
+			name:  "/reject with a reason",
+			react: func(s *githubtest.Server) { s.AddComment(prNumber, "alice", "/reject the plan skips the migration", time.Time{}) },
+			wantStatus: hooks.StatusBlocked, wantReason: "rejected by @alice on octo/hello#12: the plan skips the migration",
+			wantDecider: "alice", wantVia: "comment", wantStatusL: "❌ **Rejected** by @alice",
+		},
+		{
+			name: "changes requested: the review body is the reason",
+			react: func(s *githubtest.Server) {
+				s.AddReview(prNumber, "bob", "CHANGES_REQUESTED", "Please split the change.", "", time.Time{})
+			},
+			wantStatus: hooks.StatusBlocked, wantReason: "Please split the change.", wantDecider: "bob", wantVia: "review",
+		},
+		{
+			name:  "a read-only user cannot approve",
+			react: func(s *githubtest.Server) { s.AddComment(prNumber, "mallory", "/approve", time.Time{}) },
+			wantStatus: hooks.StatusBlocked, wantReason: "no approval on octo/hello#12 within", wantStatusL: "⌛ **Timed out**",
+		},
+		{
+			name:    "listed approvers decide whatever their permission",
+			options: `"approvers": ["@mallory"]`,
+			react:   func(s *githubtest.Server) { s.AddComment(prNumber, "mallory", "/approve", time.Time{}) },
+			wantStatus: hooks.StatusOK, wantDecider: "mallory", wantVia: "comment",
+		},
+		{
+			name:  "a user unknown to the repository cannot approve",
+			react: func(s *githubtest.Server) { s.AddComment(prNumber, "stranger", "/approve", time.Time{}) },
+			wantStatus: hooks.StatusBlocked, wantReason: "no approval",
+		},
+		{
+			name:  "the bot's own /approve never counts",
+			react: func(s *githubtest.Server) { s.AddComment(prNumber, "agent-bot", "/approve", time.Time{}) },
+			wantStatus: hooks.StatusBlocked, wantReason: "no approval",
+		},
+		{
+			name: "an approval of an older commit does not count",
+			react: func(s *githubtest.Server) {
+				s.AddReview(prNumber, "alice", "APPROVED", "", "0000000000000000000000000000000000000001", time.Time{})
+			},
+			wantStatus: hooks.StatusBlocked, wantReason: "no approval",
+		},
+		{
+			name:    "requireHeadCommit false accepts an older commit",
+			options: `"requireHeadCommit": false`,
+			react: func(s *githubtest.Server) {
+				s.AddReview(prNumber, "alice", "APPROVED", "", "0000000000000000000000000000000000000001", time.Time{})
+			},
+			wantStatus: hooks.StatusOK, wantDecider: "alice", wantVia: "review",
+		},
+		{
+			name:    "minApprovals 2 with one approval times out",
+			options: `"minApprovals": 2`,
+			react:   func(s *githubtest.Server) { s.AddReview(prNumber, "alice", "APPROVED", "", "", time.Time{}) },
+			wantStatus: hooks.StatusBlocked, wantReason: "(1 of 2 approvals)",
+		},
+		{
+			name:    "minApprovals 2: the second approver decides",
+			options: `"minApprovals": 2`,
+			react: func(s *githubtest.Server) {
+				s.AddReview(prNumber, "alice", "APPROVED", "", "", time.Time{})
+				s.AddComment(prNumber, "bob", "/approve", time.Now().Add(time.Second))
+			},
+			wantStatus: hooks.StatusOK, wantDecider: "bob", wantVia: "comment", wantStatusL: "@alice, @bob",
+		},
+		{
+			name:    "timeoutAction approve",
+			options: `"timeoutAction": "approve"`,
+			react:   func(*githubtest.Server) {},
+			wantStatus: hooks.StatusOK, wantStatusL: "approved automatically",
+		},
+		{
+			name: "a later approval by the same user replaces the rejection",
+			react: func(s *githubtest.Server) {
+				s.AddComment(prNumber, "alice", "/reject not yet", time.Now().Add(-time.Second))
+				s.AddReview(prNumber, "alice", "APPROVED", "", "", time.Now().Add(time.Second))
+			},
+			wantStatus: hooks.StatusOK, wantDecider: "alice", wantVia: "review",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, "agent-bot")
+			answerRequest(s, tt.react)
+			opts := `"pollInterval": 10`
+			if tt.options != "" {
+				opts += ", " + tt.options
+			}
+			r := configureApproval(t, Options{}, "{"+opts+"}")
+			inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, 300*time.Millisecond, nil)
+			out := r.Run(context.Background(), inv)
+
+			if out.Status != tt.wantStatus {
+				t.Fatalf("status = %s (reason %q), want %s", out.Status, out.Reason, tt.wantStatus)
+			}
+			if !strings.Contains(out.Reason, tt.wantReason) {
+				t.Errorf("reason = %q, want it to contain %q", out.Reason, tt.wantReason)
+			}
+			if got := out.Details["decider"]; tt.wantDecider != "" && got != tt.wantDecider {
+				t.Errorf("decider = %v, want %s", got, tt.wantDecider)
+			}
+			if got := out.Details["via"]; tt.wantVia != "" && got != tt.wantVia {
+				t.Errorf("via = %v, want %s", got, tt.wantVia)
+			}
+			if tt.wantDecider != "" && !strings.HasPrefix(fmt.Sprint(out.Details["url"]), "https://github.com/octo/hello/pull/12#") {
+				t.Errorf("url = %v, want the review or comment URL", out.Details["url"])
+			}
+			req := requestComment(t, s)
+			if !strings.Contains(req.Body, "/approve") || !strings.Contains(req.Body, "/reject <reason>") {
+				t.Errorf("request comment lacks the instructions:\n%s", req.Body)
+			}
+			if !strings.Contains(req.Body, tt.wantStatusL) {
+				t.Errorf("request comment = %q, want it edited to contain %q", req.Body, tt.wantStatusL)
+			}
+			if strings.Contains(req.Body, "Waiting for a decision") {
+				t.Errorf("request comment still says it is waiting:\n%s", req.Body)
+			}
+		})
+	}
+}
+
+func TestApprovalIgnoresVotesBeforeTheRequest(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	old := time.Now().Add(-time.Hour)
+	s.AddComment(prNumber, "alice", "/approve", old)
+	s.AddReview(prNumber, "bob", "APPROVED", "", "", old)
+	r := configureApproval(t, Options{}, `{"pollInterval": 10}`)
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, 150*time.Millisecond, nil)
+	out := r.Run(context.Background(), inv)
+	if out.Status != hooks.StatusBlocked || out.Details["timedOut"] != true {
+		t.Fatalf("got %s %v, want a timeout block: votes made before the request must not count", out.Status, out.Details)
+	}
+}
+
+// TestApprovalReadsEveryPage answers after 250 older comments and 120 older reviews, so that the
+// decision is only seen by following the Link headers to the last page.
+func TestApprovalReadsEveryPage(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	old := time.Now().Add(-time.Hour)
+	for i := range 250 {
+		s.AddComment(prNumber, "mallory", fmt.Sprintf("chatter %d", i), old)
+	}
+	for range 120 {
+		s.AddReview(prNumber, "mallory", "COMMENTED", "hm", "", old)
+	}
+	answerRequest(s, func(s *githubtest.Server) {
+		s.AddReview(prNumber, "alice", "APPROVED", "", "", time.Time{})
+	})
+	r := configureApproval(t, Options{}, `{"pollInterval": 10}`)
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Second, nil)
+	if out := r.Run(context.Background(), inv); out.Status != hooks.StatusOK || out.Details["decider"] != "alice" {
+		t.Fatalf("got %s %q %v, want approved by alice", out.Status, out.Reason, out.Details)
+	}
+	pages := map[string]bool{}
+	for _, rq := range s.Requests() {
+		if rq.Method == "GET" && strings.Contains(rq.Query, "page=") {
+			pages[rq.Path+"?"+pageOf(rq.Query)] = true
+		}
+		if strings.HasSuffix(rq.Path, "/comments") && rq.Method == "GET" && !strings.Contains(rq.Query, "per_page=100") {
+			t.Errorf("comments listed without per_page=100: %s", rq.Query)
+		}
+	}
+	for _, want := range []string{"/repos/octo/hello/issues/12/comments?page=3", "/repos/octo/hello/pulls/12/reviews?page=2"} {
+		if !pages[want] {
+			t.Errorf("never fetched %s; fetched %v", want, pages)
+		}
+	}
+}
+
+func pageOf(query string) string {
+	for _, kv := range strings.Split(query, "&") {
+		if strings.HasPrefix(kv, "page=") {
+			return kv
+		}
+	}
+	return ""
+}
+
+// TestApprovalPollsWithETagsAndSince checks that polling revalidates with If-None-Match (a 304
+// costs no quota) and asks only for comments since the request.
+func TestApprovalPollsWithETagsAndSince(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	sl := &sleeper{}
+	sl.after = func(n int) {
+		if n == 4 {
+			s.AddComment(prNumber, "alice", "/approve", time.Time{})
+		}
+	}
+	r := configureApproval(t, Options{Sleep: sl.sleep}, `{"pollInterval": 5}`)
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, 10*time.Second, nil)
+	out := r.Run(context.Background(), inv)
+	if out.Status != hooks.StatusOK || out.Details["decider"] != "alice" {
+		t.Fatalf("got %s %q, want approved by alice", out.Status, out.Reason)
+	}
+	req := requestComment(t, s)
+	var notModified, sinceOK, withoutSince int
+	for _, rq := range s.Requests() {
+		if rq.Status == 304 {
+			notModified++
+			if rq.IfNoneMatch == "" {
+				t.Errorf("304 without If-None-Match: %+v", rq)
+			}
+		}
+		if rq.Method == "GET" && strings.HasSuffix(rq.Path, "/issues/12/comments") {
+			if strings.Contains(rq.Query, "since="+strings.ReplaceAll(req.CreatedAt.Format(time.RFC3339), ":", "%3A")) {
+				sinceOK++
+			} else {
+				withoutSince++
+			}
+		}
+	}
+	if notModified < 6 {
+		t.Errorf("%d requests answered 304, want the unchanged polls revalidated (PR, comments, reviews each poll)", notModified)
+	}
+	if sinceOK < 4 || withoutSince != 1 {
+		t.Errorf("comment lists: %d with since=request time, %d without; want every poll with since and only the lookup of an earlier request without", sinceOK, withoutSince)
+	}
+}
+
+func TestApprovalWaitFalse(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "")
+	r := configureApproval(t, Options{}, `{"wait": false}`)
+	e := serverEnv(s)
+
+	inv, _ := invocation(e, hooks.PreExecutionStart, time.Minute, nil)
+	out := r.Run(context.Background(), inv)
+	if out.Status != hooks.StatusBlocked || out.Details["pending"] != true || !strings.Contains(out.Reason, "waiting for approval") {
+		t.Fatalf("first run: got %s %q %v, want blocked as pending", out.Status, out.Reason, out.Details)
+	}
+	first := requestComment(t, s)
+	if first.Login != "github-actions[bot]" {
+		t.Errorf("request posted as %s", first.Login)
+	}
+
+	// A second run with nothing new stays pending and does not post again.
+	inv, _ = invocation(e, hooks.PreExecutionStart, time.Minute, nil)
+	if out := r.Run(context.Background(), inv); out.Details["pending"] != true {
+		t.Fatalf("second run: got %s %v, want pending", out.Status, out.Details)
+	}
+
+	// The run triggered by pull_request_review finds the review and approves.
+	s.AddReview(prNumber, "alice", "APPROVED", "go", "", time.Now().Add(time.Second))
+	inv, _ = invocation(e, hooks.PreExecutionStart, time.Minute, nil)
+	out = r.Run(context.Background(), inv)
+	if out.Status != hooks.StatusOK || out.Decision != hooks.DecisionApprove || out.Details["decider"] != "alice" {
+		t.Fatalf("third run: got %s %q %v, want approved by alice", out.Status, out.Reason, out.Details)
+	}
+	req := requestComment(t, s)
+	if req.ID != first.ID || !strings.Contains(req.Body, "Approved** by @alice") {
+		t.Errorf("request comment %d (first %d) not edited in place with the outcome:\n%s", req.ID, first.ID, req.Body)
+	}
+}
+
+func TestApprovalNewHeadAsksAgain(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	r := configureApproval(t, Options{}, `{"wait": false}`)
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
+	r.Run(context.Background(), inv)
+	s.AddPR(prNumber, "1111111111111111111111111111111111111111")
+	inv, _ = invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
+	if out := r.Run(context.Background(), inv); out.Details["pending"] != true {
+		t.Fatalf("got %v, want pending", out.Details)
+	}
+	cs := s.Comments(prNumber)
+	if len(cs) != 2 || !strings.Contains(cs[0].Body, "Superseded") || !strings.Contains(cs[1].Body, `head="1111111111111111111111111111111111111111"`) {
+		t.Fatalf("want the old request marked superseded and a new one for the new head; got %+v", cs)
+	}
+}
+
+func TestApprovalRateLimits(t *testing.T) {
+	t.Parallel()
+	primary := githubtest.Fault{Method: "GET", PathSuffix: "/issues/12/comments", Count: 1, Status: 403,
+		Header: map[string]string{"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "{now}", "X-RateLimit-Resource": "core"},
+		Body:   `{"message":"API rate limit exceeded for installation ID 1.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit","status":"403"}`}
+	secondary := githubtest.Fault{Method: "GET", PathSuffix: "/pulls/12/reviews", Count: 1, Status: 403,
+		Header: map[string]string{"Retry-After": "1"},
+		Body:   `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits","status":"403"}`}
+	secondaryReset := githubtest.Fault{Method: "POST", PathSuffix: "/issues/12/comments", Count: 1, Status: 403,
+		Header: map[string]string{"X-RateLimit-Reset": "{now}"},
+		Body:   `{"message":"You have exceeded a secondary rate limit.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`}
+	tooMany := githubtest.Fault{Method: "GET", PathSuffix: "/pulls/12", Count: 2, Status: 429,
+		Header: map[string]string{"Retry-After": "30"}, Body: `{"message":"Too many requests"}`}
+	tests := []struct {
+		name  string
+		fault githubtest.Fault
+		want  time.Duration // the back-off asked for, within a second
+	}{
+		{"primary: 403 with X-RateLimit-Remaining 0 waits for the reset", primary, 0},
+		{"secondary: 403 with Retry-After", secondary, time.Second},
+		{"secondary: 403 with X-RateLimit-Reset", secondaryReset, 0},
+		{"429 with Retry-After", tooMany, 30 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, "agent-bot")
+			s.Fail(tt.fault)
+			answerRequest(s, func(s *githubtest.Server) { s.AddComment(prNumber, "alice", "/approve", time.Time{}) })
+			sl := &sleeper{}
+			r := configureApproval(t, Options{Sleep: sl.sleep}, `{"pollInterval": 10}`)
+			inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, 2*time.Minute, nil)
+			out := r.Run(context.Background(), inv)
+			if out.Status != hooks.StatusOK {
+				t.Fatalf("got %s %q, want approved after backing off", out.Status, out.Reason)
+			}
+			waits := sl.recorded()
+			if len(waits) == 0 {
+				t.Fatal("never backed off")
+			}
+			if d := waits[0] - tt.want; d < -time.Second || d > time.Second {
+				t.Errorf("first back-off %s, want about %s", waits[0], tt.want)
+			}
+			var limited int
+			for _, rq := range s.Requests() {
+				if rq.Status == 403 || rq.Status == 429 {
+					limited++
+				}
+			}
+			if limited != tt.fault.Count {
+				t.Errorf("%d rate-limited answers, want %d (a retry must wait, not hammer)", limited, tt.fault.Count)
+			}
+		})
+	}
+}
+
+func TestApprovalRateLimitPastDeadline(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	s.Fail(githubtest.Fault{Method: "GET", PathSuffix: "/pulls/12", Count: 1, Status: 429, Header: map[string]string{"Retry-After": "3600"}})
+	r := configureApproval(t, Options{Sleep: (&sleeper{}).sleep}, `{}`)
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out := r.Run(ctx, inv)
+	if out.Status != hooks.StatusError || !strings.Contains(out.Reason, "rate limited by GitHub for 1h0m0s, past the hook's deadline") {
+		t.Fatalf("got %s %q", out.Status, out.Reason)
+	}
+}

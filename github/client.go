@@ -1,0 +1,399 @@
+// Package github owns everything agent-hooks does on GitHub: the REST client (go-github, with
+// GITHUB_API_URL, rate-limit back-off and ETag caching), finding the repository and pull request
+// an event is about, the "github" approval provider (a PR comment answered by reviews or
+// /approve and /reject comments), the github-review and github-comment hook types, and the
+// Actions side of `agent-hooks action` (inputs, outputs, step summary, annotations) through
+// go-githubactions.
+//
+// Nothing here reads process-wide state: the environment comes from the hook invocation or the
+// caller, and every network client can be handed a transport.
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// DefaultAPIURL is used when GITHUB_API_URL is not set.
+const DefaultAPIURL = "https://api.github.com/"
+
+// actionsBot is the identity of the token GitHub Actions hands a workflow (GITHUB_TOKEN), which
+// cannot read GET /user.
+const actionsBot = "github-actions[bot]"
+
+// Options is how the GitHub hook types reach GitHub. The zero value talks to the network with
+// http.DefaultTransport and sleeps for real.
+type Options struct {
+	// Transport carries every request; nil means http.DefaultTransport.
+	Transport http.RoundTripper
+	// Sleep waits between polls and before retrying a rate-limited request; nil sleeps for real
+	// (and returns early with ctx's error).
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+func (o Options) sleep(ctx context.Context, d time.Duration) error {
+	if o.Sleep != nil {
+		return o.Sleep(ctx, d)
+	}
+	return sleepCtx(ctx, d)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// ErrNoToken is returned when neither GITHUB_TOKEN nor GH_TOKEN is set.
+var ErrNoToken = errors.New("no GitHub token: set GITHUB_TOKEN or GH_TOKEN (in a workflow, pass the action's github-token input)")
+
+// Client is a go-github client with the habits agent-hooks needs: every call retried after a
+// primary or secondary rate limit, GET responses revalidated with ETags, errors turned into one
+// readable line. A Client is safe for concurrent use.
+type Client struct {
+	gh      *gh.Client
+	cache   *etagCache
+	opts    Options
+	retries int
+
+	mu       sync.Mutex
+	identity string
+	perms    map[string]string
+}
+
+// NewClient returns a client for the API at apiURL ("" means DefaultAPIURL) that authenticates
+// with token.
+func NewClient(token, apiURL string, o Options) (*Client, error) {
+	if token == "" {
+		return nil, ErrNoToken
+	}
+	base, err := apiBaseURL(apiURL)
+	if err != nil {
+		return nil, err
+	}
+	tr := o.Transport
+	if tr == nil {
+		tr = http.DefaultTransport
+	}
+	cache := &etagCache{base: tr, entries: map[string]*cacheEntry{}}
+	c := gh.NewClient(&http.Client{Transport: cache}).WithAuthToken(token)
+	// Set BaseURL directly: GITHUB_API_URL is already the API root (https://api.github.com or
+	// https://HOST/api/v3), and WithEnterpriseURLs would append api/v3/ to any other URL.
+	c.BaseURL = base
+	return &Client{gh: c, cache: cache, opts: o, retries: 5, perms: map[string]string{}}, nil
+}
+
+// NewClientFromEnv builds a client from GITHUB_TOKEN (else GH_TOKEN) and GITHUB_API_URL.
+func NewClientFromEnv(getenv func(string) string, o Options) (*Client, error) {
+	token := getenv("GITHUB_TOKEN")
+	if token == "" {
+		token = getenv("GH_TOKEN")
+	}
+	return NewClient(token, getenv("GITHUB_API_URL"), o)
+}
+
+func apiBaseURL(raw string) (*url.URL, error) {
+	if raw == "" {
+		raw = DefaultAPIURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("GITHUB_API_URL %q is not an absolute URL", raw)
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	return u, nil
+}
+
+// CacheStats reports how many GET requests were answered 304 Not Modified from the ETag cache,
+// and how many requests were sent in all.
+func (c *Client) CacheStats() (notModified, requests int64) {
+	return c.cache.notModified.Load(), c.cache.requests.Load()
+}
+
+// call runs one API request, waiting and retrying while GitHub reports a rate limit. what names
+// the request in errors ("list comments of octo/repo#12").
+func (c *Client) call(ctx context.Context, what string, f func() (*gh.Response, error)) error {
+	for attempt := 0; ; attempt++ {
+		_, err := f()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", what, ctx.Err())
+		}
+		wait, limited := rateLimitWait(err, c.opts.now())
+		if !limited {
+			return describe(what, err)
+		}
+		if attempt >= c.retries {
+			return fmt.Errorf("%s: still rate limited by GitHub after %d retries", what, attempt)
+		}
+		if dl, ok := ctx.Deadline(); ok && c.opts.now().Add(wait).After(dl) {
+			return fmt.Errorf("%s: rate limited by GitHub for %s, past the hook's deadline", what, wait.Round(time.Second))
+		}
+		if err := c.opts.sleep(ctx, wait); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
+}
+
+// defaultBackoff is the wait after a rate limit that says nothing about when it ends.
+const defaultBackoff = 60 * time.Second
+
+// rateLimitWait says whether err is a rate limit and how long to wait before retrying. go-github
+// maps a 403 with X-RateLimit-Remaining: 0 to RateLimitError and a documented secondary limit to
+// AbuseRateLimitError, but a 429 (and a 403 that only carries Retry-After) arrive as a plain
+// ErrorResponse.
+func rateLimitWait(err error, now time.Time) (time.Duration, bool) {
+	var (
+		primary   *gh.RateLimitError
+		secondary *gh.AbuseRateLimitError
+		plain     *gh.ErrorResponse
+	)
+	switch {
+	case errors.As(err, &primary):
+		return max(primary.Rate.Reset.Sub(now), 0), true
+	case errors.As(err, &secondary):
+		if secondary.RetryAfter != nil {
+			return max(*secondary.RetryAfter, 0), true
+		}
+		return defaultBackoff, true
+	case errors.As(err, &plain) && plain.Response != nil:
+		h := plain.Response.Header
+		code := plain.Response.StatusCode
+		if code != http.StatusTooManyRequests && !(code == http.StatusForbidden && h.Get("Retry-After") != "") {
+			return 0, false
+		}
+		if s, err := strconv.Atoi(h.Get("Retry-After")); err == nil {
+			return time.Duration(max(s, 0)) * time.Second, true
+		}
+		if s, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil && h.Get("X-RateLimit-Remaining") == "0" {
+			return max(time.Unix(s, 0).Sub(now), 0), true
+		}
+		return defaultBackoff, true
+	}
+	return 0, false
+}
+
+// describe turns an API error into one line that says what failed and what to check. The
+// token is never part of it: go-github errors carry the method and URL, not the headers.
+func describe(what string, err error) error {
+	var e *gh.ErrorResponse
+	if !errors.As(err, &e) || e.Response == nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	msg := oneLine(e.Message)
+	switch e.Response.StatusCode {
+	case http.StatusUnauthorized:
+		return &APIError{Status: 401, Msg: fmt.Sprintf("%s: 401 unauthorized (%s): the GitHub token is invalid or expired", what, msg)}
+	case http.StatusForbidden:
+		return &APIError{Status: 403, Msg: fmt.Sprintf("%s: 403 forbidden (%s): the token lacks permission (it needs pull-requests: write and issues: write)", what, msg)}
+	case http.StatusNotFound:
+		return &APIError{Status: 404, Msg: fmt.Sprintf("%s: 404 not found: check the repository and pull request number, and that the token can see them", what)}
+	}
+	return &APIError{Status: e.Response.StatusCode, Msg: fmt.Sprintf("%s: %d %s", what, e.Response.StatusCode, msg)}
+}
+
+// APIError is a GitHub API failure described in one line.
+type APIError struct {
+	Status int
+	Msg    string
+}
+
+func (e *APIError) Error() string { return e.Msg }
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return "no message"
+	}
+	return s
+}
+
+// Identity is the login the token acts as: GET /user, or github-actions[bot] for the Actions
+// token, which may not read it.
+func (c *Client) Identity(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	id := c.identity
+	c.mu.Unlock()
+	if id != "" {
+		return id, nil
+	}
+	var u *gh.User
+	err := c.call(ctx, "get the token's user", func() (r *gh.Response, err error) {
+		u, r, err = c.gh.Users.Get(ctx, "")
+		return r, err
+	})
+	var apiErr *APIError
+	switch {
+	case err == nil:
+		id = u.GetLogin()
+	case errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden:
+		// "Resource not accessible by integration": an installation token (GITHUB_TOKEN).
+		id = actionsBot
+	default:
+		return "", err
+	}
+	c.mu.Lock()
+	c.identity = id
+	c.mu.Unlock()
+	return id, nil
+}
+
+// Permission is the user's permission on the repository (admin, maintain, write, triage, read
+// or none). A user GitHub does not know has none.
+func (c *Client) Permission(ctx context.Context, t Target, login string) (string, error) {
+	key := strings.ToLower(login)
+	c.mu.Lock()
+	p, ok := c.perms[key]
+	c.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	var lvl *gh.RepositoryPermissionLevel
+	err := c.call(ctx, fmt.Sprintf("get the permission of %s on %s", login, t.Repository()), func() (r *gh.Response, err error) {
+		lvl, r, err = c.gh.Repositories.GetPermissionLevel(ctx, t.Owner, t.Repo, login)
+		return r, err
+	})
+	var apiErr *APIError
+	switch {
+	case err == nil:
+		p = lvl.GetPermission()
+	case errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound:
+		p = "none"
+	default:
+		return "", err
+	}
+	c.mu.Lock()
+	c.perms[key] = p
+	c.mu.Unlock()
+	return p, nil
+}
+
+// PullRequest fetches the pull request (its head commit changes as commits are pushed).
+func (c *Client) PullRequest(ctx context.Context, t Target) (*gh.PullRequest, error) {
+	var pr *gh.PullRequest
+	err := c.call(ctx, "get pull request "+t.String(), func() (r *gh.Response, err error) {
+		pr, r, err = c.gh.PullRequests.Get(ctx, t.Owner, t.Repo, t.Number)
+		return r, err
+	})
+	return pr, err
+}
+
+// pageSize is the most GitHub returns per page.
+const pageSize = 100
+
+// Comments lists every comment of the pull request updated at or after since (zero: all),
+// following the Link headers through every page.
+func (c *Client) Comments(ctx context.Context, t Target, since time.Time) ([]*gh.IssueComment, error) {
+	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: pageSize}}
+	if !since.IsZero() {
+		s := since.UTC()
+		opts.Since = &s
+	}
+	var all []*gh.IssueComment
+	for {
+		var (
+			page []*gh.IssueComment
+			resp *gh.Response
+		)
+		err := c.call(ctx, "list the comments of "+t.String(), func() (r *gh.Response, err error) {
+			page, resp, err = c.gh.Issues.ListComments(ctx, t.Owner, t.Repo, t.Number, opts)
+			return resp, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if resp.NextPage == 0 {
+			return all, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// Reviews lists every review of the pull request, oldest first, through every page.
+func (c *Client) Reviews(ctx context.Context, t Target) ([]*gh.PullRequestReview, error) {
+	opts := &gh.ListOptions{PerPage: pageSize}
+	var all []*gh.PullRequestReview
+	for {
+		var (
+			page []*gh.PullRequestReview
+			resp *gh.Response
+		)
+		err := c.call(ctx, "list the reviews of "+t.String(), func() (r *gh.Response, err error) {
+			page, resp, err = c.gh.PullRequests.ListReviews(ctx, t.Owner, t.Repo, t.Number, opts)
+			return resp, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		if resp.NextPage == 0 {
+			return all, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// CreateComment posts a comment on the pull request.
+func (c *Client) CreateComment(ctx context.Context, t Target, body string) (*gh.IssueComment, error) {
+	var out *gh.IssueComment
+	err := c.call(ctx, "comment on "+t.String(), func() (r *gh.Response, err error) {
+		out, r, err = c.gh.Issues.CreateComment(ctx, t.Owner, t.Repo, t.Number, &gh.IssueComment{Body: &body})
+		return r, err
+	})
+	return out, err
+}
+
+// EditComment replaces the body of a comment.
+func (c *Client) EditComment(ctx context.Context, t Target, id int64, body string) (*gh.IssueComment, error) {
+	var out *gh.IssueComment
+	err := c.call(ctx, fmt.Sprintf("edit comment %d on %s", id, t.String()), func() (r *gh.Response, err error) {
+		out, r, err = c.gh.Issues.EditComment(ctx, t.Owner, t.Repo, id, &gh.IssueComment{Body: &body})
+		return r, err
+	})
+	return out, err
+}
+
+// CreateReview submits a review (event APPROVE, REQUEST_CHANGES or COMMENT) on commit.
+func (c *Client) CreateReview(ctx context.Context, t Target, commit, event, body string) (*gh.PullRequestReview, error) {
+	req := &gh.PullRequestReviewRequest{Event: &event, Body: &body}
+	if commit != "" {
+		req.CommitID = &commit
+	}
+	var out *gh.PullRequestReview
+	err := c.call(ctx, "review "+t.String(), func() (r *gh.Response, err error) {
+		out, r, err = c.gh.PullRequests.CreateReview(ctx, t.Owner, t.Repo, t.Number, req)
+		return r, err
+	})
+	return out, err
+}

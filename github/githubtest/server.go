@@ -1,0 +1,532 @@
+// Package githubtest is a stand-in for the GitHub REST API, for tests: an httptest server that
+// answers the operations agent-hooks uses (pulls get and reviews, issue comments, collaborator
+// permission, the token's user) the way github.com does — bodies shaped from GitHub's documented
+// examples, per_page/page paging with Link headers, `since`, ETag revalidation with 304,
+// X-RateLimit-* headers, Bearer-token checks — and can be told to fail: primary and secondary
+// rate limits, 401, 403, 404.
+package githubtest
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// api holds GitHub's documented example responses (from GitHub's REST description, MIT).
+//
+//go:embed api/*.json
+var api embed.FS
+
+func example(name string) map[string]any {
+	b, err := api.ReadFile("api/" + name + ".json")
+	if err != nil {
+		panic(err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		panic(err)
+	}
+	if list, ok := v.([]any); ok {
+		v = list[0]
+	}
+	return v.(map[string]any)
+}
+
+// Comment is an issue comment on a pull request.
+type Comment struct {
+	ID        int64
+	PR        int
+	Login     string
+	Body      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Review is a pull-request review.
+type Review struct {
+	ID          int64
+	PR          int
+	Login       string
+	State       string // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED
+	Body        string
+	CommitID    string
+	SubmittedAt time.Time
+}
+
+// Request is one request the server received.
+type Request struct {
+	Method, Path, Query string
+	IfNoneMatch         string
+	Status              int
+}
+
+// Fault makes the next Count requests matching Method and a path ending in PathSuffix fail with
+// Status, Header and Body.
+type Fault struct {
+	Method     string
+	PathSuffix string
+	Count      int
+	Status     int
+	Header     map[string]string
+	Body       string
+}
+
+// Server is a fake GitHub API for one repository.
+type Server struct {
+	*httptest.Server
+	Owner, Repo string
+
+	mu        sync.Mutex
+	token     string
+	user      string
+	heads     map[int]string
+	comments  []*Comment
+	reviews   []*Review
+	perms     map[string]string
+	faults    []*Fault
+	requests  []Request
+	nextID    int64
+	remaining int
+	now       func() time.Time
+	onComment []func(s *Server, c Comment)
+}
+
+// New starts a server for owner/repo that accepts token. The token's user is login; an empty
+// login makes GET /user answer 403 like an Actions installation token, whose comments are then
+// made as github-actions[bot].
+func New(owner, repo, token, login string) *Server {
+	s := &Server{
+		Owner: owner, Repo: repo, token: token, user: login,
+		heads: map[int]string{}, perms: map[string]string{},
+		nextID: 1000, remaining: 5000, now: time.Now,
+	}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// SetNow replaces the clock used for timestamps.
+func (s *Server) SetNow(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = now
+}
+
+// AddPR creates pull request number with head commit sha (or moves its head).
+func (s *Server) AddPR(number int, head string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.heads[number] = head
+}
+
+// SetPermission sets login's permission on the repository (admin, maintain, write, triage,
+// read, none).
+func (s *Server) SetPermission(login, perm string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.perms[strings.ToLower(login)] = perm
+}
+
+// AddComment adds a comment by login, timestamped now (or at, if not zero).
+func (s *Server) AddComment(pr int, login, body string, at time.Time) Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *s.addCommentLocked(pr, login, body, at)
+}
+
+func (s *Server) addCommentLocked(pr int, login, body string, at time.Time) *Comment {
+	if at.IsZero() {
+		at = s.now()
+	}
+	at = at.UTC().Truncate(time.Second)
+	s.nextID++
+	c := &Comment{ID: s.nextID, PR: pr, Login: login, Body: body, CreatedAt: at, UpdatedAt: at}
+	s.comments = append(s.comments, c)
+	return c
+}
+
+// AddReview adds a review by login on commit (empty: the current head), timestamped now (or at).
+func (s *Server) AddReview(pr int, login, state, body, commit string, at time.Time) Review {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *s.addReviewLocked(pr, login, state, body, commit, at)
+}
+
+func (s *Server) addReviewLocked(pr int, login, state, body, commit string, at time.Time) *Review {
+	if at.IsZero() {
+		at = s.now()
+	}
+	if commit == "" {
+		commit = s.heads[pr]
+	}
+	s.nextID++
+	r := &Review{ID: s.nextID, PR: pr, Login: login, State: state, Body: body, CommitID: commit, SubmittedAt: at.UTC().Truncate(time.Second)}
+	s.reviews = append(s.reviews, r)
+	return r
+}
+
+// OnComment calls f (without the server's lock held) after every comment created through the
+// API, e.g. to answer an approval request.
+func (s *Server) OnComment(f func(s *Server, c Comment)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onComment = append(s.onComment, f)
+}
+
+// Fail queues a fault.
+func (s *Server) Fail(f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, &f)
+}
+
+// Comments returns the comments of the pull request, oldest first.
+func (s *Server) Comments(pr int) []Comment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Comment
+	for _, c := range s.comments {
+		if c.PR == pr {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// Reviews returns the reviews of the pull request, oldest first.
+func (s *Server) Reviews(pr int) []Review {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Review
+	for _, r := range s.reviews {
+		if r.PR == pr {
+			out = append(out, *r)
+		}
+	}
+	return out
+}
+
+// Requests returns every request received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Identity is the login comments made with the token appear under.
+func (s *Server) Identity() string {
+	if s.user == "" {
+		return "github-actions[bot]"
+	}
+	return s.user
+}
+
+var (
+	rePR          = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)$`)
+	reReviews     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
+	reComments    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
+	reEditComment = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)$`)
+	rePermission  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/collaborators/([^/]+)/permission$`)
+)
+
+// reply is what a handler decided to answer.
+type reply struct {
+	status int
+	body   any
+	header http.Header
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	rep, created := s.handle(r)
+	s.setRateHeaders(w.Header(), rep.status)
+	for k, v := range rep.header {
+		w.Header()[k] = v
+	}
+	var body []byte
+	if rep.body != nil {
+		if raw, ok := rep.body.(json.RawMessage); ok {
+			body = raw
+		} else {
+			body, _ = json.Marshal(rep.body)
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	}
+	status := rep.status
+	inm := r.Header.Get("If-None-Match")
+	if r.Method == http.MethodGet && status == http.StatusOK {
+		sum := sha256.Sum256(body)
+		etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+		w.Header().Set("ETag", etag)
+		if inm == etag {
+			status, body = http.StatusNotModified, nil
+		}
+	}
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, IfNoneMatch: inm, Status: status})
+	callbacks := slices.Clone(s.onComment)
+	s.mu.Unlock()
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+	if created != nil {
+		for _, f := range callbacks {
+			f(s, *created)
+		}
+	}
+}
+
+// setRateHeaders sends the X-RateLimit-* headers of every REST response; a 304 does not count.
+func (s *Server) setRateHeaders(h http.Header, status int) {
+	if h.Get("X-RateLimit-Remaining") != "" {
+		return
+	}
+	if status != http.StatusNotModified && s.remaining > 0 {
+		s.remaining--
+	}
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(s.remaining))
+	h.Set("X-RateLimit-Used", strconv.Itoa(5000-s.remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Add(time.Hour).Unix(), 10))
+	h.Set("X-RateLimit-Resource", "core")
+}
+
+func apiError(status int, msg, doc string) reply {
+	return reply{status: status, body: map[string]any{"message": msg, "documentation_url": doc, "status": strconv.Itoa(status)}}
+}
+
+func notFound() reply {
+	return apiError(http.StatusNotFound, "Not Found", "https://docs.github.com/rest")
+}
+
+func (s *Server) handle(r *http.Request) (reply, *Comment) {
+	for i, f := range s.faults {
+		if f.Count > 0 && (f.Method == "" || f.Method == r.Method) && strings.HasSuffix(r.URL.Path, f.PathSuffix) {
+			f.Count--
+			if f.Count == 0 {
+				s.faults = append(s.faults[:i], s.faults[i+1:]...)
+			}
+			h := http.Header{}
+			for k, v := range f.Header {
+				h.Set(k, strings.ReplaceAll(v, "{now}", strconv.FormatInt(s.now().Unix(), 10)))
+			}
+			return reply{status: f.Status, header: h, body: json.RawMessage(f.Body)}, nil
+		}
+	}
+	if r.Header.Get("Authorization") != "Bearer "+s.token {
+		return apiError(http.StatusUnauthorized, "Bad credentials", "https://docs.github.com/rest"), nil
+	}
+	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
+	if path == "/user" && r.Method == http.MethodGet {
+		if s.user == "" {
+			return apiError(http.StatusForbidden, "Resource not accessible by integration", "https://docs.github.com/rest/users/users#get-the-authenticated-user"), nil
+		}
+		return reply{status: http.StatusOK, body: s.userJSON(s.user)}, nil
+	}
+	for _, re := range []*regexp.Regexp{rePR, reReviews, reComments, reEditComment, rePermission} {
+		if m := re.FindStringSubmatch(path); m != nil && (m[1] != s.Owner || m[2] != s.Repo) {
+			return notFound(), nil
+		}
+	}
+	if m := rePermission.FindStringSubmatch(path); m != nil && r.Method == http.MethodGet {
+		perm, ok := s.perms[strings.ToLower(m[3])]
+		if !ok {
+			return notFound(), nil
+		}
+		body := example("repos.get-collaborator-permission-level")
+		body["permission"] = legacyPermission(perm)
+		body["role_name"] = perm
+		body["user"] = s.userJSON(m[3])
+		return reply{status: http.StatusOK, body: body}, nil
+	}
+	if m := reEditComment.FindStringSubmatch(path); m != nil && r.Method == http.MethodPatch {
+		id, _ := strconv.ParseInt(m[3], 10, 64)
+		for _, c := range s.comments {
+			if c.ID != id {
+				continue
+			}
+			if !strings.EqualFold(c.Login, s.Identity()) {
+				return apiError(http.StatusForbidden, "Resource not accessible by integration", "https://docs.github.com/rest/issues/comments#update-an-issue-comment"), nil
+			}
+			var in struct{ Body *string }
+			if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == nil {
+				return apiError(http.StatusUnprocessableEntity, "Invalid request.\n\n\"body\" wasn't supplied.", "https://docs.github.com/rest/issues/comments#update-an-issue-comment"), nil
+			}
+			c.Body, c.UpdatedAt = *in.Body, s.now().UTC().Truncate(time.Second)
+			return reply{status: http.StatusOK, body: s.commentJSON(r, c)}, nil
+		}
+		return notFound(), nil
+	}
+	var number int
+	for _, re := range []*regexp.Regexp{rePR, reReviews, reComments} {
+		if m := re.FindStringSubmatch(path); m != nil {
+			number, _ = strconv.Atoi(m[3])
+		}
+	}
+	head, ok := s.heads[number]
+	if number == 0 || !ok {
+		return notFound(), nil
+	}
+	switch {
+	case rePR.MatchString(path) && r.Method == http.MethodGet:
+		body := example("pulls.get")
+		body["number"] = number
+		body["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, number)
+		hd := body["head"].(map[string]any)
+		hd["sha"] = head
+		return reply{status: http.StatusOK, body: body}, nil
+	case reReviews.MatchString(path) && r.Method == http.MethodGet:
+		var list []any
+		for _, rv := range s.reviews {
+			if rv.PR == number {
+				list = append(list, s.reviewJSON(rv))
+			}
+		}
+		return s.page(r, list), nil
+	case reReviews.MatchString(path) && r.Method == http.MethodPost:
+		var in struct {
+			CommitID *string `json:"commit_id"`
+			Body     string  `json:"body"`
+			Event    string  `json:"event"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			return apiError(http.StatusBadRequest, "Problems parsing JSON", "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"), nil
+		}
+		state := map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}[in.Event]
+		if state == "" || state != "APPROVED" && strings.TrimSpace(in.Body) == "" {
+			return apiError(http.StatusUnprocessableEntity, "Unprocessable Entity", "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"), nil
+		}
+		if state != "COMMENTED" && s.user == "" {
+			// The default Actions setting: GITHUB_TOKEN may not approve or request changes.
+			return apiError(http.StatusUnprocessableEntity, "Unprocessable Entity: \"GitHub Actions is not permitted to approve pull requests.\"", "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"), nil
+		}
+		commit := ""
+		if in.CommitID != nil {
+			commit = *in.CommitID
+		}
+		rv := s.addReviewLocked(number, s.Identity(), state, in.Body, commit, time.Time{})
+		return reply{status: http.StatusOK, body: s.reviewJSON(rv)}, nil
+	case reComments.MatchString(path) && r.Method == http.MethodGet:
+		var since time.Time
+		if v := r.URL.Query().Get("since"); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return apiError(http.StatusUnprocessableEntity, "Invalid request: since is not a timestamp", "https://docs.github.com/rest/issues/comments#list-issue-comments"), nil
+			}
+			since = t
+		}
+		var list []any
+		for _, c := range s.comments {
+			if c.PR == number && !c.UpdatedAt.Before(since) {
+				list = append(list, s.commentJSON(r, c))
+			}
+		}
+		return s.page(r, list), nil
+	case reComments.MatchString(path) && r.Method == http.MethodPost:
+		var in struct{ Body *string }
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == nil {
+			return apiError(http.StatusUnprocessableEntity, "Invalid request.\n\n\"body\" wasn't supplied.", "https://docs.github.com/rest/issues/comments#create-an-issue-comment"), nil
+		}
+		c := s.addCommentLocked(number, s.Identity(), *in.Body, time.Time{})
+		cp := *c
+		return reply{status: http.StatusCreated, body: s.commentJSON(r, c)}, &cp
+	}
+	return notFound(), nil
+}
+
+// legacyPermission is the "permission" field: maintain reads as write and triage as read.
+func legacyPermission(role string) string {
+	switch role {
+	case "maintain":
+		return "write"
+	case "triage":
+		return "read"
+	}
+	return role
+}
+
+// page answers one page of a list with GitHub's Link header.
+func (s *Server) page(r *http.Request, list []any) reply {
+	q := r.URL.Query()
+	per, _ := strconv.Atoi(q.Get("per_page"))
+	if per <= 0 {
+		per = 30
+	}
+	per = min(per, 100)
+	pg, _ := strconv.Atoi(q.Get("page"))
+	pg = max(pg, 1)
+	last := max((len(list)+per-1)/per, 1)
+	from, to := min((pg-1)*per, len(list)), min(pg*per, len(list))
+	h := http.Header{}
+	link := func(n int, rel string) string {
+		u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path}
+		q2 := r.URL.Query()
+		q2.Set("page", strconv.Itoa(n))
+		u.RawQuery = q2.Encode()
+		return fmt.Sprintf(`<%s>; rel="%s"`, u.String(), rel)
+	}
+	var links []string
+	if pg < last {
+		links = append(links, link(pg+1, "next"), link(last, "last"))
+	}
+	if pg > 1 {
+		links = append(links, link(1, "first"), link(pg-1, "prev"))
+	}
+	if len(links) > 0 {
+		h.Set("Link", strings.Join(links, ", "))
+	}
+	body := list[from:to]
+	if body == nil {
+		body = []any{}
+	}
+	return reply{status: http.StatusOK, body: body, header: h}
+}
+
+func (s *Server) userJSON(login string) map[string]any {
+	u := map[string]any{}
+	for k, v := range example("issues.create-comment")["user"].(map[string]any) {
+		u[k] = strings.ReplaceAll(fmt.Sprint(v), "octocat", login)
+	}
+	u["id"] = len(login)
+	u["site_admin"] = false
+	u["type"] = "User"
+	if strings.HasSuffix(login, "[bot]") {
+		u["type"] = "Bot"
+	}
+	return u
+}
+
+func (s *Server) commentJSON(r *http.Request, c *Comment) map[string]any {
+	body := example("issues.list-comments")
+	body["id"] = c.ID
+	body["node_id"] = fmt.Sprintf("IC_%d", c.ID)
+	body["url"] = fmt.Sprintf("http://%s/repos/%s/%s/issues/comments/%d", r.Host, s.Owner, s.Repo, c.ID)
+	body["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d#issuecomment-%d", s.Owner, s.Repo, c.PR, c.ID)
+	body["issue_url"] = fmt.Sprintf("http://%s/repos/%s/%s/issues/%d", r.Host, s.Owner, s.Repo, c.PR)
+	body["body"] = c.Body
+	body["user"] = s.userJSON(c.Login)
+	body["created_at"] = c.CreatedAt.Format(time.RFC3339)
+	body["updated_at"] = c.UpdatedAt.Format(time.RFC3339)
+	return body
+}
+
+func (s *Server) reviewJSON(rv *Review) map[string]any {
+	body := example("pulls.list-reviews")
+	body["id"] = rv.ID
+	body["node_id"] = fmt.Sprintf("PRR_%d", rv.ID)
+	body["user"] = s.userJSON(rv.Login)
+	body["body"] = rv.Body
+	body["state"] = rv.State
+	body["commit_id"] = rv.CommitID
+	body["submitted_at"] = rv.SubmittedAt.Format(time.RFC3339)
+	body["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d#pullrequestreview-%d", s.Owner, s.Repo, rv.PR, rv.ID)
+	return body
+}

@@ -1,0 +1,46 @@
+package github
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// decodeStrict decodes a hook's options, rejecting unknown fields so that a misspelt option is
+// an error and not a silent default.
+func decodeStrict(options json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(options)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(options))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// failed is the outcome of a hook that could not do its work.
+func failed(err error) hooks.Outcome {
+	return hooks.Outcome{Status: hooks.StatusError, ExitCode: 1, Reason: err.Error()}
+}
+
+// progress prints one line of live progress for the user.
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+var unsafeKey = regexp.MustCompile(`[^A-Za-z0-9._:/#@+-]+`)
+
+// markerKey makes a key safe to embed in an HTML comment attribute.
+func markerKey(s string) string { return unsafeKey.ReplaceAllString(s, "-") }
+
+// sameLogin compares GitHub logins, which are case-insensitive.
+func sameLogin(a, b string) bool { return strings.EqualFold(a, b) }

@@ -48,23 +48,25 @@ func TestApprovalDecisions(t *testing.T) {
 		wantStatusL string // substring of the edited request comment
 	}{
 		{
-			name:  "approving review by a writer",
-			react: func(s *githubtest.Server) { s.AddReview(prNumber, "alice", "APPROVED", "ship it", "", time.Time{}) },
+			name:       "approving review by a writer",
+			react:      func(s *githubtest.Server) { s.AddReview(prNumber, "alice", "APPROVED", "ship it", "", time.Time{}) },
 			wantStatus: hooks.StatusOK, wantDecider: "alice", wantVia: "review", wantStatusL: "✅ **Approved** by @alice",
 		},
 		{
-			name:  "/approve comment by an admin",
-			react: func(s *githubtest.Server) { s.AddComment(prNumber, "bob", "/approve\nlooks fine", time.Time{}) },
+			name:       "/approve comment by an admin",
+			react:      func(s *githubtest.Server) { s.AddComment(prNumber, "bob", "/approve\nlooks fine", time.Time{}) },
 			wantStatus: hooks.StatusOK, wantDecider: "bob", wantVia: "comment", wantStatusL: "`/approve`",
 		},
 		{
-			name:  "maintain role counts as write",
-			react: func(s *githubtest.Server) { s.AddComment(prNumber, "carol", "/APPROVE", time.Time{}) },
+			name:       "maintain role counts as write",
+			react:      func(s *githubtest.Server) { s.AddComment(prNumber, "carol", "/APPROVE", time.Time{}) },
 			wantStatus: hooks.StatusOK, wantDecider: "carol", wantVia: "comment",
 		},
 		{
-			name:  "/reject with a reason",
-			react: func(s *githubtest.Server) { s.AddComment(prNumber, "alice", "/reject the plan skips the migration", time.Time{}) },
+			name: "/reject with a reason",
+			react: func(s *githubtest.Server) {
+				s.AddComment(prNumber, "alice", "/reject the plan skips the migration", time.Time{})
+			},
 			wantStatus: hooks.StatusBlocked, wantReason: "rejected by @alice on octo/hello#12: the plan skips the migration",
 			wantDecider: "alice", wantVia: "comment", wantStatusL: "❌ **Rejected** by @alice",
 		},
@@ -76,24 +78,24 @@ func TestApprovalDecisions(t *testing.T) {
 			wantStatus: hooks.StatusBlocked, wantReason: "Please split the change.", wantDecider: "bob", wantVia: "review",
 		},
 		{
-			name:  "a read-only user cannot approve",
-			react: func(s *githubtest.Server) { s.AddComment(prNumber, "mallory", "/approve", time.Time{}) },
+			name:       "a read-only user cannot approve",
+			react:      func(s *githubtest.Server) { s.AddComment(prNumber, "mallory", "/approve", time.Time{}) },
 			wantStatus: hooks.StatusBlocked, wantReason: "no approval on octo/hello#12 within", wantStatusL: "⌛ **Timed out**",
 		},
 		{
-			name:    "listed approvers decide whatever their permission",
-			options: `"approvers": ["@mallory"]`,
-			react:   func(s *githubtest.Server) { s.AddComment(prNumber, "mallory", "/approve", time.Time{}) },
+			name:       "listed approvers decide whatever their permission",
+			options:    `"approvers": ["@mallory"]`,
+			react:      func(s *githubtest.Server) { s.AddComment(prNumber, "mallory", "/approve", time.Time{}) },
 			wantStatus: hooks.StatusOK, wantDecider: "mallory", wantVia: "comment",
 		},
 		{
-			name:  "a user unknown to the repository cannot approve",
-			react: func(s *githubtest.Server) { s.AddComment(prNumber, "stranger", "/approve", time.Time{}) },
+			name:       "a user unknown to the repository cannot approve",
+			react:      func(s *githubtest.Server) { s.AddComment(prNumber, "stranger", "/approve", time.Time{}) },
 			wantStatus: hooks.StatusBlocked, wantReason: "no approval",
 		},
 		{
-			name:  "the bot's own /approve never counts",
-			react: func(s *githubtest.Server) { s.AddComment(prNumber, "agent-bot", "/approve", time.Time{}) },
+			name:       "the bot's own /approve never counts",
+			react:      func(s *githubtest.Server) { s.AddComment(prNumber, "agent-bot", "/approve", time.Time{}) },
 			wantStatus: hooks.StatusBlocked, wantReason: "no approval",
 		},
 		{
@@ -112,9 +114,9 @@ func TestApprovalDecisions(t *testing.T) {
 			wantStatus: hooks.StatusOK, wantDecider: "alice", wantVia: "review",
 		},
 		{
-			name:    "minApprovals 2 with one approval times out",
-			options: `"minApprovals": 2`,
-			react:   func(s *githubtest.Server) { s.AddReview(prNumber, "alice", "APPROVED", "", "", time.Time{}) },
+			name:       "minApprovals 2 with one approval times out",
+			options:    `"minApprovals": 2`,
+			react:      func(s *githubtest.Server) { s.AddReview(prNumber, "alice", "APPROVED", "", "", time.Time{}) },
 			wantStatus: hooks.StatusBlocked, wantReason: "(1 of 2 approvals)",
 		},
 		{
@@ -127,9 +129,9 @@ func TestApprovalDecisions(t *testing.T) {
 			wantStatus: hooks.StatusOK, wantDecider: "bob", wantVia: "comment", wantStatusL: "@alice, @bob",
 		},
 		{
-			name:    "timeoutAction approve",
-			options: `"timeoutAction": "approve"`,
-			react:   func(*githubtest.Server) {},
+			name:       "timeoutAction approve",
+			options:    `"timeoutAction": "approve"`,
+			react:      func(*githubtest.Server) {},
 			wantStatus: hooks.StatusOK, wantStatusL: "approved automatically",
 		},
 		{

@@ -101,14 +101,21 @@ func UnknownPoint(format, name string, known []string) string {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// YAMLError turns a gopkg.in/yaml.v3 syntax error into a diagnostic with its line.
+// YAMLError turns a gopkg.in/yaml.v3 syntax error into a diagnostic with its line. yaml.v3 counts
+// lines in two ways: a scanner error names the 1-based line of the problem, a parser error ("did
+// not find expected …") the 0-based line where the enclosing construct began, and an error on the
+// first line names none. The diagnostic gives 1-based lines throughout.
 func YAMLError(file string, err error) hooks.Diagnostic {
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return Errorf(file, line, 1, "invalid YAML: %s", m[2])
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 1
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+		if strings.HasPrefix(msg, "did not find expected") {
+			line++
+		}
 	}
-	return Errorf(file, 0, 0, "invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+	return Errorf(file, line, 1, "invalid YAML: %s", msg)
 }
 
 // Configured reports whether the configuration has any hook of the named format, so that an

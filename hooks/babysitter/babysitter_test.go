@@ -1,0 +1,188 @@
+package babysitter_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/babysitter"
+	"github.com/autoagent/agent-hooks/hooks/seedfmt/seedtest"
+)
+
+// basicTemplate is the seed document's "Basic Template" hook, with the commented-out
+// notification replaced by a line in a log file.
+const basicTemplate = `#!/bin/bash
+# My Custom Hook
+# Description of what this hook does
+
+set -euo pipefail
+
+# Read payload from stdin
+PAYLOAD=$(cat)
+
+# Extract fields using jq
+QUESTION=$(echo "$PAYLOAD" | jq -r '.question // "N/A"')
+RUN_ID=$(echo "$PAYLOAD" | jq -r '.runId // "unknown"')
+
+# Do your custom logic here
+echo "[my-hook] Processing breakpoint for run: $RUN_ID" >&2
+
+echo "$RUN_ID: $QUESTION" >> "$REPO_ROOT/breakpoints.log"
+
+# Output any results to stdout (optional)
+echo '{"status": "notified"}'
+
+exit 0
+`
+
+// record writes which hook ran, and what it saw, to order.log.
+func record(tag string) string {
+	return "#!/bin/sh\nstdin=$(cat)\nprintf '%s %s %s\\n' " + tag + " \"$(echo \"$stdin\" | jq -r .runId)\" \"$(echo \"$BREAKPOINT_PAYLOAD\" | jq -r .runId)\" >> \"$REPO_ROOT/order.log\"\n"
+}
+
+func newWorkspace(t *testing.T) *seedtest.Workspace {
+	t.Helper()
+	return seedtest.New(t, []hooks.Format{babysitter.New()}, babysitter.NewExtension())
+}
+
+func TestSeedBreakpointHook(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.Write(".a5c/hooks/on-breakpoint/my-hook.sh", basicTemplate, 0o755)
+	res := w.Fire("on-breakpoint", "question", "Approve this change?", "runId", "run-20260119-example", "title", "Review Required")
+	if res.Event != hooks.ApprovalRequired || len(res.Hooks) != 1 {
+		t.Fatalf("got %+v", res)
+	}
+	h := res.Hooks[0]
+	if h.Status != hooks.StatusOK || h.Stdout != "{\"status\": \"notified\"}\n" || h.Stderr != "[my-hook] Processing breakpoint for run: run-20260119-example\n" {
+		t.Errorf("hook %+v", h)
+	}
+	if got := w.Read("breakpoints.log"); got != "run-20260119-example: Approve this change?\n" {
+		t.Errorf("breakpoints.log %q", got)
+	}
+}
+
+func TestDiscoveryOrder(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.Write("plugins/babysitter/hooks/on-run-start/a-plugin.sh", record("plugin-a"), 0o755)
+	w.Write("plugins/babysitter/hooks/hook-dispatcher.sh", "#!/bin/sh\nexit 9\n", 0o755) // not a hook
+	w.Write("~/.config/babysitter/hooks/on-run-start/b-user.sh", record("user-b"), 0o755)
+	w.Write("~/.config/babysitter/hooks/on-run-start/a-user.sh", record("user-a"), 0o755)
+	w.Write(".a5c/hooks/on-run-start/20-second.sh", record("repo-20"), 0o755)
+	w.Write(".a5c/hooks/on-run-start/10-first.sh", record("repo-10"), 0o755)
+	w.Write(".a5c/hooks/on-run-start/15-fails.sh", "#!/bin/sh\necho broken >&2\nexit 3\n", 0o755)
+	w.Write(".a5c/hooks/on-run-start/README.md", "notes\n", 0o644)
+
+	res := w.Fire("on-run-start", "runId", "run-1")
+	if res.Event != hooks.SessionStart || res.Blocked {
+		t.Fatalf("event %s blocked %v", res.Event, res.Blocked)
+	}
+	if got, want := w.Read("order.log"), "repo-10 run-1 run-1\nrepo-20 run-1 run-1\nuser-a run-1 run-1\nuser-b run-1 run-1\nplugin-a run-1 run-1\n"; got != want {
+		t.Errorf("order.log:\n%s\nwant:\n%s", got, want)
+	}
+
+	// --json: executedHooks, as the dispatcher reports them.
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		ExecutedHooks []babysitter.ExecutedHook `json:"executedHooks"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range out.ExecutedHooks {
+		rel, _ := filepath.Rel(filepath.Dir(w.Dir), e.HookPath)
+		got = append(got, strings.Join([]string{rel, e.Location, e.Status, itoa(e.ExitCode), e.Stderr}, " "))
+	}
+	want := []string{
+		"ws/.a5c/hooks/on-run-start/10-first.sh per-repo success 0 ",
+		"ws/.a5c/hooks/on-run-start/15-fails.sh per-repo failed 3 broken\n",
+		"ws/.a5c/hooks/on-run-start/20-second.sh per-repo success 0 ",
+		"home/.config/babysitter/hooks/on-run-start/a-user.sh per-user success 0 ",
+		"home/.config/babysitter/hooks/on-run-start/b-user.sh per-user success 0 ",
+		"ws/plugins/babysitter/hooks/on-run-start/a-plugin.sh plugin success 0 ",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("executedHooks\n%q\nwant\n%q", got, want)
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestEnvironment(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.Write("plugins/babysitter/README.md", "the plugin\n", 0o644)
+	w.Write(".a5c/hooks/on-score/env.sh", "#!/bin/sh\necho \"$REPO_ROOT|$CLAUDE_PLUGIN_ROOT\"\necho \"$BREAKPOINT_PAYLOAD\" | jq -c '{target, score, eventName}'\n", 0o755)
+	w.Write(".autoagent/config.json", `{"customEvents": ["on-score"]}`, 0o644)
+	res := w.Fire("on-score", "target", "code-quality", "score", 85)
+	want := w.Dir + "|" + filepath.Join(w.Dir, "plugins", "babysitter") + "\n" + `{"target":"code-quality","score":85,"eventName":"on-score"}` + "\n"
+	if len(res.Hooks) != 1 || res.Hooks[0].Stdout != want {
+		t.Errorf("got %+v, want stdout %q", res.Hooks, want)
+	}
+}
+
+func TestRunFailOnlyOnFailure(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.Write(".a5c/hooks/on-run-complete/done.sh", "#!/bin/sh\necho complete\n", 0o755)
+	w.Write(".a5c/hooks/on-run-fail/alert.sh", "#!/bin/sh\necho failed\n", 0o755)
+	statuses := func(res *hooks.Result) []string { return seedtest.Statuses(res) }
+	if got, want := statuses(w.Fire("on-run-complete", "status", "completed")), []string{"on-run-complete/done.sh=ok", "on-run-fail/alert.sh=skipped"}; !slices.Equal(got, want) {
+		t.Errorf("completed: %v, want %v", got, want)
+	}
+	if got, want := statuses(w.Fire("on-run-fail", "status", "failed")), []string{"on-run-complete/done.sh=ok", "on-run-fail/alert.sh=ok"}; !slices.Equal(got, want) {
+		t.Errorf("failed: %v, want %v", got, want)
+	}
+}
+
+func TestFailureNeverBlocks(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.Write(".a5c/hooks/pre-commit/lint.sh", "#!/bin/sh\necho lint errors >&2\nexit 2\n", 0o755)
+	w.Write(".a5c/hooks/pre-commit/zz-after.sh", "#!/bin/sh\necho after\n", 0o755)
+	res := w.Fire("pre-commit", "files", []any{"a.go"})
+	if res.Event != hooks.PreGitCommit || res.Blocked {
+		t.Fatalf("event %s blocked %v", res.Event, res.Blocked)
+	}
+	if got, want := seedtest.Statuses(res), []string{"pre-commit/lint.sh=error", "pre-commit/zz-after.sh=ok"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestDiagnostics(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.Write(".a5c/hooks/on-breakpoint/notify.sh", "#!/bin/sh\n", 0o644)
+	w.Write(".a5c/hooks/on-breakpiont/typo.sh", "#!/bin/sh\n", 0o755)
+	w.Write(".a5c/hooks/on-breakpoint/notes.txt", "not a hook\n", 0o644)
+	cfg, err := w.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(cfg.Hooks[hooks.ApprovalRequired]); n != 0 {
+		t.Errorf("a non-executable hook was loaded")
+	}
+	var got []string
+	for _, d := range cfg.Warnings {
+		rel, _ := filepath.Rel(w.Dir, d.File)
+		got = append(got, rel+": "+d.Message)
+	}
+	want := []string{
+		`.a5c/hooks/on-breakpiont: unknown babysitter hook type "on-breakpiont"; did you mean "on-breakpoint"? (its hooks run only on the event on-breakpiont)`,
+		".a5c/hooks/on-breakpoint/notify.sh: hook is not executable (chmod +x " + filepath.Join(w.Dir, ".a5c/hooks/on-breakpoint/notify.sh") + "); it will not run",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings\n%q\nwant\n%q", got, want)
+	}
+}

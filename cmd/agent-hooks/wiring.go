@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/autoagent/agent-hooks/approval"
+	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/babysitter"
 	"github.com/autoagent/agent-hooks/hooks/fresher"
@@ -13,6 +15,10 @@ import (
 // this function registers it.
 func (a *app) newRegistry() *hooks.Registry {
 	reg := hooks.NewRegistry()
+	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{"github": github.ApprovalProvider{}}))
+	reg.Register(github.TypeReview, github.ReviewType{})
+	reg.Register(github.TypeComment, github.CommentType{})
+	reg.RegisterExtension(github.NewReporter(a.getenv, github.Options{}))
 	reg.RegisterFormat(fresher.New())
 	reg.RegisterFormat(iteratr.New())
 	reg.RegisterFormat(pipelines.New())

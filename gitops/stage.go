@@ -17,14 +17,15 @@ import (
 
 // Selection restricts staging to some paths; the zero value stages everything, like `git add -A`.
 type Selection struct {
-	// Paths are files or directories relative to the work tree's top, slash-separated.
+	// Paths are files or directories relative to the work tree's top, slash-separated. A non-nil
+	// empty list selects nothing.
 	Paths []string
 	// Globs are patterns relative to the top: * and ? within a path segment, ** for any number
 	// of segments; a pattern matching a directory selects everything below it.
 	Globs []string
 }
 
-func (s Selection) all() bool { return len(s.Paths) == 0 && len(s.Globs) == 0 }
+func (s Selection) all() bool { return s.Paths == nil && len(s.Globs) == 0 }
 
 // selects reports whether a file path is selected.
 func (s Selection) selects(p string) bool {

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/github"
+	"github.com/autoagent/agent-hooks/gitops"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/babysitter"
 	"github.com/autoagent/agent-hooks/hooks/fresher"
@@ -15,6 +16,8 @@ import (
 // this function registers it.
 func (a *app) newRegistry() *hooks.Registry {
 	reg := hooks.NewRegistry()
+	reg.Register(gitops.TypeCommit, gitops.CommitType{})
+	reg.Register(gitops.TypePush, gitops.PushType{})
 	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{"github": github.ApprovalProvider{}}))
 	reg.Register(github.TypeReview, github.ReviewType{})
 	reg.Register(github.TypeComment, github.CommentType{})

@@ -1,0 +1,325 @@
+package gitops
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// Hook type names.
+const (
+	TypeCommit = "git-commit"
+	TypePush   = "git-push"
+)
+
+// DefaultMessage is the commit message template of a git-commit hook that sets none.
+const DefaultMessage = "Complete issue #{{issueNumber}}: {{issueTitle}}"
+
+// CommitType is the git-commit hook type.
+type CommitType struct{}
+
+// PushType is the git-push hook type.
+type PushType struct {
+	// RetryDelay is the first backoff between push attempts (default 1s); tests shorten it.
+	RetryDelay time.Duration
+}
+
+// commitConfig is a git-commit hook's options.
+type commitConfig struct {
+	Message    string   `json:"message"`
+	NoVerify   bool     `json:"noVerify"`
+	AllowEmpty bool     `json:"allowEmpty"`
+	Files      []string `json:"files"`
+	Author     *Person  `json:"author"`
+	Committer  *Person  `json:"committer"`
+}
+
+// pushConfig is a git-push hook's options.
+type pushConfig struct {
+	Remote      string `json:"remote"`
+	Branch      string `json:"branch"`
+	Force       bool   `json:"force"`
+	SetUpstream *bool  `json:"setUpstream"`
+	Retries     *int   `json:"retries"`
+}
+
+var nameEmail = regexp.MustCompile(`^\s*(.*?)\s*<([^<>]+)>\s*$`)
+
+// UnmarshalJSON accepts {"name": …, "email": …} or "Name <email>".
+func (p *Person) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		m := nameEmail.FindStringSubmatch(s)
+		if m == nil {
+			return fmt.Errorf("want \"Name <email>\", got %q", s)
+		}
+		p.Name, p.Email = m[1], m[2]
+		return nil
+	}
+	type plain Person
+	var v plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	*p = Person(v)
+	return nil
+}
+
+func decodeStrict(options json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(options)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(options))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// Configure implements hooks.Type.
+func (CommitType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+	var c commitConfig
+	if err := decodeStrict(options, &c); err != nil {
+		return nil, err
+	}
+	if c.Message == "" {
+		c.Message = DefaultMessage
+	}
+	for _, g := range c.Files {
+		if _, err := filepath.Match(g, ""); err != nil || strings.TrimSpace(g) == "" {
+			return nil, fmt.Errorf("files: bad pattern %q", g)
+		}
+	}
+	return &commitRunner{cfg: c}, nil
+}
+
+// Configure implements hooks.Type.
+func (t PushType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+	var c pushConfig
+	if err := decodeStrict(options, &c); err != nil {
+		return nil, err
+	}
+	if c.Retries != nil && (*c.Retries < 0 || *c.Retries > 10) {
+		return nil, fmt.Errorf("retries: must be between 0 and 10")
+	}
+	return &pushRunner{cfg: c, delay: t.RetryDelay}, nil
+}
+
+type commitRunner struct{ cfg commitConfig }
+
+// blockedError carries a PreGitCommit block out of Commit.
+type blockedError struct{ reason string }
+
+func (e *blockedError) Error() string { return e.reason }
+
+func envOf(inv *hooks.Invocation) Env { return Env{Getenv: inv.Getenv, Environ: inv.Environ} }
+
+// Run stages and commits, firing PreGitCommit before and PostGitCommit after.
+func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
+	r, err := Open(inv.Workspace, envOf(inv))
+	if err != nil {
+		return failed("git-commit: %v", err)
+	}
+	sel, err := c.selection(r, inv)
+	if err != nil {
+		return failed("git-commit: %v", err)
+	}
+	opts := CommitOptions{
+		Message: hooks.ExpandMessage(c.cfg.Message, inv.Payload), NoVerify: c.cfg.NoVerify,
+		AllowEmpty: c.cfg.AllowEmpty, Selection: sel, Out: inv.Stderr,
+	}
+	if c.cfg.Author != nil {
+		opts.Author = *c.cfg.Author
+	}
+	if c.cfg.Committer != nil {
+		opts.Committer = *c.cfg.Committer
+	}
+	if inv.Fire != nil {
+		opts.Before = func(ctx context.Context, p Pending) (bool, error) {
+			res, err := inv.Fire(ctx, hooks.PreGitCommit, hooks.Payload{
+				"commitMessage": p.Message, "branch": p.Branch, "files": paths(p.Files),
+			})
+			if err != nil {
+				return false, fmt.Errorf("fire %s: %w", hooks.PreGitCommit, err)
+			}
+			if res.Blocked {
+				return false, &blockedError{reason: res.Reason}
+			}
+			for _, h := range res.Hooks {
+				if h.Status != hooks.StatusSkipped {
+					return true, nil // a hook ran and may have changed the work tree
+				}
+			}
+			return false, nil
+		}
+	}
+	res, err := r.Commit(ctx, opts)
+	var blocked *blockedError
+	var hookErr *HookError
+	switch {
+	case errors.As(err, &blocked):
+		reason := "PreGitCommit blocked the commit"
+		if blocked.reason != "" {
+			reason += ": " + blocked.reason
+		}
+		fmt.Fprintf(inv.Stdout, "git-commit: %s\n", reason)
+		return hooks.Outcome{Status: hooks.StatusBlocked, Decision: hooks.DecisionBlock, Reason: reason, ExitCode: 2,
+			Details: map[string]any{"changes": false}}
+	case errors.As(err, &hookErr):
+		return hooks.Outcome{Status: hooks.StatusError, Reason: "git-commit: " + hookErr.Error(), ExitCode: hookErr.ExitCode,
+			Stderr: hookErr.Output, Details: map[string]any{"changes": false}}
+	case err != nil:
+		return failed("git-commit: %v", err)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(inv.Stderr, "git-commit: warning: %s\n", w)
+	}
+	if !res.Changes {
+		msg := "git-commit: nothing to commit, working tree clean\n"
+		fmt.Fprint(inv.Stdout, msg)
+		return hooks.Outcome{Status: hooks.StatusOK, Stdout: msg, Details: map[string]any{"changes": false, "filesCommitted": 0}}
+	}
+	subject, _, _ := strings.Cut(res.Message, "\n")
+	where := res.Branch
+	if where == "" {
+		where = "detached HEAD"
+	}
+	if res.Parent == "" {
+		where += " (root-commit)"
+	}
+	msg := fmt.Sprintf("[%s %s] %s\n %d file(s) changed\n", where, res.Hash[:7], subject, len(res.Files))
+	fmt.Fprint(inv.Stdout, msg)
+	out := hooks.Outcome{
+		Status: hooks.StatusOK, Stdout: msg,
+		Set: hooks.Payload{"commitSha": res.Hash},
+		Details: map[string]any{
+			"changes": true, "commitSha": res.Hash, "filesCommitted": len(res.Files), "branch": res.Branch,
+		},
+	}
+	if inv.Fire != nil {
+		post, err := inv.Fire(ctx, hooks.PostGitCommit, hooks.Payload{
+			"commitSha": res.Hash, "commitMessage": res.Message, "branch": res.Branch,
+			"files": paths(res.Files), "filesCommitted": len(res.Files),
+		})
+		if err != nil {
+			fmt.Fprintf(inv.Stderr, "git-commit: warning: fire %s: %v\n", hooks.PostGitCommit, err)
+		} else if len(post.Warnings) > 0 {
+			out.Details["postGitCommitWarnings"] = post.Warnings
+		}
+	}
+	return out
+}
+
+// selection is the hook's files globs, else the payload's filesModified, else everything; both
+// are relative to the workspace.
+func (c *commitRunner) selection(r *Repo, inv *hooks.Invocation) (Selection, error) {
+	ws, err := filepath.Abs(inv.Workspace)
+	if err != nil {
+		return Selection{}, err
+	}
+	if real, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = real
+	}
+	root := r.Root
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	base, err := filepath.Rel(root, ws)
+	if err != nil || strings.HasPrefix(base, "..") {
+		return Selection{}, fmt.Errorf("workspace %s is outside the repository %s", ws, root)
+	}
+	base = filepath.ToSlash(base)
+	if base == "." {
+		base = ""
+	}
+	if len(c.cfg.Files) > 0 {
+		var sel Selection
+		for _, g := range c.cfg.Files {
+			sel.Globs = append(sel.Globs, joinPath(base, strings.TrimPrefix(filepath.ToSlash(g), "./")))
+		}
+		return sel, nil
+	}
+	raw, ok := inv.Payload["filesModified"]
+	if !ok || raw == nil {
+		return Selection{}, nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return Selection{}, fmt.Errorf("payload filesModified: want a list of paths, got %T", raw)
+	}
+	sel := Selection{Paths: []string{}}
+	for _, v := range list {
+		p, ok := v.(string)
+		if !ok || p == "" {
+			return Selection{}, fmt.Errorf("payload filesModified: want paths, got %v", v)
+		}
+		abs := filepath.FromSlash(p)
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(ws, abs)
+		}
+		rel, err := filepath.Rel(root, filepath.Clean(abs))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return Selection{}, fmt.Errorf("payload filesModified: %s is outside the repository", p)
+		}
+		sel.Paths = append(sel.Paths, filepath.ToSlash(rel))
+	}
+	return sel, nil // an empty list selects nothing: the agent changed nothing
+}
+
+func paths(fs []FileChange) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Path
+	}
+	return out
+}
+
+func failed(format string, args ...any) hooks.Outcome {
+	return hooks.Outcome{Status: hooks.StatusError, Reason: fmt.Sprintf(format, args...), ExitCode: 1}
+}
+
+type pushRunner struct {
+	cfg   pushConfig
+	delay time.Duration
+}
+
+// Run pushes the configured branch.
+func (p *pushRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
+	r, err := Open(inv.Workspace, envOf(inv))
+	if err != nil {
+		return failed("git-push: %v", err)
+	}
+	o := PushOptions{Remote: p.cfg.Remote, Branch: p.cfg.Branch, Force: p.cfg.Force, SetUpstream: true,
+		Retries: 3, RetryDelay: p.delay, Progress: inv.Stderr}
+	if p.cfg.SetUpstream != nil {
+		o.SetUpstream = *p.cfg.SetUpstream
+	}
+	if p.cfg.Retries != nil {
+		o.Retries = *p.cfg.Retries
+	}
+	res, err := r.Push(ctx, o)
+	if err != nil {
+		return failed("git-push: %v", err)
+	}
+	details := map[string]any{"remote": res.Remote, "url": res.URL, "ref": res.RemoteRef, "commitSha": res.Hash,
+		"upToDate": res.UpToDate, "attempts": res.Attempts}
+	var msg string
+	if res.UpToDate {
+		msg = fmt.Sprintf("git-push: %s %s is up to date\n", res.Remote, strings.TrimPrefix(res.RemoteRef, "refs/heads/"))
+	} else {
+		msg = fmt.Sprintf("git-push: pushed %s to %s %s (%s)\n", res.Hash[:7], res.Remote, strings.TrimPrefix(res.RemoteRef, "refs/heads/"), res.URL)
+	}
+	fmt.Fprint(inv.Stdout, msg)
+	return hooks.Outcome{Status: hooks.StatusOK, Stdout: msg, Details: details}
+}

@@ -1,0 +1,349 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+)
+
+// PushOptions say what to push where.
+type PushOptions struct {
+	Remote string // default "origin"
+	// Branch is "current" (or "") for the checked-out branch, or a branch name. On a detached HEAD
+	// in GitHub Actions, "current" pushes HEAD to $GITHUB_HEAD_REF, else $GITHUB_REF_NAME.
+	Branch string
+	// Force allows a non-fast-forward update, with a lease: only if the remote branch is still
+	// where the remote-tracking branch says it was.
+	Force bool
+	// SetUpstream records the pushed branch as the local branch's upstream.
+	SetUpstream bool
+	// Retries is how many times a transient network failure is retried (with backoff).
+	Retries int
+	// RetryDelay is the first backoff (default 1s); it doubles on each retry.
+	RetryDelay time.Duration
+	// Progress receives the remote's messages.
+	Progress io.Writer
+}
+
+// PushResult is what Push did.
+type PushResult struct {
+	Remote    string
+	URL       string // with any credentials removed
+	RemoteRef string // refs/heads/<branch> on the remote
+	Hash      string // the commit pushed
+	UpToDate  bool   // the remote already had it
+	Attempts  int
+}
+
+// PushError is a push the remote refused or that could not be made; its message never holds a
+// credential.
+type PushError struct {
+	Remote string
+	Reason string
+	// Rejected is true when the remote refused the update (non-fast-forward, stale lease).
+	Rejected bool
+	// Auth is true when credentials were missing or refused.
+	Auth bool
+}
+
+func (e *PushError) Error() string { return fmt.Sprintf("push to %s: %s", e.Remote, e.Reason) }
+
+// target is the source and destination of a push.
+type target struct {
+	src      string // local ref name, or a commit id for a detached HEAD
+	hash     plumbing.Hash
+	local    string // local branch name when src is a branch
+	dst      plumbing.ReferenceName
+	tracking plumbing.ReferenceName
+}
+
+func (r *Repo) pushTarget(remote, branch string) (target, error) {
+	var t target
+	head, err := r.repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return t, fmt.Errorf("read HEAD: %w", err)
+	}
+	name := branch
+	if branch == "" || branch == "current" {
+		name = ""
+		if head.Type() == plumbing.SymbolicReference {
+			name = head.Target().Short()
+		} else if r.env.getenv("GITHUB_ACTIONS") == "true" {
+			name = r.env.getenv("GITHUB_HEAD_REF")
+			if name == "" {
+				name = r.env.getenv("GITHUB_REF_NAME")
+			}
+			if name == "" || strings.HasSuffix(name, "/merge") {
+				return t, fmt.Errorf("HEAD is detached and neither GITHUB_HEAD_REF nor GITHUB_REF_NAME names a branch to push to (%q)", name)
+			}
+		} else {
+			return t, errors.New(`HEAD is detached: set "branch" to the branch to push to`)
+		}
+	}
+	name = strings.TrimPrefix(name, "refs/heads/")
+	t.dst = plumbing.NewBranchReferenceName(name)
+	t.tracking = plumbing.NewRemoteReferenceName(remote, name)
+	if ref, err := r.repo.Storer.Reference(t.dst); err == nil && (head.Type() == plumbing.SymbolicReference || branch != "current" && branch != "") {
+		t.src, t.hash, t.local = ref.Name().String(), ref.Hash(), name
+		return t, nil
+	}
+	resolved, err := r.repo.Head()
+	if err != nil {
+		return t, fmt.Errorf("nothing to push: HEAD has no commit: %w", err)
+	}
+	t.src, t.hash = resolved.Hash().String(), resolved.Hash()
+	return t, nil
+}
+
+// Push pushes a branch to a remote, retrying transient network failures.
+func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
+	if o.Remote == "" {
+		o.Remote = "origin"
+	}
+	if o.RetryDelay <= 0 {
+		o.RetryDelay = time.Second
+	}
+	rem, err := r.repo.Remote(o.Remote)
+	if err != nil {
+		return nil, &PushError{Remote: o.Remote, Reason: fmt.Sprintf("no remote named %q in this repository", o.Remote)}
+	}
+	rawURL := r.cfg.get("remote", o.Remote, "pushurl")
+	if rawURL == "" && len(rem.Config().URLs) > 0 {
+		rawURL = rem.Config().URLs[0]
+	}
+	if rawURL == "" {
+		return nil, &PushError{Remote: o.Remote, Reason: "the remote has no URL"}
+	}
+	t, err := r.pushTarget(o.Remote, o.Branch)
+	if err != nil {
+		return nil, &PushError{Remote: o.Remote, Reason: err.Error()}
+	}
+	pushURL, err := r.transportURL(rawURL, t.dst)
+	if err != nil {
+		return nil, &PushError{Remote: o.Remote, Reason: err.Error()}
+	}
+	auth, secrets, err := r.auth(pushURL)
+	if err != nil {
+		return nil, &PushError{Remote: o.Remote, Reason: err.Error()}
+	}
+	if u, err := url.Parse(rawURL); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok && p != "" {
+			secrets = append(secrets, p)
+		}
+	}
+	res := &PushResult{Remote: o.Remote, URL: redactURL(rawURL), RemoteRef: t.dst.String(), Hash: t.hash.String()}
+	spec := config.RefSpec(t.src + ":" + t.dst.String())
+	opts := &git.PushOptions{RemoteName: o.Remote, RemoteURL: pushURL, RefSpecs: []config.RefSpec{spec}, Auth: auth}
+	if o.Progress != nil {
+		opts.Progress = &redactingWriter{w: o.Progress, secrets: secrets}
+	}
+	delay := o.RetryDelay
+	for {
+		res.Attempts++
+		err = r.pushOnce(ctx, rem, opts, t, o.Force)
+		if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || !transient(err) || res.Attempts > o.Retries || ctx.Err() != nil {
+			break
+		}
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "push to %s failed (%s); retrying in %s\n", o.Remote, redact(err.Error(), secrets), delay)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(delay):
+		}
+		delay *= 2
+	}
+	switch {
+	case errors.Is(err, git.NoErrAlreadyUpToDate):
+		res.UpToDate = true
+	case err != nil:
+		return res, explainPushError(o.Remote, t, err, secrets, res.Attempts)
+	}
+	if o.SetUpstream && t.local != "" {
+		if err := r.setUpstream(t.local, o.Remote, t.dst); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (r *Repo) pushOnce(ctx context.Context, rem *git.Remote, opts *git.PushOptions, t target, force bool) error {
+	o := *opts
+	if force {
+		// The lease: the remote branch must still be where our remote-tracking branch says.
+		var want plumbing.Hash
+		if ref, err := r.repo.Storer.Reference(t.tracking); err == nil {
+			want = ref.Hash()
+		}
+		refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: o.Auth})
+		if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			return err
+		}
+		var have plumbing.Hash
+		for _, ref := range refs {
+			if ref.Name() == t.dst {
+				have = ref.Hash()
+			}
+		}
+		if have != want {
+			return errStaleLease
+		}
+		o.Force = true
+	}
+	return rem.PushContext(ctx, &o)
+}
+
+var errStaleLease = errors.New("stale lease")
+
+// explainPushError turns go-git's errors into messages a user can act on, without credentials.
+func explainPushError(remote string, t target, err error, secrets []string, attempts int) error {
+	msg := redact(err.Error(), secrets)
+	e := &PushError{Remote: remote}
+	switch {
+	case errors.Is(err, errStaleLease):
+		e.Rejected = true
+		e.Reason = fmt.Sprintf("rejected: %s changed on the remote since it was last fetched (force with lease refused); fetch first. The local commit is kept", t.dst.Short())
+	case strings.Contains(msg, "non-fast-forward") || errors.Is(err, plumbing.ErrObjectNotFound):
+		e.Rejected = true
+		e.Reason = fmt.Sprintf("rejected: %s on the remote has commits that are not in the local branch (non-fast-forward); fetch and integrate them, or set \"force\": true. The local commit is kept", t.dst.Short())
+	case errors.Is(err, transport.ErrAuthenticationRequired):
+		e.Auth = true
+		e.Reason = "authentication required: the remote refused the credentials (set GITHUB_TOKEN or GH_TOKEN for https remotes)"
+	case errors.Is(err, transport.ErrAuthorizationFailed):
+		e.Auth = true
+		e.Reason = "authorization failed: the credentials may not push to this repository"
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		e.Reason = "repository not found (or the credentials cannot see it)"
+	case transient(err):
+		e.Reason = fmt.Sprintf("%s (gave up after %d attempts)", msg, attempts)
+	default:
+		e.Reason = msg
+	}
+	return e
+}
+
+// transient reports whether a push failure is worth retrying: network errors, a connection cut
+// short, or an HTTP 5xx/429 answer.
+func transient(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return true
+	}
+	var ue *plumbing.UnexpectedError
+	if errors.As(err, &ue) {
+		var he *githttp.Err
+		if errors.As(ue.Err, &he) {
+			code := he.StatusCode()
+			return code >= 500 || code == 429
+		}
+	}
+	return false
+}
+
+// transportURL is the URL go-git pushes to. Local repositories (paths and file:// URLs) are
+// served in-process, so no git-receive-pack is spawned; a relative path is taken from the top of
+// the work tree.
+func (r *Repo) transportURL(raw string, dst plumbing.ReferenceName) (string, error) {
+	ep, err := transport.NewEndpoint(raw)
+	if err != nil {
+		return "", fmt.Errorf("remote URL %s: %w", redactURL(raw), err)
+	}
+	if ep.Protocol != "file" {
+		return raw, nil
+	}
+	p := filepath.FromSlash(ep.Path)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.Root, p)
+	}
+	gitDir, bare, err := localGitDir(p)
+	if err != nil {
+		return "", err
+	}
+	if !bare {
+		if head, err := os.ReadFile(filepath.Join(gitDir, "HEAD")); err == nil &&
+			strings.TrimSpace(string(head)) == "ref: "+dst.String() {
+			return "", fmt.Errorf("refusing to update the checked-out branch %s of the non-bare repository %s", dst.Short(), p)
+		}
+	}
+	return (&url.URL{Scheme: localScheme, Path: filepath.ToSlash(gitDir)}).String(), nil
+}
+
+// localGitDir finds the git directory of a local repository path.
+func localGitDir(p string) (dir string, bare bool, err error) {
+	if fi, err := os.Stat(filepath.Join(p, ".git")); err == nil {
+		if fi.IsDir() {
+			return filepath.Join(p, ".git"), false, nil
+		}
+		gd, err := readGitFile(filepath.Join(p, ".git"))
+		return gd, false, err
+	}
+	if _, err := os.Stat(filepath.Join(p, "objects")); err == nil {
+		return p, true, nil
+	}
+	return "", false, fmt.Errorf("%s is not a git repository", p)
+}
+
+func (r *Repo) setUpstream(local, remote string, dst plumbing.ReferenceName) error {
+	cfg, err := r.repo.Config()
+	if err != nil {
+		return fmt.Errorf("set upstream: %w", err)
+	}
+	if b, ok := cfg.Branches[local]; ok && b.Remote == remote && b.Merge == dst {
+		return nil
+	}
+	cfg.Branches[local] = &config.Branch{Name: local, Remote: remote, Merge: dst}
+	if err := r.repo.SetConfig(cfg); err != nil {
+		return fmt.Errorf("set upstream: %w", err)
+	}
+	return nil
+}
+
+var userinfo = regexp.MustCompile(`://[^/@\s]+@`)
+
+// redactURL removes credentials from a URL.
+func redactURL(s string) string { return userinfo.ReplaceAllString(s, "://***@") }
+
+// redact removes every secret and URL credential from a message.
+func redact(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "***")
+		}
+	}
+	return redactURL(s)
+}
+
+// redactingWriter passes output on with secrets removed.
+type redactingWriter struct {
+	w       io.Writer
+	secrets []string
+}
+
+func (w *redactingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(w.w, redact(string(p), w.secrets)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -164,14 +166,14 @@ func (f *nativeFile) jsonDiag(err error, base int64) Diagnostic {
 			field = "value"
 		}
 		return f.diag(base+typ.Offset-1, "%s: want %s, got JSON %s", field, goTypeName(typ.Type.String()), typ.Value)
-	case errors.Is(err, errUnexpectedEOF):
+	case errors.Is(err, errUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return f.diag(int64(len(f.src)), "invalid JSON: unexpected end of file")
 	default:
 		return f.diag(base, "invalid JSON: %v", err)
 	}
 }
 
-var errUnexpectedEOF = errors.New("unexpected EOF")
+var errUnexpectedEOF = errors.New("unexpected end of file")
 
 func goTypeName(t string) string {
 	switch {
@@ -195,12 +197,15 @@ func (f *nativeFile) parse() *Diagnostic {
 	if len(bytes.TrimSpace(f.src)) == 0 {
 		return nil // an empty file configures nothing
 	}
+	// json.Unmarshal reports the exact offset of a syntax error (the streaming decoder below
+	// only knows where its buffer started), so check the syntax first.
+	if err := json.Unmarshal(f.src, new(any)); err != nil {
+		d := f.jsonDiag(err, 0)
+		return &d
+	}
 	dec := json.NewDecoder(bytes.NewReader(f.src))
 	dec.UseNumber()
 	fail := func(err error) *Diagnostic {
-		if err.Error() == "unexpected EOF" {
-			err = errUnexpectedEOF
-		}
 		d := f.jsonDiag(err, 0)
 		return &d
 	}
@@ -304,7 +309,7 @@ func (f *nativeFile) parseHooks(dec *json.Decoder) *Diagnostic {
 			at := skipSpaceComma(f.src, dec.InputOffset())
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
-				d := f.jsonDiag(err, 0)
+				d := f.jsonDiag(err, at)
 				return &d
 			}
 			entry.hooks = append(entry.hooks, rawHook{offset: at, raw: raw})
@@ -348,7 +353,7 @@ type hookFields struct {
 	Type        string            `json:"type"`
 	Name        string            `json:"name"`
 	Command     string            `json:"command"`
-	Timeout     *json.Number      `json:"timeout"`
+	Timeout     json.RawMessage   `json:"timeout"`
 	Blocking    bool              `json:"blocking"`
 	Parallel    bool              `json:"parallel"`
 	Enabled     *bool             `json:"enabled"`
@@ -392,9 +397,9 @@ func (f *nativeFile) buildHook(reg *Registry, event string, rh rawHook) (*Hook, 
 		h.Type = TypeCommand
 	}
 	if hf.Timeout != nil {
-		ms, err := hf.Timeout.Int64()
+		ms, err := strconv.ParseInt(string(hf.Timeout), 10, 64)
 		if err != nil || ms <= 0 {
-			return fail("timeout: want a positive number of milliseconds, got %s", hf.Timeout.String())
+			return fail("timeout: want a positive whole number of milliseconds, got %s", hf.Timeout)
 		}
 		h.Timeout = time.Duration(ms) * time.Millisecond
 	}

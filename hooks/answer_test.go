@@ -1,0 +1,45 @@
+package hooks
+
+import "testing"
+
+func TestParseAnswer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		ok      bool
+		wantErr bool
+		want    Answer
+	}{
+		{`{"decision":"block","reason":"lint failed","feedback":"run lint:fix"}`, true, false, Answer{"block", "lint failed", "run lint:fix"}},
+		{"  {\"decision\": \"approve\"}\n", true, false, Answer{Decision: "approve"}},
+		{`{"decision":"Block"}`, true, false, Answer{Decision: "block"}},
+		{`{"decision":"blcok"}`, false, true, Answer{}},
+		{`{"decision":7}`, false, true, Answer{}},
+		{`{"status":"ok"}`, false, false, Answer{}},
+		{`plain output`, false, false, Answer{}},
+		{`{"decision":"block"} trailing`, false, false, Answer{}},
+		{`[1,2]`, false, false, Answer{}},
+		{``, false, false, Answer{}},
+	}
+	for _, tc := range tests {
+		got, ok, err := ParseAnswer(tc.in)
+		if ok != tc.ok || (err != nil) != tc.wantErr || (ok && got != tc.want) {
+			t.Errorf("ParseAnswer(%q) = %+v, %v, %v; want %+v, %v, err=%v", tc.in, got, ok, err, tc.want, tc.ok, tc.wantErr)
+		}
+	}
+}
+
+func FuzzParseAnswer(f *testing.F) {
+	for _, s := range []string{`{"decision":"block","reason":"r"}`, `{"decision":"approve"}`, `{}`, `{"decision":null}`, "{\"decision\":\"\\u0062lock\"}", `not json`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, ok, err := ParseAnswer(s)
+		if ok && err != nil {
+			t.Fatalf("ok with error")
+		}
+		if ok && a.Decision != DecisionBlock && a.Decision != DecisionApprove && a.Decision != DecisionSkip {
+			t.Fatalf("ok with decision %q", a.Decision)
+		}
+	})
+}

@@ -1,0 +1,288 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// engineFor loads a project config text and returns an engine over it.
+func engineFor(t *testing.T, config string, reg *Registry, env map[string]string) (*Engine, *bytes.Buffer) {
+	t.Helper()
+	if reg == nil {
+		reg = NewRegistry()
+	}
+	le := writeConfig(t, config, "")
+	cfg, err := Load(reg, le)
+	must(t, err)
+	var out bytes.Buffer
+	return &Engine{
+		Config: cfg, Registry: reg, Workspace: le.Workspace, SessionID: "session-1-abcdef",
+		Getenv: func(k string) string { return env[k] }, Environ: []string{"PATH=" + os.Getenv("PATH")},
+		Stdout: &out, Stderr: &out,
+	}, &out
+}
+
+func hooksJSON(event string, hooks ...string) string {
+	return `{"hooks": {"` + event + `": [` + strings.Join(hooks, ",") + `]}}`
+}
+
+func cmdHook(name, command string, extra string) string {
+	b, _ := json.Marshal(command)
+	h := `{"name": "` + name + `", "command": ` + string(b)
+	if extra != "" {
+		h += ", " + extra
+	}
+	return h + "}"
+}
+
+func statuses(r *Result) string {
+	var s []string
+	for _, h := range r.Hooks {
+		s = append(s, h.Name+"="+string(h.Status))
+	}
+	return strings.Join(s, " ")
+}
+
+func TestBlockingRules(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, event string
+		hooks       []string
+		blocked     bool
+		decision    string
+		reason      string
+		statuses    string
+		warnings    int
+	}{
+		{"exit 2 blocks and stops", "PreExecutionEnd",
+			[]string{cmdHook("a", "true", ""), cmdHook("b", "echo nope >&2; exit 2", ""), cmdHook("c", "true", "")},
+			true, "block", "nope", "a=ok b=blocked", 0},
+		{"json block with exit 0", "Stop",
+			[]string{cmdHook("a", `echo '{"decision":"block","reason":"todos left","feedback":"finish TODO.md"}'`, "")},
+			true, "block", "todos left", "a=blocked", 0},
+		{"json approve", "PreExecutionStart",
+			[]string{cmdHook("a", `echo '{"decision":"approve"}'`, ""), cmdHook("b", "true", "")},
+			false, "approve", "", "a=ok b=ok", 0},
+		{"block on post event is a warning", "PostExecutionEnd",
+			[]string{cmdHook("a", "echo no >&2; exit 2", ""), cmdHook("b", "true", "")},
+			false, "approve", "", "a=blocked b=ok", 1},
+		{"plain failure is non-blocking", "PreExecutionEnd",
+			[]string{cmdHook("a", "exit 1", ""), cmdHook("b", "true", "")},
+			false, "approve", "", "a=error b=ok", 1},
+		{"blocking hook fails closed", "PreExecutionEnd",
+			[]string{cmdHook("lint", "echo crashed >&2; exit 3", `"blocking": true`), cmdHook("b", "true", "")},
+			true, "block", "blocking hook lint failed: exited with status 3: crashed", "lint=error", 0},
+		{"blocking hook that cannot start", "PreExecutionEnd",
+			[]string{cmdHook("x", "/nonexistent/tool", `"blocking": true`)},
+			true, "block", "blocking hook x failed: exited with status 127", "x=error", 0},
+		{"blocking on post event only warns", "PostExecutionEnd",
+			[]string{cmdHook("x", "exit 1", `"blocking": true`)},
+			false, "approve", "", "x=error", 1},
+		{"skip on PreIteration", "PreIteration",
+			[]string{cmdHook("a", `echo '{"decision":"skip","reason":"nothing to do"}'`, ""), cmdHook("b", "true", "")},
+			false, "skip", "nothing to do", "a=ok", 0},
+		{"unknown decision is an error", "PreExecutionEnd",
+			[]string{cmdHook("a", `echo '{"decision":"blok"}'`, "")},
+			false, "approve", "", "a=error", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, _ := engineFor(t, hooksJSON(tc.event, tc.hooks...), nil, nil)
+			res, err := e.Fire(context.Background(), tc.event, Payload{})
+			must(t, err)
+			if res.Blocked != tc.blocked || res.Decision != tc.decision || !strings.HasPrefix(res.Reason, tc.reason) {
+				t.Errorf("got blocked=%v decision=%q reason=%q; want %v %q %q", res.Blocked, res.Decision, res.Reason, tc.blocked, tc.decision, tc.reason)
+			}
+			if got := statuses(res); got != tc.statuses {
+				t.Errorf("statuses %q, want %q", got, tc.statuses)
+			}
+			if len(res.Warnings) != tc.warnings {
+				t.Errorf("warnings %q, want %d", res.Warnings, tc.warnings)
+			}
+		})
+	}
+}
+
+func TestPayloadOnStdinAndEnvironment(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := `cat > ` + dir + `/stdin.json; env | grep '^AUTOAGENT_' | sort > ` + dir + `/env.txt`
+	e, _ := engineFor(t, hooksJSON("PreExecutionStart", cmdHook("dump", script, "")), nil, nil)
+	e.Now = func() time.Time { return time.UnixMilli(1700000000123) }
+	_, err := e.Fire(context.Background(), "on-task-start", Payload{"issueNumber": json.Number("42"), "issueTitle": "Fix it"})
+	must(t, err)
+	raw, err := os.ReadFile(filepath.Join(dir, "stdin.json"))
+	must(t, err)
+	var got map[string]any
+	must(t, json.Unmarshal(raw, &got))
+	want := map[string]any{"eventName": "PreExecutionStart", "sessionId": "session-1-abcdef", "workspace": e.Workspace,
+		"timestamp": float64(1700000000123), "issueNumber": float64(42), "issueTitle": "Fix it"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("stdin %s = %v, want %v", k, got[k], v)
+		}
+	}
+	env, err := os.ReadFile(filepath.Join(dir, "env.txt"))
+	must(t, err)
+	for _, line := range []string{"AUTOAGENT_EVENT=PreExecutionStart", "AUTOAGENT_SESSION_ID=session-1-abcdef", "AUTOAGENT_WORKSPACE=" + e.Workspace, "AUTOAGENT_PAYLOAD={"} {
+		if !strings.Contains(string(env), line) {
+			t.Errorf("environment lacks %q:\n%s", line, env)
+		}
+	}
+}
+
+func TestCancelStopsRunningHook(t *testing.T) {
+	t.Parallel()
+	e, _ := engineFor(t, hooksJSON("Stop", cmdHook("wait", "sleep 30", "")), nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := e.Fire(ctx, "Stop", nil)
+	if err == nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("err %v after %v", err, time.Since(start))
+	}
+}
+
+func TestOutputIsBounded(t *testing.T) {
+	t.Parallel()
+	e, _ := engineFor(t, hooksJSON("Stop", cmdHook("loud", "head -c 3000000 /dev/zero | tr '\\0' x", "")), nil, nil)
+	e.Stdout, e.Stderr = nil, nil
+	res, err := e.Fire(context.Background(), "Stop", nil)
+	must(t, err)
+	out := res.Hooks[0].Stdout
+	if len(out) > MaxCapture+200 || !strings.Contains(out, "output truncated, 1951424 more bytes") {
+		t.Errorf("captured %d bytes, tail %q", len(out), out[max(0, len(out)-80):])
+	}
+}
+
+func TestParallelHooksRunConcurrentlyAndPrintInOrder(t *testing.T) {
+	t.Parallel()
+	var hs []string
+	for _, n := range []string{"one", "two", "three", "four"} {
+		hs = append(hs, cmdHook(n, "sleep 0.3; echo "+n, `"parallel": true`))
+	}
+	hs = append(hs, cmdHook("after", "echo after", ""))
+	e, out := engineFor(t, hooksJSON("PostIteration", hs...), nil, nil)
+	start := time.Now()
+	res, err := e.Fire(context.Background(), "PostIteration", nil)
+	must(t, err)
+	if d := time.Since(start); d > 1100*time.Millisecond {
+		t.Errorf("4 parallel sleeps of 0.3s took %v", d)
+	}
+	if got, want := out.String(), "one\ntwo\nthree\nfour\nafter\n"; got != want {
+		t.Errorf("output %q, want %q", got, want)
+	}
+	if statuses(res) != "one=ok two=ok three=ok four=ok after=ok" {
+		t.Errorf("statuses %s", statuses(res))
+	}
+}
+
+func TestParallelBlockAndPanic(t *testing.T) {
+	t.Parallel()
+	reg := NewRegistry()
+	reg.Register("explode", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) {
+		return RunnerFunc(func(context.Context, *Invocation) Outcome { panic("boom") }), nil
+	}))
+	e, _ := engineFor(t, hooksJSON("PreExecutionEnd",
+		`{"type": "explode", "parallel": true}`,
+		cmdHook("gate", "echo stop >&2; exit 2", `"parallel": true`),
+		cmdHook("later", "true", "")), reg, nil)
+	res, err := e.Fire(context.Background(), "PreExecutionEnd", nil)
+	must(t, err)
+	if !res.Blocked || res.Reason != "stop" {
+		t.Errorf("blocked=%v reason=%q", res.Blocked, res.Reason)
+	}
+	if got := statuses(res); got != "explode=error gate=blocked" {
+		t.Errorf("statuses %q", got)
+	}
+	if !strings.Contains(res.Hooks[0].Reason, "panic: boom") {
+		t.Errorf("panic not reported: %q", res.Hooks[0].Reason)
+	}
+}
+
+func TestSkippedHooksAreRecorded(t *testing.T) {
+	t.Parallel()
+	config := hooksJSON("PreExecutionStart",
+		cmdHook("docs-only", "true", `"matcher": {"field": "issueTitle", "regex": "^docs"}`),
+		cmdHook("off", "true", `"enabled": false`),
+		cmdHook("lint", "true", ""),
+		cmdHook("test", "true", ""))
+	var seen []string
+	obs := observerFunc(func(event string, h *Hook, r *HookResult) { seen = append(seen, h.Name+"="+string(r.Status)) })
+
+	e, _ := engineFor(t, config, nil, map[string]string{"AGENT_HOOKS_SKIP": "lint, other"})
+	e.Observer = obs
+	res, err := e.Fire(context.Background(), "PreExecutionStart", Payload{"issueTitle": "feat: x"})
+	must(t, err)
+	if got := statuses(res); got != "docs-only=skipped off=skipped lint=skipped test=ok" {
+		t.Errorf("statuses %q", got)
+	}
+	if strings.Join(seen, " ") != statuses(res) {
+		t.Errorf("observer saw %v", seen)
+	}
+	if !strings.Contains(res.Hooks[2].Reason, "AGENT_HOOKS_SKIP") {
+		t.Errorf("skip reason %q", res.Hooks[2].Reason)
+	}
+	res, err = e.Fire(context.Background(), "PreExecutionStart", Payload{"issueTitle": "docs: readme"})
+	must(t, err)
+	if res.Hooks[0].Status != StatusOK {
+		t.Errorf("matcher did not match docs title: %s", statuses(res))
+	}
+
+	e, _ = engineFor(t, config, nil, map[string]string{"AGENT_HOOKS_DISABLE": "1"})
+	res, err = e.Fire(context.Background(), "PreExecutionStart", Payload{})
+	must(t, err)
+	if got := statuses(res); got != "docs-only=skipped off=skipped lint=skipped test=skipped" {
+		t.Errorf("AGENT_HOOKS_DISABLE: %q", got)
+	}
+}
+
+type observerFunc func(event string, h *Hook, r *HookResult)
+
+func (f observerFunc) HookDone(event string, h *Hook, r *HookResult) { f(event, h, r) }
+
+func TestBuiltinSetsPayloadAndFiresNestedEvents(t *testing.T) {
+	t.Parallel()
+	reg := NewRegistry()
+	reg.Register("fake-commit", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) {
+		return RunnerFunc(func(ctx context.Context, inv *Invocation) Outcome {
+			pre, err := inv.Fire(ctx, PreGitCommit, Payload{"message": "m"})
+			if err != nil {
+				return Outcome{Status: StatusError, Reason: err.Error()}
+			}
+			if pre.Blocked {
+				return Outcome{Status: StatusBlocked, Decision: DecisionBlock, Reason: "commit blocked: " + pre.Reason}
+			}
+			return Outcome{Status: StatusOK, Set: Payload{"commitSha": "abc123"}}
+		}), nil
+	}))
+	config := `{"hooks": {
+  "PreGitCommit": [{"command": "test \"$(jq -r .message)\" = m || exit 2"}],
+  "PostExecutionEnd": [{"type": "fake-commit"}, {"command": "jq -r .commitSha"}]
+}}`
+	e, out := engineFor(t, config, reg, nil)
+	res, err := e.Fire(context.Background(), "PostExecutionEnd", nil)
+	must(t, err)
+	if statuses(res) != "fake-commit=ok jq -r .commitSha=ok" || !strings.Contains(out.String(), "abc123") {
+		t.Errorf("statuses %s output %q", statuses(res), out.String())
+	}
+	if res.Set["commitSha"] != "abc123" {
+		t.Errorf("outputs %v", res.Set)
+	}
+}
+
+func TestUnknownEventSuggests(t *testing.T) {
+	t.Parallel()
+	e, _ := engineFor(t, "{}", nil, nil)
+	_, err := e.Fire(context.Background(), "PreExecutionEdn", nil)
+	if err == nil || !strings.Contains(err.Error(), `did you mean "PreExecutionEnd"?`) {
+		t.Errorf("err %v", err)
+	}
+}

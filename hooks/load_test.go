@@ -1,0 +1,166 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeConfig writes a project config and returns the LoadEnv of its workspace.
+func writeConfig(t testing.TB, project, user string) LoadEnv {
+	t.Helper()
+	ws, home := t.TempDir(), t.TempDir()
+	if project != "" {
+		must(t, os.MkdirAll(filepath.Join(ws, ".autoagent"), 0o755))
+		must(t, os.WriteFile(filepath.Join(ws, ".autoagent", "config.json"), []byte(project), 0o644))
+	}
+	if user != "" {
+		must(t, os.WriteFile(filepath.Join(home, "config.json"), []byte(user), 0o644))
+	}
+	return LoadEnv{Workspace: ws, AutoagentHome: home, Getenv: func(string) string { return "" }}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+type stubType struct{ fields []string }
+
+func (s stubType) Configure(h *Hook, opts json.RawMessage) (Runner, error) {
+	var m map[string]any
+	if err := json.Unmarshal(opts, &m); err != nil {
+		return nil, err
+	}
+	for k := range m {
+		if !contains(s.fields, k) {
+			return nil, UnknownFieldError(k, s.fields)
+		}
+	}
+	return RunnerFunc(func(context.Context, *Invocation) Outcome { return Outcome{Status: StatusOK} }), nil
+}
+
+func TestLoadErrorsNamePosition(t *testing.T) {
+	t.Parallel()
+	reg := NewRegistry()
+	reg.Register("git-commit", TypeFunc(func(h *Hook, o json.RawMessage) (Runner, error) {
+		return stubType{fields: []string{"message", "noVerify"}}.Configure(h, o)
+	}))
+	tests := []struct {
+		name, config, want string
+	}{
+		{"syntax", "{\n  \"hooks\": {\n    \"Stop\": [\n      {\"command\": \"x\",}\n", `config.json:4:23: invalid JSON`},
+		{"unknown event", "{\n  \"hooks\": {\n    \"PreExecutonEnd\": []\n  }\n}", `config.json:3:5: hooks: unknown event "PreExecutonEnd"; did you mean "PreExecutionEnd"?`},
+		{"unknown type", "{\"hooks\": {\"Stop\": [\n  {\"type\": \"git-comit\"}\n]}}", `config.json:2:3: hooks.Stop: unknown hook type "git-comit"; did you mean "git-commit"?`},
+		{"unknown field", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"blockign\": true}]}}", `config.json:1:21: hooks.Stop: unknown field "blockign"; did you mean "blocking"?`},
+		{"type option", "{\"hooks\": {\"Stop\": [{\"type\": \"git-commit\", \"mesage\": \"m\"}]}}", `unknown field "mesage"; did you mean "message"?`},
+		{"wrong type", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"timeout\": \"5s\"}]}}", `config.json:1:21: hooks.Stop: timeout`},
+		{"no command", "{\"hooks\": {\"Stop\": [{\"name\": \"x\"}]}}", `command hook needs a "command"`},
+		{"hooks not object", "{\"hooks\": []}", `config.json:1:11: "hooks" must be an object`},
+		{"bad matcher", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"matcher\": {\"field\": \"a\", \"regex\": \"(\"}}]}}", `matcher: bad regex`},
+		{"truncated", "{\"hooks\": {", `config.json:1:11: invalid JSON: unexpected end of JSON input`},
+		{"custom event name", "{\"customEvents\": [\"9bad\"]}", `customEvents: "9bad" is not a valid event name`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(reg, writeConfig(t, tc.config, ""))
+			var cerr *ConfigError
+			if !errors.As(err, &cerr) {
+				t.Fatalf("want a ConfigError, got %v", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q\ndoes not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadOrderAliasesCustomEventsAndUserHooks(t *testing.T) {
+	t.Parallel()
+	project := `{
+  "providers": ["claude"],
+  "customEvents": ["DeployDone"],
+  "hooks": {
+    "PreExecutionEnd": [{"command": "echo p1", "name": "p1", "timeout": 1500}],
+    "on_task_complete": [{"command": "echo p2"}],
+    "DeployDone": [{"command": "echo custom"}]
+  }
+}`
+	user := `{"hooks": {"PreExecutionEnd": [{"command": "echo u1", "name": "u1"}]}}`
+	env := writeConfig(t, project, user)
+	cfg, err := Load(NewRegistry(), env)
+	must(t, err)
+	var names []string
+	for _, h := range cfg.Hooks[PreExecutionEnd] {
+		names = append(names, h.Name+"/"+h.Source.Scope)
+	}
+	if got, want := strings.Join(names, ","), "p1/project,u1/user"; got != want {
+		t.Errorf("PreExecutionEnd hooks = %s, want %s", got, want)
+	}
+	if h := cfg.Hooks[PreExecutionEnd][0]; h.Timeout.Milliseconds() != 1500 || h.Source.Line != 5 {
+		t.Errorf("timeout %v line %d", h.Timeout, h.Source.Line)
+	}
+	if len(cfg.Hooks[PostExecutionEnd]) != 1 || len(cfg.Hooks["DeployDone"]) != 1 {
+		t.Errorf("alias or custom event not mapped: %v", cfg.Hooks)
+	}
+
+	// disableUserHooks drops the user config entirely.
+	env = writeConfig(t, `{"disableUserHooks": true, "hooks": {"Stop": [{"command": "true"}]}}`, user)
+	cfg, err = Load(NewRegistry(), env)
+	must(t, err)
+	if len(cfg.Hooks[PreExecutionEnd]) != 0 || len(cfg.Files) != 1 {
+		t.Errorf("user hooks loaded despite disableUserHooks: %v", cfg.Files)
+	}
+}
+
+func TestLoadMissingAndEmptyConfig(t *testing.T) {
+	t.Parallel()
+	for _, c := range []string{"", "  \n", "{}"} {
+		cfg, err := Load(NewRegistry(), writeConfig(t, c, ""))
+		must(t, err)
+		if len(cfg.Hooks) != 0 {
+			t.Errorf("%q: hooks %v", c, cfg.Hooks)
+		}
+	}
+}
+
+// FuzzLoad: the loader never panics, and either loads or returns a ConfigError with a position
+// inside the file.
+func FuzzLoad(f *testing.F) {
+	for _, s := range []string{
+		`{"hooks": {"Stop": [{"command": "x"}]}}`,
+		`{"hooks": {"PreExecutionEnd": [{"command": "x", "blocking": true, "timeout": 10}]}}`,
+		`{"hooks": {"Stop": [{"type": "webhook"}]}}`,
+		`{"customEvents": ["A"], "hooks": {"A": [{"command": "x", "matcher": {"field": "a", "regex": "b"}}]}}`,
+		`{"hooks": {"Stop": [1, "x", null]}}`,
+		`{"hooks": {"Stop": [{"command": "x", "env": {"A": "1"}}]}} {}`,
+		`[]`, `{"a":`, "\xef\xbb\xbf{}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, config string) {
+		env := writeConfig(t, config, "")
+		cfg, err := Load(NewRegistry(), env)
+		if err == nil {
+			if cfg == nil {
+				t.Fatal("nil config without error")
+			}
+			return
+		}
+		var cerr *ConfigError
+		if !errors.As(err, &cerr) || len(cerr.Diagnostics) == 0 {
+			t.Fatalf("want a ConfigError, got %T %v", err, err)
+		}
+		for _, d := range cerr.Diagnostics {
+			if d.Line < 1 || d.Col < 1 || d.File == "" {
+				t.Fatalf("diagnostic without position: %+v", d)
+			}
+		}
+	})
+}

@@ -1,0 +1,151 @@
+package hooks
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// runSh runs an expanded command with real sh and returns its stdout.
+func runSh(t *testing.T, command string, env []string) string {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, env...)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sh -c %q: %v\n%s", command, err, out)
+	}
+	return string(out)
+}
+
+func TestExpandCommandKeepsValuesAsData(t *testing.T) {
+	t.Parallel()
+	evil := []string{
+		`$(touch pwned)`, "`touch pwned`", `'; touch pwned; '`, `"; touch pwned; "`,
+		"line1\ntouch pwned", `\`, `$HOME`, `*`, `a b  c`, `}'"$(touch pwned)"'{`, "",
+	}
+	templates := []struct{ name, tmpl, want string }{
+		{"bare", `printf '%s|' {{v}}`, "V|"},
+		{"double", `printf '%s|' "x {{v}} y"`, "x V y|"},
+		{"single", `printf '%s|' 'x {{v}} y'`, "x V y|"},
+		{"subshell", `printf '%s|' "$(printf '%s' {{v}})"`, "V|"},
+		{"backtick", "printf '%s|' \"`printf '%s' {{v}}`\"", "V|"},
+		{"param default", `printf '%s|' "${UNSET:-{{v}}}"`, "V|"},
+		{"heredoc", "cat <<EOF\n<{{v}}>\nEOF", "<V>\n"},
+		{"nested key", `printf '%s|' {{a.b}}`, "V|"},
+	}
+	for _, tc := range templates {
+		for _, v := range evil {
+			p := Payload{"v": v, "a": map[string]any{"b": v}}
+			cmd, env := ExpandCommand(tc.tmpl, p)
+			got := runSh(t, cmd, env)
+			want := strings.ReplaceAll(tc.want, "V", v)
+			if tc.name == "subshell" || tc.name == "backtick" {
+				want = strings.ReplaceAll(tc.want, "V", strings.TrimRight(v, "\n")) // $(…) drops trailing newlines
+			}
+			if got != want {
+				t.Errorf("%s with %q: got %q, want %q (command %q)", tc.name, v, got, want, cmd)
+			}
+		}
+	}
+}
+
+func TestExpandCommandLeavesUnknownAndInert(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ tmpl, want string }{
+		{"echo {{missing}}", "echo {{missing}}"},
+		{"echo {{ not a key }}", "echo {{ not a key }}"},
+		{"echo hi # {{v}}", "echo hi # {{v}}"},
+		{"cat <<'EOF'\n{{v}}\nEOF", "cat <<'EOF'\n{{v}}\nEOF"},
+		{"echo {{v}}", `echo "${AGENT_HOOKS_ARG_1}"`},
+		{"echo {{ v }} {{v}}", `echo "${AGENT_HOOKS_ARG_1}" "${AGENT_HOOKS_ARG_1}"`},
+	}
+	for _, tc := range tests {
+		got, _ := ExpandCommand(tc.tmpl, Payload{"v": "x"})
+		if got != tc.want {
+			t.Errorf("ExpandCommand(%q) = %q, want %q", tc.tmpl, got, tc.want)
+		}
+	}
+}
+
+func TestExpandMessageIsVerbatim(t *testing.T) {
+	t.Parallel()
+	p := Payload{"issueNumber": 42, "issueTitle": `Fix "login" $(x)`, "meta": map[string]any{"k": []any{"a"}}}
+	got := ExpandMessage("Complete issue #{{issueNumber}}: {{issueTitle}} {{meta.k}} {{nope}}", p)
+	want := `Complete issue #42: Fix "login" $(x) ["a"] {{nope}}`
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// dangerousNodes counts the parts of a parsed command that make the shell run or substitute
+// something: command and process substitutions, parameter and arithmetic expansions, statements.
+func dangerousNodes(t testing.TB, command string) (counts [4]int, ok bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		return counts, false
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			counts[0]++
+		case *syntax.ArithmExp:
+			counts[1]++
+		case *syntax.Stmt:
+			counts[2]++
+		case *syntax.CallExpr:
+			counts[3]++
+		}
+		return true
+	})
+	return counts, true
+}
+
+// FuzzExpandCommand: whatever the template and the value, the expanded command never contains
+// the value, and parses into the same statements, substitutions and calls as the same template
+// expanded with a harmless value: a payload value cannot add shell syntax.
+func FuzzExpandCommand(f *testing.F) {
+	seeds := []struct{ tmpl, v string }{
+		{"echo {{v}}", "$(id)"},
+		{"echo '{{v}}'", "'; id; '"},
+		{`echo "{{v}}"`, `"; id; "`},
+		{"echo `echo {{v}}`", "`id`"},
+		{"cat <<EOF\n{{v}}\nEOF\nid", "EOF\nid"},
+		{"cat <<-'E'\n\t{{v}}\nE", "x"},
+		{"echo ${X:-{{v}}}", "}; id; ${"},
+		{"echo $(( {{v}} + 1 ))", "1)); id; ((1"},
+		{"# {{v}}\necho ok", "\nid"},
+		{"echo {{v}} && echo {{w}}", "a\nb"},
+		{"a='{{v}}' b=\"{{v}}\" c={{v}}", "\\"},
+	}
+	for _, s := range seeds {
+		f.Add(s.tmpl, s.v)
+	}
+	f.Fuzz(func(t *testing.T, tmpl, v string) {
+		if len(v) < 4 || strings.Contains(tmpl, v) {
+			return // a value that is part of the template proves nothing either way
+		}
+		p := Payload{"v": v, "w": v}
+		got, env := ExpandCommand(tmpl, p)
+		if strings.Contains(got, "{{v}}") && !strings.Contains(tmpl, "{{v}}") {
+			t.Fatalf("placeholder appeared from nowhere")
+		}
+		if strings.Contains(got, v) {
+			t.Fatalf("expanded command contains the payload value %q:\n%s", v, got)
+		}
+		for _, kv := range env {
+			if !strings.HasPrefix(kv, "AGENT_HOOKS_ARG_") {
+				t.Fatalf("unexpected env %q", kv)
+			}
+		}
+		harmless, _ := ExpandCommand(tmpl, Payload{"v": "zz", "w": "zz"})
+		want, ok1 := dangerousNodes(t, harmless)
+		have, ok2 := dangerousNodes(t, got)
+		if ok1 != ok2 || want != have {
+			t.Fatalf("value changed the command's structure: %v vs %v\n%s\n%s", want, have, harmless, got)
+		}
+	})
+}

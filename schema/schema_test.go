@@ -1,0 +1,120 @@
+package schema
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+func compile(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	s, err := c.Compile("config.schema.json")
+	if err != nil {
+		t.Fatalf("compile schema: %v", err)
+	}
+	return s
+}
+
+// exampleConfigs finds every native config under testdata/ (and the docs' examples), including
+// those embedded in testscript archives.
+func exampleConfigs(t *testing.T) map[string][]byte {
+	t.Helper()
+	found := map[string][]byte{}
+	root := filepath.Join("..", "testdata")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return nil
+		case filepath.Base(path) == "config.json" && filepath.Base(filepath.Dir(path)) == ".autoagent":
+			b, err := os.ReadFile(path)
+			found[path] = b
+			return err
+		case strings.HasSuffix(path, ".txt") && strings.Contains(path, "script"):
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for name, body := range txtarConfigs(b) {
+				found[path+":"+name] = body
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+// txtarConfigs returns the .autoagent/config.json files of a txtar archive.
+func txtarConfigs(archive []byte) map[string][]byte {
+	out := map[string][]byte{}
+	var name string
+	var body []string
+	flush := func() {
+		if strings.HasSuffix(name, ".autoagent/config.json") {
+			out[name] = []byte(strings.Join(body, "\n"))
+		}
+	}
+	for _, line := range strings.Split(string(archive), "\n") {
+		if strings.HasPrefix(line, "-- ") && strings.HasSuffix(line, " --") {
+			flush()
+			name, body = strings.TrimSuffix(strings.TrimPrefix(line, "-- "), " --"), nil
+			continue
+		}
+		body = append(body, line)
+	}
+	flush()
+	return out
+}
+
+func TestExampleConfigsMatchSchema(t *testing.T) {
+	s := compile(t)
+	configs := exampleConfigs(t)
+	if len(configs) == 0 {
+		t.Fatal("no example configs found")
+	}
+	checked := 0
+	for name, body := range configs {
+		if strings.Contains(name, "invalid") || strings.Contains(name, "_error") {
+			continue // scripts about bad configs
+		}
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			continue // deliberately malformed
+		}
+		if err := s.Validate(v); err != nil {
+			t.Errorf("%s does not match the schema:\n%v", name, err)
+		}
+		checked++
+	}
+	t.Logf("validated %d example configs", checked)
+}
+
+func TestSchemaRejectsMistakes(t *testing.T) {
+	s := compile(t)
+	bad := []string{
+		`{"hooks": {"Stop": [{"type": "command"}]}}`,
+		`{"hooks": {"Stop": [{"command": "x", "timeout": "60s"}]}}`,
+		`{"hooks": {"Stop": [{"type": "git-comit"}]}}`,
+		`{"hooks": {"9Stop": []}}`,
+		`{"stopBlockLimit": -1}`,
+	}
+	for _, b := range bad {
+		var v any
+		if err := json.Unmarshal([]byte(b), &v); err != nil {
+			t.Fatal(err)
+		}
+		if s.Validate(v) == nil {
+			t.Errorf("schema accepts %s", b)
+		}
+	}
+}

@@ -1,0 +1,236 @@
+// Package sessions owns the session records of agent-hooks under <AUTOAGENT_HOME>/sessions: one
+// JSON file per session (the AutoAgent seed's format), the `current` link, the per-session audit
+// trail (<id>.events.jsonl, one line per hook execution) and the file lock that serialises every
+// write, so that several agent-hooks processes can update one session at once.
+//
+// The package knows nothing of hooks or of the command line: callers hand it a directory, the
+// values to record, and (in tests) a clock and a source of randomness.
+package sessions
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// Status of a session.
+type Status string
+
+// The statuses a session can have (SPEC.md section 7).
+const (
+	StatusActive      Status = "active"
+	StatusCompleted   Status = "completed"
+	StatusInterrupted Status = "interrupted"
+	StatusFailed      Status = "failed"
+)
+
+// ParseStatus accepts one of the four statuses.
+func ParseStatus(s string) (Status, error) {
+	switch st := Status(s); st {
+	case StatusActive, StatusCompleted, StatusInterrupted, StatusFailed:
+		return st, nil
+	}
+	return "", fmt.Errorf("invalid session status %q (want active, completed, interrupted or failed)", s)
+}
+
+// Session is one session record. The JSON field names are those of the AutoAgent seed; fields
+// this package does not know (written by another tool) are kept through a read-modify-write.
+type Session struct {
+	ID              string    `json:"id"`
+	StartTime       time.Time `json:"startTime"`
+	EndTime         time.Time `json:"endTime,omitzero"`
+	Workspace       string    `json:"workspace"`
+	Command         string    `json:"command"`
+	Args            []string  `json:"args"`
+	IssuesPlanned   []int     `json:"issuesPlanned"`
+	IssuesCompleted []int     `json:"issuesCompleted"`
+	IssuesFailed    []int     `json:"issuesFailed"`
+	CurrentIssue    *int      `json:"currentIssue,omitempty"`
+	Status          Status    `json:"status"`
+	Provider        string    `json:"provider"`
+	Metadata        Metadata  `json:"metadata"`
+	// StopBlockCount is the number of consecutive blocked Stop events (agent-hooks' own field).
+	StopBlockCount int `json:"stopBlockCount,omitempty"`
+
+	extra map[string]json.RawMessage
+}
+
+// Metadata is the seed's optional metadata object.
+type Metadata struct {
+	GitBranch     string `json:"gitBranch,omitempty"`
+	GitCommit     string `json:"gitCommit,omitempty"`
+	TotalDuration int64  `json:"totalDuration,omitempty"` // milliseconds
+
+	extra map[string]json.RawMessage
+}
+
+// Active reports whether the session is still running.
+func (s *Session) Active() bool { return s.Status == StatusActive }
+
+// PlanIssue makes n the current issue and adds it to IssuesPlanned (once).
+func (s *Session) PlanIssue(n int) {
+	s.CurrentIssue = &n
+	s.IssuesPlanned = addIssue(s.IssuesPlanned, n)
+}
+
+// FinishIssue adds n to IssuesCompleted or IssuesFailed (moving it out of the other list, so an
+// issue retried after a failure ends up in one list only) and clears the current issue.
+func (s *Session) FinishIssue(n int, success bool) {
+	s.IssuesPlanned = addIssue(s.IssuesPlanned, n)
+	if success {
+		s.IssuesCompleted = addIssue(s.IssuesCompleted, n)
+		s.IssuesFailed = removeIssue(s.IssuesFailed, n)
+	} else {
+		s.IssuesFailed = addIssue(s.IssuesFailed, n)
+		s.IssuesCompleted = removeIssue(s.IssuesCompleted, n)
+	}
+	s.CurrentIssue = nil
+}
+
+// End sets the final status, the end time and metadata.totalDuration.
+func (s *Session) End(status Status, at time.Time) {
+	s.Status = status
+	s.EndTime = at.UTC().Truncate(time.Millisecond)
+	s.Metadata.TotalDuration = max(0, s.EndTime.Sub(s.StartTime).Milliseconds())
+}
+
+func addIssue(list []int, n int) []int {
+	for _, v := range list {
+		if v == n {
+			return list
+		}
+	}
+	return append(list, n)
+}
+
+func removeIssue(list []int, n int) []int {
+	out := list[:0]
+	for _, v := range list {
+		if v != n {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// idPattern is session-<unix ms>-<random [a-z0-9]>. The seed's generator can yield fewer than
+// six random characters, so records written by it are accepted too.
+var idPattern = regexp.MustCompile(`^session-([0-9]{1,19})-([a-z0-9]{1,32})$`)
+
+// ValidID reports whether id has the form session-<unixms>-<random [a-z0-9]>.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// idTime returns the unix milliseconds in an id (ok false for an invalid id).
+func idTime(id string) (int64, bool) {
+	m := idPattern.FindStringSubmatch(id)
+	if m == nil {
+		return 0, false
+	}
+	ms, err := strconv.ParseInt(m[1], 10, 64)
+	return ms, err == nil
+}
+
+type sessionFields Session // the struct without its methods, for the default encoding
+
+// MarshalJSON writes the known fields, then any unknown fields that were read.
+func (s Session) MarshalJSON() ([]byte, error) {
+	if s.Args == nil {
+		s.Args = []string{}
+	}
+	for _, l := range []*[]int{&s.IssuesPlanned, &s.IssuesCompleted, &s.IssuesFailed} {
+		if *l == nil {
+			*l = []int{}
+		}
+	}
+	return marshalWithExtra(sessionFields(s), s.extra)
+}
+
+// UnmarshalJSON reads the known fields and keeps the others.
+func (s *Session) UnmarshalJSON(data []byte) error {
+	var f sessionFields
+	extra, err := unmarshalWithExtra(data, &f)
+	if err != nil {
+		return err
+	}
+	*s = Session(f)
+	s.extra = extra
+	return nil
+}
+
+type metadataFields Metadata
+
+// MarshalJSON writes the known fields, then any unknown fields that were read.
+func (m Metadata) MarshalJSON() ([]byte, error) {
+	return marshalWithExtra(metadataFields(m), m.extra)
+}
+
+// UnmarshalJSON reads the known fields and keeps the others.
+func (m *Metadata) UnmarshalJSON(data []byte) error {
+	var f metadataFields
+	extra, err := unmarshalWithExtra(data, &f)
+	if err != nil {
+		return err
+	}
+	*m = Metadata(f)
+	m.extra = extra
+	return nil
+}
+
+// unmarshalWithExtra decodes data into v (a pointer to a struct) and returns the object's keys
+// that v has no field for.
+func unmarshalWithExtra(data []byte, v any) (map[string]json.RawMessage, error) {
+	if err := json.Unmarshal(data, v); err != nil {
+		return nil, err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, err
+	}
+	known, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var knownKeys map[string]json.RawMessage
+	if err := json.Unmarshal(known, &knownKeys); err != nil {
+		return nil, err
+	}
+	for k := range all {
+		if _, ok := knownKeys[k]; ok || isKnownOptional(k) {
+			delete(all, k)
+		}
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	return all, nil
+}
+
+// isKnownOptional lists the fields that are omitted when empty, so that an empty one read from a
+// file is not mistaken for an unknown field.
+func isKnownOptional(key string) bool {
+	switch key {
+	case "endTime", "currentIssue", "stopBlockCount", "gitBranch", "gitCommit", "totalDuration":
+		return true
+	}
+	return false
+}
+
+// marshalWithExtra encodes v (a struct) and appends the extra keys it does not already have.
+func marshalWithExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil || len(extra) == 0 {
+		return b, err
+	}
+	var known map[string]json.RawMessage
+	if err := json.Unmarshal(b, &known); err != nil {
+		return nil, err
+	}
+	for k, raw := range extra {
+		if _, ok := known[k]; !ok {
+			known[k] = raw
+		}
+	}
+	return json.Marshal(known)
+}

@@ -1,0 +1,335 @@
+package sessions
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ErrNotFound is returned (wrapped) for a session that has no record.
+var ErrNotFound = errors.New("session not found")
+
+// ErrNoCurrent is returned when there is no current session.
+var ErrNoCurrent = errors.New("no current session")
+
+// CurrentLink is the name of the link to the current session's record.
+const CurrentLink = "current"
+
+const lockName = ".lock"
+
+// Store is the sessions folder, <AUTOAGENT_HOME>/sessions.
+type Store struct {
+	dir  string
+	now  func() time.Time
+	rand io.Reader
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock sets the clock used for ids and timestamps (default time.Now).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithRand sets the source of the random part of new ids (default crypto/rand).
+func WithRand(r io.Reader) Option { return func(s *Store) { s.rand = r } }
+
+// New returns the store kept in dir; dir is created on the first write.
+func New(dir string, opts ...Option) *Store {
+	s := &Store{dir: dir, now: time.Now, rand: rand.Reader}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Dir is the sessions folder.
+func (s *Store) Dir() string { return s.dir }
+
+// Path is the record file of session id.
+func (s *Store) Path(id string) string { return filepath.Join(s.dir, id+".json") }
+
+// EventsPath is the audit trail of session id.
+func (s *Store) EventsPath(id string) string { return filepath.Join(s.dir, id+".events.jsonl") }
+
+// Params describes a session to create.
+type Params struct {
+	// ID is the id to use; empty generates session-<unixms>-<6 random [a-z0-9]>.
+	ID        string
+	Workspace string
+	Command   string
+	Args      []string
+	Provider  string
+	GitBranch string
+	GitCommit string
+}
+
+// Create writes a new active session record and makes it the current session.
+func (s *Store) Create(p Params) (*Session, error) {
+	if p.ID != "" && !ValidID(p.ID) {
+		return nil, fmt.Errorf("create session: invalid id %q (want session-<unixms>-<[a-z0-9]>)", p.ID)
+	}
+	var sess *Session
+	err := s.locked(func() error {
+		now := s.now()
+		id := p.ID
+		for tries := 0; ; tries++ {
+			if id == "" {
+				var err error
+				if id, err = s.newID(now); err != nil {
+					return err
+				}
+			}
+			if _, err := os.Lstat(s.Path(id)); errors.Is(err, fs.ErrNotExist) {
+				break
+			} else if err != nil {
+				return fmt.Errorf("create session: %w", err)
+			}
+			if p.ID != "" {
+				return fmt.Errorf("create session %s: already exists", id)
+			}
+			if tries > 100 {
+				return fmt.Errorf("create session: no free id after %d tries", tries)
+			}
+			id = ""
+		}
+		sess = &Session{
+			ID:              id,
+			StartTime:       now.UTC().Truncate(time.Millisecond),
+			Workspace:       p.Workspace,
+			Command:         p.Command,
+			Args:            append([]string{}, p.Args...),
+			IssuesPlanned:   []int{},
+			IssuesCompleted: []int{},
+			IssuesFailed:    []int{},
+			Status:          StatusActive,
+			Provider:        p.Provider,
+			Metadata:        Metadata{GitBranch: p.GitBranch, GitCommit: p.GitCommit},
+		}
+		if err := s.write(sess); err != nil {
+			return err
+		}
+		return s.setCurrent(id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sess, nil
+}
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+func (s *Store) newID(now time.Time) (string, error) {
+	var b [6]byte
+	// 252 is the largest multiple of 36 below 256: rejecting the rest keeps every character
+	// equally likely.
+	for i := 0; i < len(b); {
+		var one [1]byte
+		if _, err := io.ReadFull(s.rand, one[:]); err != nil {
+			return "", fmt.Errorf("create session id: %w", err)
+		}
+		if one[0] < 252 {
+			b[i] = idAlphabet[int(one[0])%len(idAlphabet)]
+			i++
+		}
+	}
+	return fmt.Sprintf("session-%d-%s", now.UnixMilli(), b[:]), nil
+}
+
+// Get reads the record of session id.
+func (s *Store) Get(id string) (*Session, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("read session: invalid id %q (want session-<unixms>-<[a-z0-9]>)", id)
+	}
+	return s.read(id)
+}
+
+// Update applies fn to the record of session id and writes it back atomically, holding the
+// folder's lock so that no concurrent update is lost. If fn returns an error nothing is written.
+func (s *Store) Update(id string, fn func(*Session) error) (*Session, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("update session: invalid id %q (want session-<unixms>-<[a-z0-9]>)", id)
+	}
+	var sess *Session
+	err := s.locked(func() error {
+		var err error
+		if sess, err = s.read(id); err != nil {
+			return err
+		}
+		if err := fn(sess); err != nil {
+			return err
+		}
+		sess.ID = id
+		return s.write(sess)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sess, nil
+}
+
+// Current returns the session the `current` link points at.
+func (s *Store) Current() (*Session, error) {
+	id, err := s.CurrentID()
+	if err != nil {
+		return nil, err
+	}
+	return s.read(id)
+}
+
+// CurrentID returns the id of the session the `current` link points at, without reading it.
+func (s *Store) CurrentID() (string, error) {
+	link := filepath.Join(s.dir, CurrentLink)
+	target, err := os.Readlink(link)
+	if err != nil {
+		// Where symbolic links cannot be made (Windows without the privilege), `current` is a
+		// file holding the record's name.
+		b, rerr := os.ReadFile(link)
+		if errors.Is(rerr, fs.ErrNotExist) {
+			return "", ErrNoCurrent
+		}
+		if rerr != nil {
+			return "", fmt.Errorf("read %s: %w", link, rerr)
+		}
+		target = strings.TrimSpace(string(b))
+	}
+	id := strings.TrimSuffix(filepath.Base(target), ".json")
+	if !ValidID(id) {
+		return "", fmt.Errorf("read %s: it points at %q, which is not a session record", link, target)
+	}
+	return id, nil
+}
+
+// SetCurrent points the `current` link at session id, which must exist.
+func (s *Store) SetCurrent(id string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("set current session: invalid id %q", id)
+	}
+	return s.locked(func() error {
+		if _, err := os.Stat(s.Path(id)); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("set current session: %s: %w", id, ErrNotFound)
+			}
+			return fmt.Errorf("set current session: %w", err)
+		}
+		return s.setCurrent(id)
+	})
+}
+
+// setCurrent replaces the link atomically: a new link under a temporary name renamed over it.
+func (s *Store) setCurrent(id string) error {
+	link := filepath.Join(s.dir, CurrentLink)
+	tmp := filepath.Join(s.dir, ".current.tmp")
+	_ = os.Remove(tmp) // left by a crash; we hold the lock, so it is no one else's
+	if err := os.Symlink(id+".json", tmp); err != nil {
+		if err := os.WriteFile(tmp, []byte(id+".json\n"), 0o600); err != nil {
+			return fmt.Errorf("set current session: %w", err)
+		}
+	}
+	if err := replaceFile(tmp, link); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("set current session: %w", err)
+	}
+	return syncDir(s.dir)
+}
+
+// read parses the record of id; the caller has checked the id.
+func (s *Store) read(id string) (*Session, error) {
+	path := s.Path(id)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read session %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session: %w", err)
+	}
+	return parseRecord(path, id, b)
+}
+
+// CorruptError describes a session record that cannot be used.
+type CorruptError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s: corrupt session record: %v", e.Path, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+func parseRecord(path, id string, b []byte) (*Session, error) {
+	var sess Session
+	if err := json.Unmarshal(b, &sess); err != nil {
+		return nil, &CorruptError{Path: path, Err: err}
+	}
+	if sess.ID != id {
+		return nil, &CorruptError{Path: path, Err: fmt.Errorf("its id is %q", sess.ID)}
+	}
+	return &sess, nil
+}
+
+// write replaces the record atomically: temp file, fsync, rename, fsync of the folder. The caller
+// holds the lock.
+func (s *Store) write(sess *Session) error {
+	b, err := json.MarshalIndent(sess, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode session %s: %w", sess.ID, err)
+	}
+	b = append(b, '\n')
+	if err := writeFileAtomic(s.dir, s.Path(sess.ID), b); err != nil {
+		return fmt.Errorf("write session %s: %w", sess.ID, err)
+	}
+	return nil
+}
+
+func writeFileAtomic(dir, path string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := replaceFile(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(dir)
+}
+
+// locked runs fn holding the folder's exclusive lock, creating the folder if needed.
+func (s *Store) locked(fn func() error) error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("create sessions folder: %w", err)
+	}
+	path := filepath.Join(s.dir, lockName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open lock %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer unlockFile(f) //nolint:errcheck // closing the file releases the lock anyway
+	return fn()
+}

@@ -266,16 +266,20 @@ func transient(err error) bool {
 // served in-process, so no git-receive-pack is spawned; a relative path is taken from the top of
 // the work tree.
 func (r *Repo) transportURL(raw string, dst plumbing.ReferenceName) (string, error) {
-	ep, err := transport.NewEndpoint(raw)
-	if err != nil {
-		return "", fmt.Errorf("remote URL %s: %w", redactURL(raw), err)
-	}
-	if ep.Protocol != "file" {
+	var p string
+	if u, err := url.Parse(raw); err == nil && u.Scheme == "file" {
+		p = filepath.FromSlash(u.Path)
+	} else if !hasScheme.MatchString(raw) && !scpLike.MatchString(raw) {
+		// A path; go-git would resolve a relative one against the process's directory.
+		p = filepath.FromSlash(raw)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(r.Root, p)
+		}
+	} else {
+		if _, err := transport.NewEndpoint(raw); err != nil {
+			return "", fmt.Errorf("remote URL %s: %w", redactURL(raw), err)
+		}
 		return raw, nil
-	}
-	p := filepath.FromSlash(ep.Path)
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(r.Root, p)
 	}
 	gitDir, bare, err := localGitDir(p)
 	if err != nil {
@@ -319,6 +323,11 @@ func (r *Repo) setUpstream(local, remote string, dst plumbing.ReferenceName) err
 	}
 	return nil
 }
+
+var (
+	hasScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	scpLike   = regexp.MustCompile(`^(?:[^@/:]+@)?[^@/:]+:`) // git@host:owner/repo
+)
 
 var userinfo = regexp.MustCompile(`://[^/@\s]+@`)
 

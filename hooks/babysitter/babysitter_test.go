@@ -186,3 +186,19 @@ func TestDiagnostics(t *testing.T) {
 		t.Errorf("warnings\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestExampleWorkspace keeps the README's example (testdata/babysitter-example) working.
+func TestExampleWorkspace(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.UseExample("babysitter-example")
+	cfg, err := w.Load()
+	if err != nil || len(cfg.Warnings) != 0 {
+		t.Fatalf("load: %v %v", err, cfg.Warnings)
+	}
+	res := w.Fire("on-breakpoint", "question", "Approve?", "runId", "run-1", "title", "Review")
+	executed, _ := res.Extra[babysitter.ExtraExecutedHooks].([]babysitter.ExecutedHook)
+	if len(executed) != 2 || executed[0].Location != "per-repo" || executed[1].Location != "plugin" || executed[0].Stdout != "{\"status\": \"notified\"}\n" {
+		t.Errorf("executedHooks %+v", executed)
+	}
+}

@@ -310,3 +310,19 @@ func line(s, prefix string) string {
 	}
 	return prefix + "<missing>"
 }
+
+// TestExampleWorkspace keeps the README's example (testdata/fresher-example) working.
+func TestExampleWorkspace(t *testing.T) {
+	t.Parallel()
+	w := seedtest.New(t, []hooks.Format{fresher.New()}, fresher.NewExtension())
+	w.UseExample("fresher-example")
+	w.Env["FRESHER_MODE"] = "building"
+	cfg, err := w.Load()
+	if err != nil || len(cfg.Warnings) != 0 {
+		t.Fatalf("load: %v %v", err, cfg.Warnings)
+	}
+	res := w.Fire("next_iteration", "iteration", 1)
+	if res.Decision != hooks.DecisionApprove || !strings.Contains(res.Hooks[0].Stdout, "Starting iteration 1") {
+		t.Errorf("next_iteration with pending tasks: %s %q", res.Decision, res.Hooks[0].Stdout)
+	}
+}

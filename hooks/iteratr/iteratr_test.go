@@ -259,3 +259,21 @@ func TestSessionEndIgnoresPipeOutput(t *testing.T) {
 		t.Errorf("session_end output reached the agent: %v", res.Extra)
 	}
 }
+
+// TestExampleWorkspace keeps the README's example (testdata/iteratr-example) working.
+func TestExampleWorkspace(t *testing.T) {
+	t.Parallel()
+	w := seedtest.New(t, []hooks.Format{iteratr.New()}, iteratr.NewExtension())
+	w.UseExample("iteratr-example")
+	cfg, err := w.Load()
+	if err != nil || len(cfg.Warnings) != 0 {
+		t.Fatalf("load: %v %v", err, cfg.Warnings)
+	}
+	w.Fire("on_task_complete", "taskId", "T1", "taskContent", "Write the parser")
+	out, _ := w.Fire(hooks.PreIteration, "iteration", 1).Extra[iteratr.ExtraAgentOutput].(string)
+	for _, want := range []string{"validated task T1: Write the parser\n", "TODO: the agent should notice this line", "hook failed: exit code 1\n", "README.md\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("agentOutput %q lacks %q", out, want)
+		}
+	}
+}

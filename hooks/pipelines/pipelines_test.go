@@ -269,3 +269,28 @@ func TestDiagnostics(t *testing.T) {
 		})
 	}
 }
+
+// TestExampleWorkspace keeps the README's example (testdata/agent-pipelines-example) working.
+func TestExampleWorkspace(t *testing.T) {
+	t.Parallel()
+	w := seedtest.New(t, []hooks.Format{pipelines.New()}, pipelines.NewExtension())
+	w.UseExample("agent-pipelines-example")
+	b, err := os.ReadFile(filepath.Join(w.Dir, "global", "hooks.sh")) // installed as ~/.config/agent-pipelines/hooks.sh
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write("~/.config/agent-pipelines/hooks.sh", string(b), 0o644)
+	cfg, err := w.Load()
+	if err != nil || len(cfg.Warnings) != 0 {
+		t.Fatalf("load: %v %v", err, cfg.Warnings)
+	}
+	res := w.Fire("on_iteration_complete", "iteration", 2, "maxIterations", 4)
+	cp, _ := res.Extra[pipelines.ExtraCheckpoint].(*hooks.Result)
+	if cp == nil || len(cp.Hooks) != 1 || cp.Hooks[0].Stdout != "["+w.Session+"] checkpoint "+w.Session+" 2 (iteration 2 of 4)\n" {
+		t.Errorf("checkpoint %+v", cp)
+	}
+	res = w.Fire("on_session_complete", "status", "completed", "iteration", 4)
+	if got, want := seedtest.Statuses(res), []string{"on_session_complete=ok", "global on_session_complete=ok"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

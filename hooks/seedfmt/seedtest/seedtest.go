@@ -141,3 +141,17 @@ func Statuses(res *hooks.Result) []string {
 	}
 	return out
 }
+
+// UseExample makes the repository's example workspace testdata/<name> (used by the README) the
+// workspace, so that a test keeps it working. Tests must not change files there.
+func (w *Workspace) UseExample(name string) {
+	w.t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", name))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		w.t.Fatal(err)
+	}
+	w.Dir = dir
+}

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "validated task $1: $2"

@@ -187,7 +187,7 @@ func (r *Reporter) review(ctx context.Context, c *Client, t Target, e *hooks.Eve
 			event = "COMMENT"
 		}
 	}
-	body := outcomeMarkdown(e, res, hooks.ExpandMessage(cfg.Body, e.Payload))
+	body := OutcomeMarkdown(res, hooks.ExpandMessage(cfg.Body, e.Payload))
 	rv, err := c.CreateReview(ctx, t, "", event, body)
 	var apiErr *APIError
 	if err != nil && event != "COMMENT" && errors.As(err, &apiErr) && apiErr.Status == http.StatusUnprocessableEntity {
@@ -209,7 +209,7 @@ func (r *Reporter) comment(ctx context.Context, c *Client, t Target, e *hooks.Ev
 		return nil, err
 	}
 	marker := fmt.Sprintf("<!-- agent-hooks:comment event=%q -->", markerKey(e.Event))
-	body := marker + "\n" + outcomeMarkdown(e, res, hooks.ExpandMessage(cfg.Message, e.Payload))
+	body := marker + "\n" + OutcomeMarkdown(res, hooks.ExpandMessage(cfg.Message, e.Payload))
 	comments, err := c.Comments(ctx, t, time.Time{})
 	if err != nil {
 		return nil, err
@@ -242,11 +242,11 @@ func hasFailures(res *hooks.Result) bool {
 	return false
 }
 
-// outcomeMarkdown is the body of a review or sticky comment: the event's outcome, the user's
-// message, the block reason and the table of hooks.
-func outcomeMarkdown(e *hooks.EventInfo, res *hooks.Result, message string) string {
+// OutcomeMarkdown is the body of a review, a sticky comment or a step summary: the event's
+// outcome, a message, the block reason and the table of hooks.
+func OutcomeMarkdown(res *hooks.Result, message string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### agent-hooks · %s: %s\n\n", e.Event, OutcomeWord(res))
+	fmt.Fprintf(&b, "### agent-hooks · %s: %s\n\n", res.Event, OutcomeWord(res))
 	if message != "" {
 		b.WriteString(message + "\n\n")
 	}

@@ -2,16 +2,148 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/autoagent/agent-hooks/github"
+	"github.com/autoagent/agent-hooks/hooks"
 )
 
-// TODO(owner of this file): replace this placeholder with the real command.
 func (a *app) newActionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:    "action",
-		Short:  "not built yet",
-		Hidden: true,
-		RunE:   func(*cobra.Command, []string) error { return errors.New("action: not built yet") },
+		Use:   "action",
+		Short: "Run an event as a GitHub Actions step (the entry point of action.yml)",
+		Long: `Run one event as a GitHub Actions step. The inputs come from INPUT_* variables, which
+action.yml passes explicitly: event, payload (a JSON object or a file), config (extra hook
+configuration, a JSON object or a file, loaded as the user-level config), working-directory,
+github-token (masked at once, and handed to the hooks as GITHUB_TOKEN), session-id and
+fail-on-block (default true).
+
+The step gets the outputs decision, blocked, reason, feedback, session-id, commit-sha and result
+(the JSON result), a summary table of the hooks, an error annotation when the event is blocked and
+a warning for each hook that failed. Workflow commands in hook output are not obeyed.
+
+Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-hooks failed.`,
+		Example: `  INPUT_EVENT=PreExecutionEnd INPUT_PAYLOAD='{"issueNumber":42}' agent-hooks action`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			act := github.NewAction(a.stdout, a.getenv)
+			in, err := act.Inputs()
+			if err != nil {
+				act.Errorf("%v", err)
+				return err
+			}
+			res, err := a.runAction(cmd, act, in)
+			if res == nil {
+				act.Errorf("%v", err)
+				return err
+			}
+			if rerr := act.Report(res); rerr != nil {
+				fmt.Fprintf(a.stderr, "agent-hooks: warning: %v\n", rerr)
+			}
+			var blocked *blockedError
+			var silent *silentError
+			switch {
+			case res.Blocked && !in.FailOnBlock:
+				fmt.Fprintf(a.stderr, "agent-hooks: %s blocked (fail-on-block is false): %s\n", res.Event, res.Reason)
+				return nil
+			case errors.As(err, &blocked), errors.As(err, &silent):
+				return err
+			case res.Decision == hooks.DecisionSkip:
+				return nil
+			}
+			return err
+		},
 	}
+}
+
+// runAction fires the event of the inputs with the token and configuration they name.
+func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.ActionInputs) (*hooks.Result, error) {
+	data := hooks.Payload{}
+	if p := strings.TrimSpace(in.Payload); strings.HasPrefix(p, "{") {
+		if err := decodePayload("input payload", []byte(p), &data); err != nil {
+			return nil, err
+		}
+	} else if p != "" {
+		var err error
+		if data, err = a.readPayload(p, nil); err != nil {
+			return nil, fmt.Errorf("input payload: %w", err)
+		}
+	}
+	env := map[string]string{}
+	if in.GitHubToken != "" {
+		env["GITHUB_TOKEN"] = in.GitHubToken
+		if a.getenv("GH_TOKEN") == "" {
+			env["GH_TOKEN"] = in.GitHubToken
+		}
+	}
+	if in.Config != "" {
+		home, err := a.actionConfigHome(in.Config)
+		if err != nil {
+			return nil, err
+		}
+		env["AUTOAGENT_HOME"] = home
+	}
+	b := a.withEnv(env)
+	resume := act.StopCommands()
+	res, err := b.fire(cmd.Context(), fireRequest{Event: in.Event, Data: data, SessionID: in.SessionID, Workspace: in.WorkingDirectory})
+	resume()
+	return res, err
+}
+
+// actionConfigHome writes the config input as config.json of an AUTOAGENT_HOME of the action's
+// own under $RUNNER_TEMP, so that it is loaded as the user-level config after the project's.
+func (a *app) actionConfigHome(config string) (string, error) {
+	src := []byte(config)
+	if !strings.HasPrefix(strings.TrimSpace(config), "{") {
+		path := config
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(a.cwd, path)
+		}
+		var err error
+		if src, err = os.ReadFile(path); err != nil {
+			return "", fmt.Errorf("input config: %w", err)
+		}
+	}
+	tmp := a.getenv("RUNNER_TEMP")
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	home := filepath.Join(tmp, "agent-hooks-action")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return "", fmt.Errorf("input config: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.json"), src, 0o644); err != nil {
+		return "", fmt.Errorf("input config: %w", err)
+	}
+	return home, nil
+}
+
+// withEnv is a copy of the app whose environment has the given variables set.
+func (a *app) withEnv(set map[string]string) *app {
+	if len(set) == 0 {
+		return a
+	}
+	b := *a
+	b.getenv = func(k string) string {
+		if v, ok := set[k]; ok {
+			return v
+		}
+		return a.getenv(k)
+	}
+	b.environ = make([]string, 0, len(a.environ)+len(set))
+	for _, kv := range a.environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; !ok {
+			b.environ = append(b.environ, kv)
+		}
+	}
+	for k, v := range set {
+		b.environ = append(b.environ, k+"="+v)
+	}
+	return &b
 }

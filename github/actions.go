@@ -1,0 +1,215 @@
+package github
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// ActionInputs are the inputs of action.yml. A composite action does not hand its steps
+// INPUT_* variables, so action.yml passes each one explicitly and they are read one by one.
+type ActionInputs struct {
+	Event            string
+	Payload          string // a JSON object, or the path of a file holding one
+	Config           string // hook configuration: a JSON object, or the path of a config file
+	WorkingDirectory string
+	GitHubToken      string
+	SessionID        string
+	FailOnBlock      bool
+}
+
+// Action is the GitHub Actions side of `agent-hooks action`: inputs, outputs, the step summary,
+// annotations and masking, all through go-githubactions.
+type Action struct {
+	gha    *githubactions.Action
+	getenv func(string) string
+}
+
+// NewAction writes workflow commands to stdout and reads the environment through getenv.
+func NewAction(stdout io.Writer, getenv func(string) string) *Action {
+	return &Action{
+		gha:    githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(getenv)),
+		getenv: getenv,
+	}
+}
+
+// input reads one input; a workflow-safe INPUT_WORKING_DIRECTORY spelling is accepted for
+// INPUT_WORKING-DIRECTORY.
+func (a *Action) input(name string) string {
+	if v := a.gha.GetInput(name); v != "" {
+		return v
+	}
+	return a.gha.GetInput(strings.ReplaceAll(name, "-", "_"))
+}
+
+// Inputs reads the inputs. The token is masked before anything else can be printed.
+func (a *Action) Inputs() (ActionInputs, error) {
+	in := ActionInputs{GitHubToken: a.input("github-token")}
+	if in.GitHubToken != "" {
+		a.gha.AddMask(in.GitHubToken)
+	}
+	in.Event = a.input("event")
+	in.Payload = a.input("payload")
+	in.Config = a.input("config")
+	in.WorkingDirectory = a.input("working-directory")
+	in.SessionID = a.input("session-id")
+	in.FailOnBlock = true
+	if v := a.input("fail-on-block"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return in, fmt.Errorf("input fail-on-block: %q is not true or false", v)
+		}
+		in.FailOnBlock = b
+	}
+	if in.Event == "" {
+		return in, errors.New("input event is required (for example PreExecutionEnd)")
+	}
+	return in, nil
+}
+
+// Mask hides a secret in the rest of the job's log.
+func (a *Action) Mask(secret string) {
+	if secret != "" {
+		a.gha.AddMask(secret)
+	}
+}
+
+// StopCommands makes the runner ignore workflow commands (::set-output, ::add-mask, …) in what
+// follows — hook output — until resume is called.
+func (a *Action) StopCommands() (resume func()) {
+	token := "agent-hooks-" + randomHex()
+	a.gha.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: token})
+	return func() { a.gha.IssueCommand(&githubactions.Command{Name: token}) }
+}
+
+func randomHex() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Errorf writes an error annotation.
+func (a *Action) Errorf(format string, args ...any) {
+	a.gha.WithFieldsMap(map[string]string{"title": "agent-hooks"}).Errorf(format, args...)
+}
+
+// ErrNoOutputFile is returned when GITHUB_OUTPUT is not set (agent-hooks action run outside
+// Actions): the outputs cannot be written.
+var ErrNoOutputFile = errors.New("GITHUB_OUTPUT is not set: step outputs were not written (is this running in GitHub Actions?)")
+
+var outputName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// SetOutputs writes step outputs to the GITHUB_OUTPUT file. go-githubactions' SetOutput uses a
+// fixed heredoc delimiter, so a value containing it could add outputs of its own; here every
+// value gets a fresh random delimiter that it does not contain. go-githubactions panics when the
+// file cannot be written; that becomes an error.
+func (a *Action) SetOutputs(names []string, values map[string]string) (err error) {
+	if a.getenv("GITHUB_OUTPUT") == "" {
+		return ErrNoOutputFile
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("write step outputs: %v", r)
+		}
+	}()
+	for _, name := range names {
+		if !outputName.MatchString(name) {
+			return fmt.Errorf("output name %q is not valid", name)
+		}
+		v := values[name]
+		delim := "ghadelimiter_" + randomHex()
+		for strings.Contains(v, delim) {
+			delim = "ghadelimiter_" + randomHex()
+		}
+		eol := githubactions.EOF
+		a.gha.IssueFileCommand(&githubactions.Command{Name: "output", Message: name + "<<" + delim + eol + v + eol + delim})
+	}
+	return nil
+}
+
+// AddSummary appends markdown to the job summary; it does nothing outside Actions.
+func (a *Action) AddSummary(markdown string) (err error) {
+	if a.getenv("GITHUB_STEP_SUMMARY") == "" {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("write the step summary: %v", r)
+		}
+	}()
+	a.gha.AddStepSummary(markdown)
+	return nil
+}
+
+// OutputNames are the outputs of action.yml, in order.
+var OutputNames = []string{"decision", "blocked", "reason", "feedback", "session-id", "commit-sha", "result"}
+
+// maxResultOutput keeps the result output well under GitHub's 1 MB limit for one output.
+const maxResultOutput = 512 << 10
+
+// Outputs are the values of the step outputs for an event's result. When the JSON result is too
+// large for an output, the hooks' stdout and stderr in it are cut short.
+func Outputs(res *hooks.Result) (map[string]string, error) {
+	raw, err := json.Marshal(res)
+	if err == nil && len(raw) > maxResultOutput {
+		short := *res
+		short.Hooks = make([]hooks.HookResult, len(res.Hooks))
+		for i, h := range res.Hooks {
+			h.Stdout, h.Stderr = clip(h.Stdout, 4096), clip(h.Stderr, 4096)
+			short.Hooks[i] = h
+		}
+		raw, err = json.Marshal(&short)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("encode the result: %w", err)
+	}
+	sha := ""
+	if v, ok := res.Set["commitSha"]; ok {
+		sha = hooks.FormatValue(v)
+	}
+	return map[string]string{
+		"decision":   res.Decision,
+		"blocked":    strconv.FormatBool(res.Blocked),
+		"reason":     res.Reason,
+		"feedback":   res.Feedback,
+		"session-id": res.SessionID,
+		"commit-sha": sha,
+		"result":     string(raw),
+	}, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes cut)", len(s)-n)
+}
+
+// Report writes what a step shows for an event's result: outputs, the step summary, an error
+// annotation for a block and a warning for each hook that failed.
+func (a *Action) Report(res *hooks.Result) error {
+	var errs []error
+	values, err := Outputs(res)
+	if err == nil {
+		err = a.SetOutputs(OutputNames, values)
+	}
+	errs = append(errs, err, a.AddSummary(OutcomeMarkdown(res, "")))
+	fields := a.gha.WithFieldsMap(map[string]string{"title": "agent-hooks: " + res.Event})
+	for _, w := range res.Warnings {
+		fields.Warningf("%s", w)
+	}
+	if res.Blocked {
+		fields.Errorf("%s blocked: %s", res.Event, res.Reason)
+	}
+	return errors.Join(errs...)
+}

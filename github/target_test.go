@@ -1,0 +1,148 @@
+package github
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autoagent/agent-hooks/github/githubtest"
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+func TestFindTarget(t *testing.T) {
+	t.Parallel()
+	events, _ := filepath.Abs(filepath.Join("testdata", "events"))
+	repo := gitRepo(t, "git@github.com:octo/from-origin.git")
+	tests := []struct {
+		name      string
+		env       env
+		workspace string
+		payload   hooks.Payload
+		want      Target
+		wantErr   string
+	}{
+		{"pull_request event", env{"GITHUB_REPOSITORY": "Codertocat/Hello-World", "GITHUB_EVENT_PATH": filepath.Join(events, "pull_request.opened.json")},
+			"", nil, Target{"Codertocat", "Hello-World", 2}, ""},
+		{"pull_request_review event wins over the payload", env{"GITHUB_REPOSITORY": "Codertocat/Hello-World", "GITHUB_EVENT_PATH": filepath.Join(events, "pull_request_review.submitted.json")},
+			"", hooks.Payload{"prNumber": 9}, Target{"Codertocat", "Hello-World", 2}, ""},
+		{"issue_comment on an issue falls back to the payload", env{"GITHUB_REPOSITORY": "Codertocat/Hello-World", "GITHUB_EVENT_PATH": filepath.Join(events, "issue_comment.created.json")},
+			"", hooks.Payload{"pullRequest": "#5"}, Target{"Codertocat", "Hello-World", 5}, ""},
+		{"payload URL names the repository", env{}, "", hooks.Payload{"pullRequest": "https://github.com/octo/hello/pull/77"}, Target{"octo", "hello", 77}, ""},
+		{"payload object", env{"GITHUB_REPOSITORY": "octo/hello"}, "", hooks.Payload{"pullRequest": map[string]any{"number": float64(3)}}, Target{"octo", "hello", 3}, ""},
+		{"origin remote of the workspace", env{}, filepath.Join(repo, "sub"), hooks.Payload{"prNumber": "41"}, Target{"octo", "from-origin", 41}, ""},
+		{"no pull request", env{"GITHUB_REPOSITORY": "octo/hello"}, "", hooks.Payload{}, Target{}, "no pull request"},
+		{"bad pullRequest", env{"GITHUB_REPOSITORY": "octo/hello"}, "", hooks.Payload{"pullRequest": "soon"}, Target{}, `payload pullRequest "soon" is not a pull request number or URL`},
+		{"no repository anywhere", env{}, t.TempDir(), hooks.Payload{"prNumber": 1}, Target{}, "no GITHUB_REPOSITORY and no git repository"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := FindTarget(tt.env.get, tt.workspace, tt.payload)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// gitRepo makes a repository with the real git CLI, with origin set to remote.
+func gitRepo(t *testing.T, remote string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", dir}, {"-C", dir, "remote", "add", "origin", remote}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestParseRemoteURL(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, owner, repo string }{
+		{"https://github.com/octo/hello.git", "octo", "hello"},
+		{"https://x-access-token:secret@github.com/octo/hello", "octo", "hello"},
+		{"ssh://git@github.example.com:22/octo/hello.git", "octo", "hello"},
+		{"git@github.com:octo/hello.git", "octo", "hello"},
+		{"git@github.com:octo/hello/", "octo", "hello"},
+		{"/srv/git/hello.git", "", ""},
+		{"https://github.com/hello", "", ""},
+	} {
+		o, r, ok := ParseRemoteURL(tt.in)
+		if o != tt.owner || r != tt.repo || ok != (tt.owner != "") {
+			t.Errorf("ParseRemoteURL(%q) = %q, %q, %v", tt.in, o, r, ok)
+		}
+	}
+}
+
+// TestEnterpriseAPIURL: GITHUB_API_URL of GitHub Enterprise Server ends in /api/v3, with or
+// without a slash; requests must go below it, not to /api/v3/api/v3.
+func TestEnterpriseAPIURL(t *testing.T) {
+	t.Parallel()
+	for _, suffix := range []string{"/api/v3", "/api/v3/"} {
+		s := newServer(t, "agent-bot")
+		answerRequest(s, func(s *githubtest.Server) { s.AddComment(prNumber, "alice", "/approve", time.Time{}) })
+		e := serverEnv(s)
+		e["GITHUB_API_URL"] = s.URL + suffix
+		inv, _ := invocation(e, hooks.PreExecutionStart, time.Second, nil)
+		if out := configureApproval(t, Options{}, `{"pollInterval": 10}`).Run(context.Background(), inv); out.Status != hooks.StatusOK {
+			t.Fatalf("%s: got %s %q", suffix, out.Status, out.Reason)
+		}
+		for _, rq := range s.Requests() {
+			if !strings.HasPrefix(rq.Path, "/api/v3/") || strings.HasPrefix(rq.Path, "/api/v3/api/v3") {
+				t.Errorf("%s: request to %s", suffix, rq.Path)
+			}
+		}
+	}
+}
+
+func TestApprovalErrorsAreOneLine(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	tests := []struct {
+		name string
+		env  env
+		prep func()
+		want string
+	}{
+		{"missing token", env{"GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/hello"}, nil,
+			"github approval: no GitHub token: set GITHUB_TOKEN or GH_TOKEN"},
+		{"401", env{"GITHUB_TOKEN": "ghp_wrong_secret", "GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/hello"}, nil,
+			"401 unauthorized (Bad credentials): the GitHub token is invalid or expired"},
+		{"403", serverEnv(s), func() {
+			s.Fail(githubtest.Fault{Method: "POST", PathSuffix: "/issues/12/comments", Count: 1, Status: 403,
+				Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest/issues/comments#create-an-issue-comment"}`})
+		}, "comment on octo/hello#12: 403 forbidden (Resource not accessible by integration): the token lacks permission"},
+		{"404", env{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/nope"}, nil,
+			"get pull request octo/nope#12: 404 not found: check the repository and pull request number"},
+		{"bad API URL", env{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": "api.github.com", "GITHUB_REPOSITORY": "octo/hello"}, nil,
+			`GITHUB_API_URL "api.github.com" is not an absolute URL`},
+	}
+	for _, tt := range tests {
+		// Sequential: the 403 fault is queued on the shared server.
+		if tt.prep != nil {
+			tt.prep()
+		}
+		inv, _ := invocation(tt.env, hooks.PreExecutionStart, time.Second, nil)
+		out := configureApproval(t, Options{}, `{"pollInterval": 10}`).Run(context.Background(), inv)
+		if out.Status != hooks.StatusError || !strings.Contains(out.Reason, tt.want) {
+			t.Errorf("%s: got %s %q, want an error containing %q", tt.name, out.Status, out.Reason, tt.want)
+		}
+		if strings.Contains(out.Reason, "\n") || strings.Contains(out.Reason, testToken) || strings.Contains(out.Reason, "ghp_wrong_secret") {
+			t.Errorf("%s: reason is not one line without the token: %q", tt.name, out.Reason)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The native config file names.
@@ -112,6 +113,7 @@ func samePath(a, b string) bool {
 
 // nativeFile is one parsed AutoAgent config.json.
 type nativeFile struct {
+	lineStarts       []int64 // offsets where lines begin, computed on first use
 	path             string
 	scope            string
 	src              []byte
@@ -149,7 +151,7 @@ func readNative(path, scope string) (*nativeFile, []Diagnostic, error) {
 }
 
 func (f *nativeFile) diag(offset int64, format string, args ...any) Diagnostic {
-	line, col := LineCol(f.src, offset)
+	line, col := f.lineCol(offset)
 	return Diagnostic{Severity: SeverityError, File: f.path, Line: line, Col: col, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -379,7 +381,7 @@ func (f *nativeFile) buildHook(reg *Registry, event string, rh rawHook) (*Hook, 
 		d.Message = "hooks." + event + ": " + d.Message
 		return nil, &d
 	}
-	line, col := LineCol(f.src, rh.offset)
+	line, col := f.lineCol(rh.offset)
 	h := &Hook{
 		Name:     hf.Name,
 		Type:     hf.Type,
@@ -523,6 +525,22 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// lineCol is LineCol with the file's line index, so that positioning every hook stays linear.
+func (f *nativeFile) lineCol(offset int64) (line, col int) {
+	if f.lineStarts == nil {
+		f.lineStarts = []int64{0}
+		for i, c := range f.src {
+			if c == '\n' {
+				f.lineStarts = append(f.lineStarts, int64(i+1))
+			}
+		}
+	}
+	offset = min(max(offset, 0), int64(len(f.src)))
+	i := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > offset }) - 1
+	start := f.lineStarts[i]
+	return i + 1, utf8.RuneCount(f.src[start:offset]) + 1
 }
 
 // LineCol converts a byte offset in src to a 1-based line and column (columns count runes).

@@ -1,0 +1,17 @@
+package main
+
+import (
+	"strconv"
+	"testing"
+)
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,65 @@
+package hooks
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// BenchmarkSpawnBaseline is what one `sh -c true` costs from Go, for comparison with
+// BenchmarkFireTrue (one hook of `true`).
+func BenchmarkSpawnBaseline(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("sh", "-c", "true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkFireTrue(b *testing.B) {
+	e := benchEngine(b, cmdHook("t", "true", ""))
+	for b.Loop() {
+		if _, err := e.Fire(context.Background(), PreExecutionEnd, Payload{"issueNumber": 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkFireScriptAnswer(b *testing.B) {
+	e := benchEngine(b, cmdHook("t", "cat >/dev/null; echo '{}'", ""))
+	for b.Loop() {
+		if _, err := e.Fire(context.Background(), PreExecutionEnd, Payload{"issueNumber": 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkExpandCommand(b *testing.B) {
+	p := Payload{"issueNumber": 42, "issueTitle": "Fix 'login' $(now)", "meta": map[string]any{"k": "v"}}
+	for b.Loop() {
+		ExpandCommand(`echo "Issue {{issueNumber}}: {{issueTitle}}" && test '{{meta.k}}' = v`, p)
+	}
+}
+
+func BenchmarkLoad50(b *testing.B) {
+	hooks := strings.Repeat(cmdHook("t", "true", `"timeout": 1000`)+",", 49) + cmdHook("t", "true", "")
+	env := writeConfig(b, hooksJSON(PreExecutionEnd, hooks), "")
+	reg := NewRegistry()
+	for b.Loop() {
+		if _, err := Load(reg, env); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchEngine(b *testing.B, hook string) *Engine {
+	b.Helper()
+	env := writeConfig(b, hooksJSON(PreExecutionEnd, hook), "")
+	cfg, err := Load(NewRegistry(), env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &Engine{Config: cfg, Workspace: env.Workspace, SessionID: "s", Environ: os.Environ(), Getenv: os.Getenv}
+}

@@ -10,8 +10,7 @@ package sessions
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strconv"
+	"strings"
 	"time"
 )
 
@@ -115,21 +114,37 @@ func removeIssue(list []int, n int) []int {
 	return out
 }
 
-// idPattern is session-<unix ms>-<random [a-z0-9]>. The seed's generator can yield fewer than
-// six random characters, so records written by it are accepted too.
-var idPattern = regexp.MustCompile(`^session-([0-9]{1,19})-([a-z0-9]{1,32})$`)
+// ValidID reports whether id has the form session-<unixms>-<random [a-z0-9]>. The seed's generator
+// can yield fewer than six random characters, so ids written by it are accepted too.
+func ValidID(id string) bool {
+	_, ok := idTime(id)
+	return ok
+}
 
-// ValidID reports whether id has the form session-<unixms>-<random [a-z0-9]>.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
-
-// idTime returns the unix milliseconds in an id (ok false for an invalid id).
-func idTime(id string) (int64, bool) {
-	m := idPattern.FindStringSubmatch(id)
-	if m == nil {
+// idTime returns the unix milliseconds in an id (ok false for an invalid id). It is written out
+// rather than a regexp because `session list` checks every name in the folder.
+func idTime(id string) (ms int64, ok bool) {
+	rest, found := strings.CutPrefix(id, "session-")
+	if !found {
 		return 0, false
 	}
-	ms, err := strconv.ParseInt(m[1], 10, 64)
-	return ms, err == nil
+	digits, random, found := strings.Cut(rest, "-")
+	if !found || len(digits) == 0 || len(digits) > 18 || len(random) == 0 || len(random) > 32 {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		ms = ms*10 + int64(c-'0')
+	}
+	for i := 0; i < len(random); i++ {
+		if c := random[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return 0, false
+		}
+	}
+	return ms, true
 }
 
 type sessionFields Session // the struct without its methods, for the default encoding

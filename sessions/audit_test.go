@@ -1,0 +1,136 @@
+package sessions
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestAppendAndReadEvents(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestStore(t)
+	id := "session-1704067200000-abcdef"
+	at := time.Date(2024, 1, 1, 12, 0, 0, 5e6, time.FixedZone("CET", 3600))
+	in := []Event{
+		{Time: at, Event: "PreExecutionEnd", Name: "lint", Type: "command", Source: "project", Format: "autoagent", File: "/w/.autoagent/config.json", Status: "blocked", ExitCode: 2, DurationMs: 31, Decision: "block", Reason: "5 lint errors"},
+		{Event: "PreExecutionEnd", Name: "tests", Type: "command", Source: "project", Status: "skipped"},
+		{Event: "PostExecutionEnd", Name: "git-commit", Type: "git-commit", Source: "user", Status: "ok", Decision: "approve", Details: map[string]any{"changes": true, "commitSha": "abc"}},
+	}
+	if err := s.Append(id, in[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(id, in[1:]...); err != nil {
+		t.Fatal(err)
+	}
+	got, problems, err := s.Events(id)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("Events: %v %v", problems, err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("read %d events, want 3", len(got))
+	}
+	if !got[0].Time.Equal(at) || got[0].Time.Location() != time.UTC {
+		t.Errorf("time = %v, want %v in UTC", got[0].Time, at)
+	}
+	if got[1].Time.IsZero() {
+		t.Error("an event without a time did not get the clock's")
+	}
+	for i := range got {
+		got[i].Time, in[i].Time = time.Time{}, time.Time{}
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Errorf("events =\n%+v\nwant\n%+v", got, in)
+	}
+
+	// Every line carries the fields the trail promises, even when empty: a skipped hook reads
+	// differently from one that approved.
+	b, _ := os.ReadFile(s.EventsPath(id))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var skipped map[string]any
+	if err := json.Unmarshal([]byte(lines[1]), &skipped); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"time", "event", "name", "type", "source", "status", "exitCode", "durationMs", "decision", "reason"} {
+		if _, ok := skipped[k]; !ok {
+			t.Errorf("audit line lacks %q: %s", k, lines[1])
+		}
+	}
+	if skipped["status"] != "skipped" {
+		t.Errorf("status = %v, want skipped", skipped["status"])
+	}
+}
+
+func TestEventsSkipsBrokenLines(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestStore(t)
+	id := "session-1704067200000-abcdef"
+	if err := s.Append(id, Event{Event: "Stop", Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(s.EventsPath(id), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(f, "{\"event\": \"Sto\n\n")
+	f.Close()
+	if err := s.Append(id, Event{Event: "SessionEnd", Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	got, problems, err := s.Events(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Event != "Stop" || got[1].Event != "SessionEnd" {
+		t.Errorf("events = %+v, want Stop and SessionEnd", got)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0].Error(), ".events.jsonl:2:") {
+		t.Errorf("problems = %v, want line 2 reported", problems)
+	}
+	if got, problems, err := s.Events("session-1-nothing"); len(got)+len(problems) != 0 || err != nil {
+		t.Errorf("Events of a session without a trail = %v %v %v", got, problems, err)
+	}
+}
+
+func TestConcurrentAppendsNeverInterleave(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestStore(t)
+	id := "session-1704067200000-abcdef"
+	const writers, each = 16, 25
+	big := strings.Repeat("r", 8192) // longer than a pipe buffer, so a split write would show
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			st := New(s.Dir())
+			for i := range each {
+				if err := st.Append(id, Event{Event: "PreIteration", Name: fmt.Sprintf("w%d-%d", w, i), Reason: big}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	f, err := os.Open(s.EventsPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	seen := map[string]bool{}
+	for sc.Scan() {
+		var e Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("torn line: %v", err)
+		}
+		seen[e.Name] = true
+	}
+	if len(seen) != writers*each {
+		t.Errorf("%d distinct lines, want %d", len(seen), writers*each)
+	}
+}

@@ -63,3 +63,15 @@ func benchEngine(b *testing.B, hook string) *Engine {
 	}
 	return &Engine{Config: cfg, Workspace: env.Workspace, SessionID: "s", Environ: os.Environ(), Getenv: os.Getenv}
 }
+
+// BenchmarkParallel10Sleep: 10 parallel hooks of `sleep 0.2` (issue 7: under 0.5 s).
+func BenchmarkParallel10Sleep(b *testing.B) {
+	hooks := strings.TrimSuffix(strings.Repeat(cmdHook("s", "sleep 0.2", `"parallel": true`)+",", 10), ",")
+	e := benchEngine(b, hooks)
+	for b.Loop() {
+		res, err := e.Fire(context.Background(), PreExecutionEnd, nil)
+		if err != nil || len(res.Hooks) != 10 {
+			b.Fatal(err)
+		}
+	}
+}

@@ -29,3 +29,6 @@ func signalGroup(p *os.Process, kill bool) {
 
 // reapGroup kills whatever is left of the hook's process group after its main process exited.
 func reapGroup(p *os.Process) { signalGroup(p, true) }
+
+// shellPath is the POSIX shell that runs command hooks.
+func shellPath() string { return "sh" }

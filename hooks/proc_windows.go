@@ -5,7 +5,9 @@ package hooks
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 )
 
@@ -31,3 +33,35 @@ func signalGroup(p *os.Process, kill bool) {
 // reapGroup would kill what the hook left running; without a job object a tree whose root has
 // exited cannot be found on Windows, so leftovers are only bounded by the pipe drain timeout.
 func reapGroup(*os.Process) {}
+
+var (
+	shellOnce sync.Once
+	shell     = "sh"
+)
+
+// shellPath finds Git for Windows' sh: on PATH, else next to git.exe, else in Program Files.
+func shellPath() string {
+	shellOnce.Do(func() {
+		if p, err := exec.LookPath("sh"); err == nil {
+			shell = p
+			return
+		}
+		var candidates []string
+		if git, err := exec.LookPath("git"); err == nil {
+			root := filepath.Dir(filepath.Dir(git)) // ...\Git\cmd\git.exe -> ...\Git
+			candidates = append(candidates, filepath.Join(root, "bin", "sh.exe"), filepath.Join(root, "usr", "bin", "sh.exe"))
+		}
+		for _, env := range []string{"ProgramFiles", "ProgramW6432", "ProgramFiles(x86)"} {
+			if dir := os.Getenv(env); dir != "" {
+				candidates = append(candidates, filepath.Join(dir, "Git", "bin", "sh.exe"))
+			}
+		}
+		for _, c := range candidates {
+			if st, err := os.Stat(c); err == nil && !st.IsDir() {
+				shell = c
+				return
+			}
+		}
+	})
+	return shell
+}

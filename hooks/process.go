@@ -48,7 +48,11 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := exec.CommandContext(runCtx, p.Argv[0], p.Argv[1:]...)
+	prog := p.Argv[0]
+	if prog == "sh" {
+		prog = shellPath()
+	}
+	cmd := exec.CommandContext(runCtx, prog, p.Argv[1:]...)
 	cmd.Dir = p.Dir
 	cmd.Env = append(append([]string(nil), r.Environ...), p.Env...)
 	setProcessGroup(cmd)

@@ -37,24 +37,16 @@ const FileName = ".iteratr.hooks.yml"
 const DefaultTimeout = 30 * time.Second
 
 // hookTypes are iteratr's six hook types and their canonical events.
-var hookTypes = []struct{ name, event string }{
-	{"session_start", hooks.SessionStart},
-	{"pre_iteration", hooks.PreIteration},
-	{"post_iteration", hooks.PostIteration},
-	{"session_end", hooks.SessionEnd},
-	{"on_task_complete", hooks.PostExecutionEnd},
-	{"on_error", hooks.Error},
+var hookTypes = seedfmt.Points{
+	{Name: "session_start", Event: hooks.SessionStart},
+	{Name: "pre_iteration", Event: hooks.PreIteration},
+	{Name: "post_iteration", Event: hooks.PostIteration},
+	{Name: "session_end", Event: hooks.SessionEnd},
+	{Name: "on_task_complete", Event: hooks.PostExecutionEnd},
+	{Name: "on_error", Event: hooks.Error},
 }
 
 var hookFields = []string{"command", "timeout", "pipe_output"}
-
-func typeNames() []string {
-	out := make([]string, len(hookTypes))
-	for i, t := range hookTypes {
-		out[i] = t.name
-	}
-	return out
-}
 
 // Format loads .iteratr.hooks.yml.
 type Format struct{}
@@ -82,102 +74,64 @@ func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	p := &parser{file: file}
+	p := &parser{YAMLFile: seedfmt.YAMLFile{Path: file}}
 	hs := p.parse(data)
-	return hs, p.diags, nil
+	return hs, p.Diags, nil
 }
 
-type parser struct {
-	file  string
-	diags []hooks.Diagnostic
-}
-
-func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
-	p.diags = append(p.diags, seedfmt.Errorf(p.file, n.Line, n.Column, format, args...))
-}
-
-func (p *parser) warnf(n *yaml.Node, format string, args ...any) {
-	p.diags = append(p.diags, seedfmt.Warning(p.file, n.Line, n.Column, format, args...))
-}
+type parser struct{ seedfmt.YAMLFile }
 
 func (p *parser) parse(data []byte) []*hooks.Hook {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.diags = append(p.diags, seedfmt.YAMLError(p.file, err))
-		return nil
-	}
-	if len(doc.Content) == 0 {
-		return nil // an empty file configures nothing
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		p.errorf(root, "expected a mapping with version and hooks")
+	root := p.Parse(data)
+	if root == nil {
 		return nil
 	}
 	var out []*hooks.Hook
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
+	p.Mapping(root, "expected a mapping with version and hooks", func(k, v *yaml.Node) {
 		switch k.Value {
 		case "version":
 			var n int
 			if err := v.Decode(&n); err != nil || n != 1 {
-				p.warnf(v, "version %q: only version 1 is known", v.Value)
+				p.Warnf(v, "version %q: only version 1 is known", v.Value)
 			}
 		case "hooks":
 			out = p.parseHooks(v)
 		default:
-			p.warnf(k, "unknown key %q (iteratr reads version and hooks)", k.Value)
+			p.Warnf(k, "unknown key %q (iteratr reads version and hooks)", k.Value)
 		}
-	}
+	})
 	return out
 }
 
 func (p *parser) parseHooks(m *yaml.Node) []*hooks.Hook {
-	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
-		return nil
-	}
-	if m.Kind != yaml.MappingNode {
-		p.errorf(m, "hooks: expected a mapping from hook type to a list of hooks")
-		return nil
-	}
 	var out []*hooks.Hook
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		event := ""
-		for _, t := range hookTypes {
-			if t.name == k.Value {
-				event = t.event
+	p.Mapping(m, "hooks: expected a mapping from hook type to a list of hooks", func(k, v *yaml.Node) {
+		event, ok := hookTypes.Event(k.Value)
+		switch {
+		case !ok:
+			p.Errorf(k, "%s", seedfmt.UnknownPoint(Name, k.Value, hookTypes.Names()))
+		case seedfmt.IsNull(v):
+		case v.Kind != yaml.SequenceNode:
+			p.Errorf(v, "%s: expected a list of hooks", k.Value)
+		default:
+			for _, item := range v.Content {
+				if h := p.parseHook(k.Value, event, item); h != nil {
+					out = append(out, h)
+				}
 			}
 		}
-		if event == "" {
-			p.errorf(k, "%s", seedfmt.UnknownPoint(Name, k.Value, typeNames()))
-			continue
-		}
-		if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
-			continue
-		}
-		if v.Kind != yaml.SequenceNode {
-			p.errorf(v, "%s: expected a list of hooks", k.Value)
-			continue
-		}
-		for _, item := range v.Content {
-			if h := p.parseHook(k.Value, event, item); h != nil {
-				out = append(out, h)
-			}
-		}
-	}
+	})
 	return out
 }
 
 func (p *parser) parseHook(point, event string, n *yaml.Node) *hooks.Hook {
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "%s: expected a hook with command, timeout and pipe_output", point)
+		p.Errorf(n, "%s: expected a hook with command, timeout and pipe_output", point)
 		return nil
 	}
 	var hc hookConfig
 	ok, hasCommand := true, false
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+	p.Mapping(n, "", func(k, v *yaml.Node) {
 		var err error
 		switch k.Value {
 		case "command":
@@ -191,21 +145,17 @@ func (p *parser) parseHook(point, event string, n *yaml.Node) *hooks.Hook {
 		case "pipe_output":
 			err = v.Decode(&hc.PipeOutput)
 		default:
-			msg := fmt.Sprintf("%s: unknown hook field %q", point, k.Value)
-			if s := hooks.Suggest(k.Value, hookFields); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-			}
-			p.errorf(k, "%s", msg)
+			p.Errorf(k, "%s: %s", point, seedfmt.UnknownKey("hook field", k.Value, hookFields))
 			ok = false
-			continue
+			return
 		}
 		if err != nil {
-			p.errorf(v, "%s: %s: %s", point, k.Value, decodeMessage(err))
+			p.Errorf(v, "%s: %s: %s", point, k.Value, decodeMessage(err))
 			ok = false
 		}
-	}
+	})
 	if !hasCommand || strings.TrimSpace(hc.Command) == "" {
-		p.errorf(n, "%s: hook has no command", point)
+		p.Errorf(n, "%s: hook has no command", point)
 		return nil
 	}
 	if !ok {
@@ -213,7 +163,7 @@ func (p *parser) parseHook(point, event string, n *yaml.Node) *hooks.Hook {
 	}
 	if event == hooks.SessionEnd && hc.PipeOutput {
 		// iteratr ignores pipe_output on session_end: no iteration is left to see it.
-		p.warnf(n, "%s: pipe_output is ignored (no iteration follows the end of the session)", point)
+		p.Warnf(n, "%s: pipe_output is ignored (no iteration follows the end of the session)", point)
 		hc.PipeOutput = false
 	}
 	timeout := DefaultTimeout
@@ -228,7 +178,7 @@ func (p *parser) parseHook(point, event string, n *yaml.Node) *hooks.Hook {
 		Command: hc.Command,
 		Timeout: timeout,
 		Enabled: true,
-		Source:  hooks.Source{Format: Name, Scope: "project", File: p.file, Line: n.Line, Col: n.Column},
+		Source:  hooks.Source{Format: Name, Scope: "project", File: p.Path, Line: n.Line, Col: n.Column},
 		Options: opts,
 		Dialect: Dialect{PipeOutput: hc.PipeOutput},
 	}

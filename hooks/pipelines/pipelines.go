@@ -42,43 +42,32 @@ const Name = "agent-pipelines"
 // LoopFileName is the loop configuration looked for in the workspace.
 const LoopFileName = "loop.yaml"
 
-// hookPoint is one agent-pipelines hook point.
-type hookPoint struct {
-	name  string
-	event string
-	args  []string // payload keys of the global function's arguments ("" = the session id)
+// points are agent-pipelines' hook points and their canonical events.
+var points = seedfmt.Points{
+	{Name: "on_session_start", Event: hooks.SessionStart},
+	{Name: "on_iteration_start", Event: hooks.PreIteration},
+	{Name: "on_iteration_complete", Event: hooks.PostIteration},
+	{Name: "on_stage_complete", Event: StageComplete},
+	{Name: "on_session_complete", Event: hooks.SessionEnd},
+	{Name: "on_error", Event: hooks.Error},
+	{Name: "on_checkpoint", Event: hooks.Checkpoint},
+	{Name: "on_approval_required", Event: hooks.ApprovalRequired},
 }
 
-var points = []hookPoint{
-	{"on_session_start", hooks.SessionStart, []string{""}},
-	{"on_iteration_start", hooks.PreIteration, []string{"", "iteration"}},
-	{"on_iteration_complete", hooks.PostIteration, []string{"", "iteration"}},
-	{"on_stage_complete", StageComplete, []string{"", "stage"}},
-	{"on_session_complete", hooks.SessionEnd, []string{"", "status", "totalIterations"}},
-	{"on_error", hooks.Error, []string{"", "error"}},
-	{"on_checkpoint", hooks.Checkpoint, []string{"", "iteration"}},
-	{"on_approval_required", hooks.ApprovalRequired, []string{"", "iteration"}},
+// globalArgs are the payload keys of each global function's arguments ("" is the session id).
+var globalArgs = map[string][]string{
+	"on_session_start":      {""},
+	"on_iteration_start":    {"", "iteration"},
+	"on_iteration_complete": {"", "iteration"},
+	"on_stage_complete":     {"", "stage"},
+	"on_session_complete":   {"", "status", "totalIterations"},
+	"on_error":              {"", "error"},
+	"on_checkpoint":         {"", "iteration"},
+	"on_approval_required":  {"", "iteration"},
 }
 
 // StageComplete is the event of on_stage_complete, which has no canonical counterpart.
 const StageComplete = "on_stage_complete"
-
-func pointByName(name string) (hookPoint, bool) {
-	for _, p := range points {
-		if p.name == name {
-			return p, true
-		}
-	}
-	return hookPoint{}, false
-}
-
-func pointNames() []string {
-	out := make([]string, len(points))
-	for i, p := range points {
-		out[i] = p.name
-	}
-	return out
-}
 
 // Format loads loop.yaml and the global hooks file.
 type Format struct{}
@@ -154,137 +143,90 @@ func ReadLoop(env hooks.LoadEnv) (*Loop, []hooks.Diagnostic, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read loop file: %w", err)
 	}
-	p := &parser{file: file, loop: loop}
+	p := &parser{YAMLFile: seedfmt.YAMLFile{Path: file}, loop: loop}
 	p.parse(data)
-	return loop, p.diags, nil
+	return loop, p.Diags, nil
 }
 
 type parser struct {
-	file  string
-	loop  *Loop
-	diags []hooks.Diagnostic
-}
-
-func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
-	p.diags = append(p.diags, seedfmt.Errorf(p.file, n.Line, n.Column, format, args...))
-}
-
-func (p *parser) warnf(n *yaml.Node, format string, args ...any) {
-	p.diags = append(p.diags, seedfmt.Warning(p.file, n.Line, n.Column, format, args...))
+	seedfmt.YAMLFile
+	loop *Loop
 }
 
 func (p *parser) parse(data []byte) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.diags = append(p.diags, seedfmt.YAMLError(p.file, err))
+	root := p.Parse(data)
+	if root == nil {
 		return
 	}
-	if len(doc.Content) == 0 {
-		return
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		p.errorf(root, "expected a mapping (name, hooks, checkpoints, …)")
-		return
-	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
+	p.Mapping(root, "expected a mapping (name, hooks, checkpoints, …)", func(k, v *yaml.Node) {
 		switch k.Value {
 		case "hooks":
-			p.parseHooks(v)
+			p.Mapping(v, "hooks: expected a mapping from hook point to a command", p.parseHook)
 		case "checkpoints":
-			p.parseCheckpoints(v)
+			p.Mapping(v, "checkpoints: expected a mapping with every", p.parseCheckpoint)
 		}
 		// Every other key (name, completion, stages, …) belongs to the loop engine.
+	})
+}
+
+// parseHook reads one entry of the hooks map.
+func (p *parser) parseHook(k, v *yaml.Node) {
+	if k.Value == "disable_global" {
+		if err := v.Decode(&p.loop.DisableGlobal); err != nil {
+			p.Errorf(v, "hooks.disable_global: expected true or false")
+		}
+		return
+	}
+	event, ok := points.Event(k.Value)
+	switch {
+	case !ok:
+		p.Errorf(k, "%s", seedfmt.UnknownPoint(Name, k.Value, append(points.Names(), "disable_global")))
+	case seedfmt.IsNull(v):
+	case v.Kind == yaml.MappingNode:
+		typ := "structured"
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			if v.Content[j].Value == "type" {
+				typ = v.Content[j+1].Value
+			}
+		}
+		p.Warnf(v, "hooks.%s: %s hooks are not run from loop.yaml; use an approval or webhook hook in .autoagent/config.json", k.Value, typ)
+	case v.Kind != yaml.ScalarNode:
+		p.Errorf(v, "hooks.%s: expected a command", k.Value)
+	case k.Value == "on_checkpoint" && v.Value == "spawn":
+		p.Warnf(v, "hooks.on_checkpoint: spawn (nested pipelines) is not supported; the hook will not run")
+	case strings.TrimSpace(v.Value) == "":
+		p.Warnf(v, "hooks.%s: empty command", k.Value)
+	default:
+		opts, _ := json.Marshal(map[string]string{"command": v.Value})
+		p.loop.Hooks = append(p.loop.Hooks, &hooks.Hook{
+			Name:    k.Value,
+			Type:    hooks.TypeCommand,
+			Event:   event,
+			Command: v.Value,
+			Timeout: hooks.DefaultTimeout,
+			Enabled: true,
+			Source:  hooks.Source{Format: Name, Scope: "project", File: p.Path, Line: v.Line, Col: v.Column},
+			Options: opts,
+			Dialect: Dialect{},
+		})
 	}
 }
 
-func (p *parser) parseHooks(m *yaml.Node) {
-	if m.Kind == yaml.ScalarNode && m.Tag == "!!null" {
-		return
-	}
-	if m.Kind != yaml.MappingNode {
-		p.errorf(m, "hooks: expected a mapping from hook point to a command")
-		return
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		if k.Value == "disable_global" {
-			if err := v.Decode(&p.loop.DisableGlobal); err != nil {
-				p.errorf(v, "hooks.disable_global: expected true or false")
-			}
-			continue
+// parseCheckpoint reads one entry of the checkpoints map.
+func (p *parser) parseCheckpoint(k, v *yaml.Node) {
+	switch k.Value {
+	case "every":
+		var n int
+		if err := v.Decode(&n); err != nil || n <= 0 {
+			p.Errorf(v, "checkpoints.every: expected a positive number of iterations, got %q", v.Value)
+			return
 		}
-		point, ok := pointByName(k.Value)
-		if !ok {
-			p.errorf(k, "%s", seedfmt.UnknownPoint(Name, k.Value, append(pointNames(), "disable_global")))
-			continue
-		}
-		switch {
-		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
-		case v.Kind == yaml.MappingNode:
-			typ := ""
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				if v.Content[j].Value == "type" {
-					typ = v.Content[j+1].Value
-				}
-			}
-			p.warnf(v, "hooks.%s: %s hooks are not run from loop.yaml; use an approval or webhook hook in .autoagent/config.json", k.Value, orDefault(typ, "structured"))
-		case v.Kind != yaml.ScalarNode:
-			p.errorf(v, "hooks.%s: expected a command", k.Value)
-		case point.name == "on_checkpoint" && v.Value == "spawn":
-			p.warnf(v, "hooks.on_checkpoint: spawn (nested pipelines) is not supported; the hook will not run")
-		case strings.TrimSpace(v.Value) == "":
-			p.warnf(v, "hooks.%s: empty command", k.Value)
-		default:
-			opts, _ := json.Marshal(map[string]string{"command": v.Value})
-			p.loop.Hooks = append(p.loop.Hooks, &hooks.Hook{
-				Name:    k.Value,
-				Type:    hooks.TypeCommand,
-				Event:   point.event,
-				Command: v.Value,
-				Timeout: hooks.DefaultTimeout,
-				Enabled: true,
-				Source:  hooks.Source{Format: Name, Scope: "project", File: p.file, Line: v.Line, Col: v.Column},
-				Options: opts,
-				Dialect: Dialect{},
-			})
-		}
+		p.loop.CheckpointEvery = n
+	case "spawn", "notify", "await", "on_failure":
+		p.Warnf(k, "checkpoints.%s is not supported; configure Checkpoint hooks instead", k.Value)
+	default:
+		p.Errorf(k, "checkpoints: %s", seedfmt.UnknownKey("key", k.Value, []string{"every"}))
 	}
-}
-
-func (p *parser) parseCheckpoints(m *yaml.Node) {
-	if m.Kind != yaml.MappingNode {
-		p.errorf(m, "checkpoints: expected a mapping with every")
-		return
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		switch k.Value {
-		case "every":
-			var n int
-			if err := v.Decode(&n); err != nil || n <= 0 {
-				p.errorf(v, "checkpoints.every: expected a positive number of iterations, got %q", v.Value)
-				continue
-			}
-			p.loop.CheckpointEvery = n
-		case "spawn", "notify", "await", "on_failure":
-			p.warnf(k, "checkpoints.%s is not supported; configure Checkpoint hooks instead", k.Value)
-		default:
-			msg := fmt.Sprintf("checkpoints: unknown key %q", k.Value)
-			if s := hooks.Suggest(k.Value, []string{"every"}); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-			}
-			p.errorf(k, "%s", msg)
-		}
-	}
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // readGlobal finds the hook functions a global hooks.sh defines.
@@ -317,33 +259,36 @@ func readGlobal(file string) ([]*hooks.Hook, []hooks.Diagnostic, error) {
 		}
 		name := fd.Name.Value
 		line, col := int(fd.Pos().Line()), int(fd.Pos().Col())
-		point, ok := pointByName(name)
+		event, ok := points.Event(name)
 		if !ok {
 			if strings.HasPrefix(name, "on_") {
-				diags = append(diags, seedfmt.Warning(file, line, col, "function %s is not called: %s", name, seedfmt.UnknownPoint(Name, name, pointNames())))
+				diags = append(diags, seedfmt.Warning(file, line, col, "function %s is not called: %s", name, seedfmt.UnknownPoint(Name, name, points.Names())))
 			}
 			continue
 		}
-		opts, _ := json.Marshal(map[string]any{"function": name, "args": argNames(point)})
+		opts, _ := json.Marshal(map[string]any{"function": name, "args": argNames(globalArgs[name])})
 		out = append(out, &hooks.Hook{
 			Name:    "global " + name,
 			Type:    hooks.TypeCommand,
-			Event:   point.event,
+			Event:   event,
 			Command: name,
 			Timeout: hooks.DefaultTimeout,
 			Enabled: true,
 			Source:  hooks.Source{Format: Name, Scope: "global", File: file, Line: line, Col: col},
 			Options: opts,
-			Dialect: Dialect{Global: file, Args: point.args},
+			Dialect: Dialect{Global: file, Args: globalArgs[name]},
 		})
 	}
 	return out, diags, nil
 }
 
-func argNames(p hookPoint) []string {
-	out := make([]string, len(p.args))
-	for i, a := range p.args {
-		out[i] = orDefault(a, "session")
+func argNames(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k
+		if k == "" {
+			out[i] = "session"
+		}
 	}
 	return out
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -92,30 +91,11 @@ func Errorf(file string, line, col int, format string, args ...any) hooks.Diagno
 
 // UnknownPoint describes a hook point the format does not have, suggesting the nearest one.
 func UnknownPoint(format, name string, known []string) string {
-	msg := fmt.Sprintf("unknown %s hook point %q", format, name)
-	if s := hooks.Suggest(name, known); s != "" {
-		return msg + fmt.Sprintf("; did you mean %q?", s)
+	msg := UnknownKey(format+" hook point", name, known)
+	if hooks.Suggest(name, known) == "" {
+		msg += " (known: " + strings.Join(known, ", ") + ")"
 	}
-	return msg + " (known: " + strings.Join(known, ", ") + ")"
-}
-
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// YAMLError turns a gopkg.in/yaml.v3 syntax error into a diagnostic with its line. yaml.v3 counts
-// lines in two ways: a scanner error names the 1-based line of the problem, a parser error ("did
-// not find expected …") the 0-based line where the enclosing construct began, and an error on the
-// first line names none. The diagnostic gives 1-based lines throughout.
-func YAMLError(file string, err error) hooks.Diagnostic {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 1
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-		if strings.HasPrefix(msg, "did not find expected") {
-			line++
-		}
-	}
-	return Errorf(file, line, 1, "invalid YAML: %s", msg)
+	return msg
 }
 
 // Configured reports whether the configuration has any hook of the named format, so that an

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,7 +104,7 @@ func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error)
 				diags = append(diags, seedfmt.Warning(dir, 0, 0, "%q is not a valid hook type name; its hooks will not run", name))
 				continue
 			}
-			if !contains(knownTypes, name) {
+			if !slices.Contains(knownTypes, name) {
 				if s := hooks.Suggest(name, knownTypes); s != "" {
 					diags = append(diags, seedfmt.Warning(dir, 0, 0, "unknown babysitter hook type %q; did you mean %q? (its hooks run only on the event %s)", name, s, name))
 				}
@@ -176,15 +177,6 @@ func scan(dir, typ, event string, loc Location, pluginRoot string) ([]*hooks.Hoo
 		out = append(out, h)
 	}
 	return out, diags, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Dialect runs one babysitter hook file.

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,18 +34,10 @@ const DefaultTimeout = 30 * time.Second
 const FinishAbort = "hook_abort"
 
 // points are fresher's hook files and the canonical events they run on.
-var points = []struct{ file, event string }{
-	{"started", hooks.SessionStart},
-	{"next_iteration", hooks.PreIteration},
-	{"finished", hooks.SessionEnd},
-}
-
-func pointNames() []string {
-	names := make([]string, len(points))
-	for i, p := range points {
-		names[i] = p.file
-	}
-	return names
+var points = seedfmt.Points{
+	{Name: "started", Event: hooks.SessionStart},
+	{Name: "next_iteration", Event: hooks.PreIteration},
+	{Name: "finished", Event: hooks.SessionEnd},
 }
 
 // Format loads .fresher/hooks.
@@ -80,7 +73,7 @@ func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error)
 
 	var out []*hooks.Hook
 	for _, p := range points {
-		path := filepath.Join(dir, p.file)
+		path := filepath.Join(dir, p.Name)
 		kind, err := seedfmt.Stat(path)
 		if err != nil {
 			return nil, nil, err
@@ -89,17 +82,17 @@ func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error)
 		case seedfmt.Missing:
 			continue
 		case seedfmt.NotRegular:
-			diags = append(diags, seedfmt.Warning(path, 0, 0, "hook %s is not a regular file; it will not run", p.file))
+			diags = append(diags, seedfmt.Warning(path, 0, 0, "hook %s is not a regular file; it will not run", p.Name))
 			continue
 		case seedfmt.NotExecutable:
-			diags = append(diags, seedfmt.Warning(path, 0, 0, "hook %s exists but is not executable (chmod +x %s); it will not run", p.file, path))
+			diags = append(diags, seedfmt.Warning(path, 0, 0, "hook %s exists but is not executable (chmod +x %s); it will not run", p.Name, path))
 			continue
 		}
-		enableVar := "FRESHER_HOOK_" + strings.ToUpper(p.file) + "_ENABLED"
+		enableVar := "FRESHER_HOOK_" + strings.ToUpper(p.Name) + "_ENABLED"
 		out = append(out, &hooks.Hook{
-			Name:    p.file,
+			Name:    p.Name,
 			Type:    hooks.TypeCommand,
-			Event:   p.event,
+			Event:   p.Event,
 			Command: path,
 			Timeout: timeout,
 			Enabled: allEnabled && !disabled(getenv(enableVar)),
@@ -122,10 +115,10 @@ func checkDir(dir string) ([]hooks.Diagnostic, error) {
 		return nil, fmt.Errorf("read %s: %w", dir, err)
 	}
 	var diags []hooks.Diagnostic
-	known := pointNames()
+	known := points.Names()
 	for _, e := range entries {
 		name := e.Name()
-		if name == "custom" || strings.HasPrefix(name, ".") || contains(known, name) {
+		if name == "custom" || strings.HasPrefix(name, ".") || slices.Contains(known, name) {
 			continue
 		}
 		path := filepath.Join(dir, name)
@@ -157,15 +150,6 @@ func checkDir(dir string) ([]hooks.Diagnostic, error) {
 		}
 	}
 	return diags, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // disabled reports whether an enable switch says no.

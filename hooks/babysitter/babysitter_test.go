@@ -202,3 +202,9 @@ func TestExampleWorkspace(t *testing.T) {
 		t.Errorf("executedHooks %+v", executed)
 	}
 }
+
+func BenchmarkLoad(b *testing.B) {
+	w := seedtest.New(b, []hooks.Format{babysitter.New()})
+	w.UseExample("babysitter-example")
+	seedtest.BenchLoad(b, w)
+}

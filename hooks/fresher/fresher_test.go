@@ -326,3 +326,9 @@ func TestExampleWorkspace(t *testing.T) {
 		t.Errorf("next_iteration with pending tasks: %s %q", res.Decision, res.Hooks[0].Stdout)
 	}
 }
+
+func BenchmarkLoad(b *testing.B) {
+	w := seedtest.New(b, []hooks.Format{fresher.New()})
+	w.UseExample("fresher-example")
+	seedtest.BenchLoad(b, w)
+}

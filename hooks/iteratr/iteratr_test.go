@@ -277,3 +277,9 @@ func TestExampleWorkspace(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkLoad(b *testing.B) {
+	w := seedtest.New(b, []hooks.Format{iteratr.New()})
+	w.UseExample("iteratr-example")
+	seedtest.BenchLoad(b, w)
+}

@@ -294,3 +294,10 @@ func TestExampleWorkspace(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+func BenchmarkLoad(b *testing.B) {
+	w := seedtest.New(b, []hooks.Format{pipelines.New()})
+	w.Write("~/.config/agent-pipelines/hooks.sh", seedGlobal, 0o644)
+	w.Write("loop.yaml", seedLoop, 0o644)
+	seedtest.BenchLoad(b, w)
+}

@@ -155,3 +155,16 @@ func (w *Workspace) UseExample(name string) {
 	}
 	w.Dir = dir
 }
+
+// BenchLoad measures loading w's configuration, the cost every `agent-hooks run` pays before
+// its first hook starts.
+func BenchLoad(b *testing.B, w *Workspace) {
+	b.Helper()
+	reg, env := w.Registry(), w.LoadEnv()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := hooks.Load(reg, env); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

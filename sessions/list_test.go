@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -235,5 +236,60 @@ func BenchmarkAppend(b *testing.B) {
 		if err := s.Append(id, e); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestOpenActiveAgreesOnOneSession(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestStore(t)
+	var mu sync.Mutex
+	got := map[string]int{}
+	created := 0
+	var wg sync.WaitGroup
+	for range 12 {
+		wg.Go(func() {
+			sess, isNew, err := New(s.Dir()).OpenActive("/work/a", 50, func() Params { return Params{Command: "agent-hooks"} })
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			got[sess.ID]++
+			if isNew {
+				created++
+			}
+		})
+	}
+	wg.Wait()
+	if len(got) != 1 || created != 1 {
+		t.Fatalf("12 concurrent opens made sessions %v (%d created), want one", got, created)
+	}
+	var first string
+	for id := range got {
+		first = id
+	}
+
+	// Another workspace gets its own session, which becomes current; the first workspace still
+	// finds its own although current now points elsewhere.
+	other, isNew, err := s.OpenActive("/work/b", 50, func() Params { return Params{} })
+	if err != nil || !isNew || other.ID == first {
+		t.Fatalf("OpenActive(/work/b) = %v, %v, %v; want a new session", other, isNew, err)
+	}
+	again, isNew, err := s.OpenActive("/work/a", 50, func() Params { return Params{} })
+	if err != nil || isNew || again.ID != first {
+		t.Fatalf("OpenActive(/work/a) = %v, %v, %v; want %s again", again, isNew, err, first)
+	}
+	if cur, _ := s.CurrentID(); cur != other.ID {
+		t.Errorf("current = %s, want %s (attaching does not move it)", cur, other.ID)
+	}
+
+	// Once ended, the workspace's next open starts a new session.
+	if _, err := s.Update(first, func(x *Session) error { x.End(StatusCompleted, time.Now()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	next, isNew, err := s.OpenActive("/work/a", 50, func() Params { return Params{Provider: "claude"} })
+	if err != nil || !isNew || next.ID == first || next.Workspace != "/work/a" || next.Provider != "claude" {
+		t.Fatalf("OpenActive after the end = %+v, %v, %v; want a new session", next, isNew, err)
 	}
 }

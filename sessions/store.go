@@ -77,47 +77,83 @@ func (s *Store) Create(p Params) (*Session, error) {
 	}
 	var sess *Session
 	err := s.locked(func() error {
-		now := s.now()
-		id := p.ID
-		for tries := 0; ; tries++ {
-			if id == "" {
-				var err error
-				if id, err = s.newID(now); err != nil {
-					return err
-				}
+		var err error
+		sess, err = s.create(p)
+		return err
+	})
+	return sess, err
+}
+
+// OpenActive returns the active session of workspace: the current one if it is active and of
+// that workspace, else the newest such session among the scan newest records, else a new one
+// made from params() (and made current). It holds the lock throughout, so that agent-hooks
+// processes starting together in one workspace agree on one session. created reports a new one.
+func (s *Store) OpenActive(workspace string, scan int, params func() Params) (sess *Session, created bool, err error) {
+	err = s.locked(func() error {
+		if id, err := s.CurrentID(); err == nil {
+			if cur, err := s.read(id); err == nil && cur.Active() && SameWorkspace(cur.Workspace, workspace) {
+				sess = cur
+				return nil
 			}
-			if _, err := os.Lstat(s.Path(id)); errors.Is(err, fs.ErrNotExist) {
-				break
-			} else if err != nil {
-				return fmt.Errorf("create session: %w", err)
-			}
-			if p.ID != "" {
-				return fmt.Errorf("create session %s: already exists", id)
-			}
-			if tries > 100 {
-				return fmt.Errorf("create session: no free id after %d tries", tries)
-			}
-			id = ""
 		}
-		sess = &Session{
-			ID:              id,
-			StartTime:       now.UTC().Truncate(time.Millisecond),
-			Workspace:       p.Workspace,
-			Command:         p.Command,
-			Args:            append([]string{}, p.Args...),
-			IssuesPlanned:   []int{},
-			IssuesCompleted: []int{},
-			IssuesFailed:    []int{},
-			Status:          StatusActive,
-			Provider:        p.Provider,
-			Metadata:        Metadata{GitBranch: p.GitBranch, GitCommit: p.GitCommit},
-		}
-		if err := s.write(sess); err != nil {
+		found, _, err := s.FindActive(workspace, scan)
+		if err != nil {
 			return err
 		}
-		return s.setCurrent(id)
+		if found != nil {
+			sess = found
+			return nil
+		}
+		p := params()
+		p.ID, p.Workspace = "", workspace
+		sess, err = s.create(p)
+		created = err == nil
+		return err
 	})
-	if err != nil {
+	return sess, created, err
+}
+
+// create writes a new record under the lock and makes it current.
+func (s *Store) create(p Params) (*Session, error) {
+	now := s.now()
+	id := p.ID
+	for tries := 0; ; tries++ {
+		if id == "" {
+			var err error
+			if id, err = s.newID(now); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := os.Lstat(s.Path(id)); errors.Is(err, fs.ErrNotExist) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("create session: %w", err)
+		}
+		if p.ID != "" {
+			return nil, fmt.Errorf("create session %s: %w", id, fs.ErrExist)
+		}
+		if tries > 100 {
+			return nil, fmt.Errorf("create session: no free id after %d tries", tries)
+		}
+		id = ""
+	}
+	sess := &Session{
+		ID:              id,
+		StartTime:       now.UTC().Truncate(time.Millisecond),
+		Workspace:       p.Workspace,
+		Command:         p.Command,
+		Args:            append([]string{}, p.Args...),
+		IssuesPlanned:   []int{},
+		IssuesCompleted: []int{},
+		IssuesFailed:    []int{},
+		Status:          StatusActive,
+		Provider:        p.Provider,
+		Metadata:        Metadata{GitBranch: p.GitBranch, GitCommit: p.GitCommit},
+	}
+	if err := s.write(sess); err != nil {
+		return nil, err
+	}
+	if err := s.setCurrent(id); err != nil {
 		return nil, err
 	}
 	return sess, nil

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,8 +127,8 @@ func TestCreateNeverOverwritesAnExistingSession(t *testing.T) {
 	if _, err := s.Create(Params{Workspace: "/second"}); err == nil {
 		t.Fatal("Create with an id that always collides succeeded")
 	}
-	if _, err := s.Create(Params{ID: first.ID}); err == nil || !strings.Contains(err.Error(), "already exists") {
-		t.Fatalf("Create with an existing explicit id: %v, want already exists", err)
+	if _, err := s.Create(Params{ID: first.ID}); err == nil || !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("Create with an existing explicit id: %v, want fs.ErrExist", err)
 	}
 	got, err := s.Get(first.ID)
 	if err != nil || got.Workspace != "/first" {

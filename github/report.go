@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -84,14 +85,16 @@ func (deferred) Run(context.Context, *hooks.Invocation) hooks.Outcome {
 
 // Reporter is the extension that posts github-review and github-comment hooks after their event.
 type Reporter struct {
-	getenv func(string) string
-	opts   Options
+	getenv   func(string) string
+	messages io.Writer
+	opts     Options
 }
 
 // NewReporter returns the extension; getenv is the environment the hooks run with (the token,
-// GITHUB_API_URL, the Actions context).
-func NewReporter(getenv func(string) string, o Options) *Reporter {
-	return &Reporter{getenv: getenv, opts: o}
+// GITHUB_API_URL, the Actions context) and messages receives a line per report posted or failed
+// (nil: none).
+func NewReporter(getenv func(string) string, messages io.Writer, o Options) *Reporter {
+	return &Reporter{getenv: getenv, messages: messages, opts: o}
 }
 
 // BeforeEvent implements hooks.Extension.
@@ -132,13 +135,18 @@ func (r *Reporter) AfterEvent(ctx context.Context, e *hooks.EventInfo, res *hook
 			hr.Details = details
 		}
 		hr.DurationMs += r.opts.now().Sub(start).Milliseconds()
-		if err != nil {
+		switch {
+		case err != nil && h.Blocking && hooks.CanBlock(e.Event) && !res.Blocked:
 			hr.Status, hr.ExitCode, hr.Reason = hooks.StatusError, 1, err.Error()
-			res.Warnings = append(res.Warnings, fmt.Sprintf("hook %s failed: %s", h.Name, err))
-			if h.Blocking && hooks.CanBlock(e.Event) && !res.Blocked {
-				res.Decision, res.Blocked = hooks.DecisionBlock, true
-				res.Reason = fmt.Sprintf("blocking hook %s failed: %s", h.Name, err)
-			}
+			res.Decision, res.Blocked = hooks.DecisionBlock, true
+			res.Reason = fmt.Sprintf("blocking hook %s failed: %s", h.Name, err)
+		case err != nil:
+			hr.Status, hr.ExitCode, hr.Reason = hooks.StatusError, 1, err.Error()
+			msg := fmt.Sprintf("hook %s failed: %s", h.Name, err)
+			res.Warnings = append(res.Warnings, msg)
+			progress(r.messages, "agent-hooks: warning: %s", msg)
+		default:
+			progress(r.messages, "%s: %s", h.Type, details["url"])
 		}
 		if i >= 0 {
 			res.Hooks[i] = hr

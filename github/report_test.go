@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func fireEvent(t *testing.T, ws string, e env, event string) *hooks.Result {
 	reg := hooks.NewRegistry()
 	reg.Register(TypeReview, ReviewType{})
 	reg.Register(TypeComment, CommentType{})
-	reg.RegisterExtension(NewReporter(e.get, Options{}))
+	reg.RegisterExtension(NewReporter(e.get, io.Discard, Options{}))
 	home := t.TempDir()
 	cfg, err := hooks.Load(reg, hooks.LoadEnv{Workspace: ws, UserHome: home, AutoagentHome: filepath.Join(home, ".autoagent"), Getenv: e.get})
 	if err != nil {

@@ -21,7 +21,7 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{"github": github.ApprovalProvider{}}))
 	reg.Register(github.TypeReview, github.ReviewType{})
 	reg.Register(github.TypeComment, github.CommentType{})
-	reg.RegisterExtension(github.NewReporter(a.getenv, github.Options{}))
+	reg.RegisterExtension(github.NewReporter(a.getenv, a.stderr, github.Options{}))
 	reg.RegisterFormat(fresher.New())
 	reg.RegisterFormat(iteratr.New())
 	reg.RegisterFormat(pipelines.New())

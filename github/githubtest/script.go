@@ -1,0 +1,148 @@
+package githubtest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// ScriptToken is the token scripts run with; the fake accepts it and nothing else.
+const ScriptToken = "ghs_scriptTokenThatMustNeverBePrinted"
+
+var (
+	scriptMu      sync.Mutex
+	scriptServers = map[*testscript.TestScript]*Server{}
+)
+
+// ScriptCmds returns the testscript command github-fake, which runs a fake GitHub for one
+// script:
+//
+//	github-fake start [login]            start it for octo/hello (no login: the Actions bot) and set
+//	                                     GITHUB_API_URL, GITHUB_TOKEN and GITHUB_REPOSITORY
+//	github-fake pr N SHA                 add pull request N with head SHA (or move its head)
+//	github-fake perm LOGIN PERM          set LOGIN's permission (admin, maintain, write, read, …)
+//	github-fake comment N LOGIN BODY     add a comment now (-old: an hour ago)
+//	github-fake review N LOGIN STATE [BODY]
+//	github-fake on-request comment N LOGIN BODY
+//	github-fake on-request review N LOGIN STATE [BODY]
+//	                                     answer the next approval request comment that way
+//	github-fake fail METHOD SUFFIX COUNT STATUS [Header=Value]...
+//	github-fake comments N | reviews N   print them, one per line: login: body (escaped)
+//	github-fake requests                 print METHOD PATH?QUERY STATUS per request
+func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){"github-fake": fakeCmd}
+}
+
+func server(ts *testscript.TestScript) *Server {
+	scriptMu.Lock()
+	defer scriptMu.Unlock()
+	s := scriptServers[ts]
+	if s == nil {
+		ts.Fatalf("github-fake start first")
+	}
+	return s
+}
+
+func atoi(ts *testscript.TestScript, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		ts.Fatalf("github-fake: %q is not a number", s)
+	}
+	return n
+}
+
+func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! github-fake")
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: github-fake start|pr|perm|comment|review|on-request|fail|comments|reviews|requests ...")
+	}
+	need := func(n int) {
+		if len(args) < n {
+			ts.Fatalf("github-fake %s: want at least %d arguments", args[0], n-1)
+		}
+	}
+	switch args[0] {
+	case "start":
+		login := ""
+		if len(args) > 1 {
+			login = args[1]
+		}
+		s := New("octo", "hello", ScriptToken, login)
+		scriptMu.Lock()
+		scriptServers[ts] = s
+		scriptMu.Unlock()
+		ts.Defer(func() {
+			s.Close()
+			scriptMu.Lock()
+			delete(scriptServers, ts)
+			scriptMu.Unlock()
+		})
+		ts.Setenv("GITHUB_API_URL", s.URL)
+		ts.Setenv("GITHUB_TOKEN", ScriptToken)
+		ts.Setenv("GITHUB_REPOSITORY", "octo/hello")
+	case "pr":
+		need(3)
+		server(ts).AddPR(atoi(ts, args[1]), args[2])
+	case "perm":
+		need(3)
+		server(ts).SetPermission(args[1], args[2])
+	case "comment":
+		need(4)
+		at := time.Time{}
+		rest := args[1:]
+		if rest[0] == "-old" {
+			at, rest = time.Now().Add(-time.Hour), rest[1:]
+		}
+		server(ts).AddComment(atoi(ts, rest[0]), rest[1], strings.Join(rest[2:], " "), at)
+	case "review":
+		need(4)
+		server(ts).AddReview(atoi(ts, args[1]), args[2], args[3], strings.Join(args[4:], " "), "", time.Time{})
+	case "on-request":
+		need(5)
+		kind, pr, login, rest := args[1], atoi(ts, args[2]), args[3], args[4:]
+		once := sync.Once{}
+		server(ts).OnComment(func(s *Server, c Comment) {
+			if !strings.Contains(c.Body, "agent-hooks:approval") {
+				return
+			}
+			once.Do(func() {
+				if kind == "review" {
+					s.AddReview(pr, login, rest[0], strings.Join(rest[1:], " "), "", time.Time{})
+				} else {
+					s.AddComment(pr, login, strings.Join(rest, " "), time.Time{})
+				}
+			})
+		})
+	case "fail":
+		need(5)
+		f := Fault{Method: args[1], PathSuffix: args[2], Count: atoi(ts, args[3]), Status: atoi(ts, args[4]), Header: map[string]string{}}
+		for _, kv := range args[5:] {
+			k, v, _ := strings.Cut(kv, "=")
+			f.Header[k] = v
+		}
+		f.Body = fmt.Sprintf(`{"message":"injected %d","documentation_url":"https://docs.github.com/rest"}`, f.Status)
+		server(ts).Fail(f)
+	case "comments":
+		need(2)
+		for _, c := range server(ts).Comments(atoi(ts, args[1])) {
+			fmt.Fprintf(ts.Stdout(), "%s: %s\n", c.Login, strconv.Quote(c.Body))
+		}
+	case "reviews":
+		need(2)
+		for _, r := range server(ts).Reviews(atoi(ts, args[1])) {
+			fmt.Fprintf(ts.Stdout(), "%s %s: %s\n", r.Login, r.State, strconv.Quote(r.Body))
+		}
+	case "requests":
+		for _, r := range server(ts).Requests() {
+			fmt.Fprintf(ts.Stdout(), "%s %s?%s %d\n", r.Method, r.Path, r.Query, r.Status)
+		}
+	default:
+		ts.Fatalf("github-fake: unknown subcommand %q", args[0])
+	}
+}

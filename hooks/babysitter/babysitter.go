@@ -15,8 +15,9 @@
 //
 // Directory names are babysitter's hook types: on-run-start, on-iteration-start, on-task-start,
 // on-task-complete, on-iteration-end, on-run-complete, on-run-fail, on-breakpoint, pre-commit and
-// on-error run on their canonical events (SPEC.md section 2); on-run-fail hooks run only when the
-// SessionEnd payload's status is a failure. Other names (on-score, pre-branch, post-planning, …)
+// on-error run on their canonical events (SPEC.md section 2). on-run-complete and on-run-fail share
+// SessionEnd: the first runs when the run succeeded, the second when it failed (the payload's
+// status is failed, failure, error or errored, its success is false, or it carries an error). Other names (on-score, pre-branch, post-planning, …)
 // are events of their own name.
 package babysitter
 
@@ -42,8 +43,15 @@ var knownTypes = []string{
 	"pre-branch", "post-planning", "on-score", "on-error", "on-step",
 }
 
-// failedStatus matches the status of a failed run, for on-run-fail hooks.
-const failedStatus = `^(?i:failed|failure|fail|error|errored)$`
+// RunOutcomeKey is the payload field Extension sets on SessionEnd: "fail" for a failed run,
+// else "complete". on-run-fail and on-run-complete hooks match on it, so only one of them runs.
+const RunOutcomeKey = "babysitterRunOutcome"
+
+// runMatchers restrict the two hook types that share SessionEnd to their outcome.
+var runMatchers = map[string]*hooks.Matcher{
+	"on-run-complete": {Field: RunOutcomeKey, Regex: "^complete$"},
+	"on-run-fail":     {Field: RunOutcomeKey, Regex: "^fail$"},
+}
 
 // Location is one place hooks are discovered.
 type Location struct {
@@ -171,9 +179,7 @@ func scan(dir, typ, event string, loc Location, pluginRoot string) ([]*hooks.Hoo
 			Source:  hooks.Source{Format: Name, Scope: loc.Scope, File: path},
 			Dialect: Dialect{Location: loc.Label, PluginRoot: pluginRoot},
 		}
-		if typ == "on-run-fail" {
-			h.Matcher = &hooks.Matcher{Field: "status", Regex: failedStatus}
-		}
+		h.Matcher = runMatchers[typ]
 		out = append(out, h)
 	}
 	return out, diags, nil

@@ -132,18 +132,31 @@ func TestEnvironment(t *testing.T) {
 	}
 }
 
-func TestRunFailOnlyOnFailure(t *testing.T) {
+func TestRunCompleteOrFail(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
 	w.Write(".a5c/hooks/on-run-complete/done.sh", "#!/bin/sh\necho complete\n", 0o755)
 	w.Write(".a5c/hooks/on-run-fail/alert.sh", "#!/bin/sh\necho failed\n", 0o755)
-	statuses := func(res *hooks.Result) []string { return seedtest.Statuses(res) }
-	if got, want := statuses(w.Fire("on-run-complete", "status", "completed")), []string{"on-run-complete/done.sh=ok", "on-run-fail/alert.sh=skipped"}; !slices.Equal(got, want) {
-		t.Errorf("completed: %v, want %v", got, want)
+	ranOnly := func(want string, data ...any) {
+		t.Helper()
+		res := w.Fire(hooks.SessionEnd, data...)
+		var ran []string
+		for _, h := range res.Hooks {
+			if h.Status != hooks.StatusSkipped {
+				ran = append(ran, h.Name)
+			}
+		}
+		if !slices.Equal(ran, []string{want}) {
+			t.Errorf("%v: ran %v, want only %s", data, ran, want)
+		}
 	}
-	if got, want := statuses(w.Fire("on-run-fail", "status", "failed")), []string{"on-run-complete/done.sh=ok", "on-run-fail/alert.sh=ok"}; !slices.Equal(got, want) {
-		t.Errorf("failed: %v, want %v", got, want)
-	}
+	ranOnly("on-run-complete/done.sh")
+	ranOnly("on-run-complete/done.sh", "status", "completed")
+	ranOnly("on-run-fail/alert.sh", "status", "failed")
+	ranOnly("on-run-fail/alert.sh", "status", "Error")
+	ranOnly("on-run-fail/alert.sh", "success", false)
+	ranOnly("on-run-fail/alert.sh", "error", "task crashed")
+	ranOnly("on-run-complete/done.sh", "success", true)
 }
 
 func TestFailureNeverBlocks(t *testing.T) {

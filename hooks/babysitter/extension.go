@@ -2,8 +2,10 @@ package babysitter
 
 import (
 	"context"
+	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
 // ExtraExecutedHooks is the key of the aggregate in hooks.Result.Extra (and --json output).
@@ -25,8 +27,31 @@ type Extension struct{}
 // NewExtension returns the babysitter extension.
 func NewExtension() Extension { return Extension{} }
 
-// BeforeEvent implements hooks.Extension.
-func (Extension) BeforeEvent(context.Context, *hooks.EventInfo) error { return nil }
+// BeforeEvent implements hooks.Extension: on SessionEnd it tells on-run-complete from on-run-fail.
+func (Extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
+	if e.Event != hooks.SessionEnd || !seedfmt.Configured(e.Config, Name) {
+		return nil
+	}
+	if _, set := e.Payload[RunOutcomeKey]; !set {
+		e.Payload[RunOutcomeKey] = runOutcome(e.Payload)
+	}
+	return nil
+}
+
+// runOutcome is "fail" when the payload describes a failed run, else "complete".
+func runOutcome(p hooks.Payload) string {
+	switch strings.ToLower(hooks.FormatValue(p["status"])) {
+	case "failed", "failure", "fail", "error", "errored":
+		return "fail"
+	}
+	if ok, isBool := p["success"].(bool); (isBool && !ok) || strings.EqualFold(hooks.FormatValue(p["success"]), "false") {
+		return "fail"
+	}
+	if hooks.FormatValue(p["error"]) != "" {
+		return "fail"
+	}
+	return "complete"
+}
 
 // AfterEvent implements hooks.Extension.
 func (Extension) AfterEvent(_ context.Context, _ *hooks.EventInfo, res *hooks.Result) error {

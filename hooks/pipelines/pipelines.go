@@ -131,6 +131,16 @@ func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error)
 	return out, diags, nil
 }
 
+// Settings returns the loop's format-level settings for hooks.Config.Settings
+// (SettingCheckpointEvery), for a loader that asks formats for them.
+func (Format) Settings(env hooks.LoadEnv) (map[string]any, error) {
+	loop, _, err := ReadLoop(env)
+	if err != nil || loop.CheckpointEvery == 0 {
+		return nil, err
+	}
+	return map[string]any{SettingCheckpointEvery: loop.CheckpointEvery}, nil
+}
+
 // ReadLoop reads the loop.yaml env selects. A missing loop.yaml is an empty Loop, unless it was
 // named with --loop.
 func ReadLoop(env hooks.LoadEnv) (*Loop, []hooks.Diagnostic, error) {

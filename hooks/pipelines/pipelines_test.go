@@ -301,3 +301,18 @@ func BenchmarkLoad(b *testing.B) {
 	w.Write("loop.yaml", seedLoop, 0o644)
 	seedtest.BenchLoad(b, w)
 }
+
+func TestSettings(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, "", "")
+	w.Write("loops/review.yaml", "checkpoints:\n  every: 3\n", 0o644)
+	w.LoopFile = "loops/review.yaml"
+	got, err := pipelines.New().Settings(w.LoadEnv())
+	if err != nil || got[pipelines.SettingCheckpointEvery] != 3 {
+		t.Errorf("got %v, %v", got, err)
+	}
+	w.LoopFile = ""
+	if got, err := pipelines.New().Settings(w.LoadEnv()); err != nil || got != nil {
+		t.Errorf("no loop.yaml: got %v, %v", got, err)
+	}
+}

@@ -1,0 +1,287 @@
+package configedit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Field is one member of a hook object, in the order it is written.
+type Field struct {
+	Key   string
+	Value any
+}
+
+// Builtin is a built-in hook that a `config set-auto-…` command adds to or removes from an
+// event's hooks.
+type Builtin struct {
+	Event   string   // the canonical event, e.g. "PostExecutionEnd"
+	Aliases []string // other names of the event whose hooks count as the event's
+	Type    string   // the hook type, e.g. "git-commit"
+	Fields  []Field  // the hook object written when it is added ("type" first)
+	After   []string // hook types it is placed after (git-push after git-commit)
+	Before  []string // hook types it is placed before
+}
+
+// Set makes the config src hold the built-in (enable) or not hold it, and reports whether
+// anything changed. Everything else in src is kept byte for byte. An empty src is an empty
+// config.
+func Set(src []byte, b Builtin, enable bool) ([]byte, bool, error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		if !enable {
+			return src, false, nil
+		}
+		src = []byte("{}\n")
+	}
+	out := src
+	changed := false
+	for range 1000 {
+		next, did, err := step(out, b, enable)
+		if err != nil {
+			return nil, false, err
+		}
+		if !did {
+			if changed {
+				if _, err := parse(out); err != nil {
+					return nil, false, fmt.Errorf("internal error: edited config does not parse: %w", err)
+				}
+			}
+			return out, changed, nil
+		}
+		out, changed = next, true
+	}
+	return nil, false, errors.New("internal error: config edit does not converge")
+}
+
+// step makes one edit towards the goal; did is false when the goal is reached.
+func step(src []byte, b Builtin, enable bool) (out []byte, did bool, err error) {
+	root, err := parse(src)
+	if err != nil {
+		return nil, false, err
+	}
+	if root.kind != '{' {
+		return nil, false, errors.New("the configuration is not a JSON object")
+	}
+	unit := indentUnit(src, root)
+	hooksNode, _ := root.get("hooks")
+	if hooksNode == nil {
+		if !enable {
+			return src, false, nil
+		}
+		return insertMember(src, root, "hooks", `{}`, unit), true, nil
+	}
+	if hooksNode.kind != '{' {
+		return nil, false, fmt.Errorf(`"hooks" is not an object`)
+	}
+	type found struct {
+		arr  *node
+		elem int
+	}
+	var matches []found
+	var disabled *node // "enabled": false of a matching hook
+	for _, name := range append([]string{b.Event}, b.Aliases...) {
+		arr, _ := hooksNode.get(name)
+		if arr == nil || arr.kind != '[' {
+			continue
+		}
+		for i, el := range arr.elems {
+			if hookType(el) != b.Type {
+				continue
+			}
+			matches = append(matches, found{arr, i})
+			if en, _ := el.get("enabled"); en != nil && en.lit == "false" {
+				disabled = en
+			} else if enable {
+				return src, false, nil // present and enabled
+			}
+		}
+	}
+	if !enable {
+		if len(matches) == 0 {
+			return src, false, nil
+		}
+		m := matches[0]
+		if len(m.arr.elems) == 1 {
+			// The event's only hook: drop the event.
+			for _, mem := range hooksNode.members {
+				if mem.val == m.arr {
+					return removeMember(src, hooksNode, mem), true, nil
+				}
+			}
+		}
+		return removeElem(src, m.arr, m.elem), true, nil
+	}
+	if disabled != nil {
+		return splice(src, disabled.start, disabled.end, "true"), true, nil
+	}
+	arr, _ := hooksNode.get(b.Event)
+	if arr == nil {
+		for _, a := range b.Aliases {
+			if n, _ := hooksNode.get(a); n != nil && n.kind == '[' {
+				arr = n
+				break
+			}
+		}
+	}
+	if arr == nil {
+		return insertMember(src, hooksNode, b.Event, `[]`, unit), true, nil
+	}
+	if arr.kind != '[' {
+		return nil, false, fmt.Errorf("hooks.%s is not an array", b.Event)
+	}
+	pos := len(arr.elems)
+	for i, el := range arr.elems {
+		if contains(b.After, hookType(el)) {
+			pos = i + 1
+		}
+	}
+	for i := len(arr.elems) - 1; i >= 0; i-- {
+		if contains(b.Before, hookType(arr.elems[i])) && i < pos {
+			pos = i
+		}
+	}
+	return insertElem(src, arr, pos, b.Fields, unit), true, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// hookType is the "type" of a hook object ("command" when absent), "" for a non-object.
+func hookType(n *node) string {
+	if n.kind != '{' {
+		return ""
+	}
+	t, _ := n.get("type")
+	if t == nil {
+		return "command"
+	}
+	return t.str
+}
+
+func splice(src []byte, start, end int, text string) []byte {
+	out := make([]byte, 0, len(src)+len(text))
+	out = append(out, src[:start]...)
+	out = append(out, text...)
+	return append(out, src[end:]...)
+}
+
+// lineIndent is the leading whitespace of the line holding offset.
+func lineIndent(src []byte, offset int) string {
+	start := bytes.LastIndexByte(src[:offset], '\n') + 1
+	end := start
+	for end < len(src) && (src[end] == ' ' || src[end] == '\t') {
+		end++
+	}
+	return string(src[start:end])
+}
+
+// indentUnit guesses one level of the file's indentation: the indentation of the root's first
+// member when it is on a line of its own, else two spaces.
+func indentUnit(src []byte, root *node) string {
+	if len(root.members) > 0 {
+		ws := src[root.start+1 : root.members[0].keyStart]
+		if i := bytes.LastIndexByte(ws, '\n'); i >= 0 && len(ws[i+1:]) > 0 {
+			return string(ws[i+1:])
+		}
+	}
+	return "  "
+}
+
+// multiline reports whether a container is written over several lines.
+func multiline(src []byte, n *node) bool { return bytes.IndexByte(src[n.start:n.end], '\n') >= 0 }
+
+// insertMember adds "key": value (value is JSON text) at the end of an object.
+func insertMember(src []byte, obj *node, key, value, unit string) []byte {
+	k, _ := json.Marshal(key)
+	text := string(k) + ": " + value
+	if len(obj.members) == 0 {
+		ind := lineIndent(src, obj.start)
+		return splice(src, obj.start, obj.end, "{\n"+ind+unit+text+"\n"+ind+"}")
+	}
+	first := obj.members[0]
+	sep := string(src[obj.start+1 : first.keyStart]) // the whitespace before the first member
+	last := obj.members[len(obj.members)-1]
+	return splice(src, last.val.end, last.val.end, ","+sep+text)
+}
+
+// insertElem adds a hook object at position pos of an array.
+func insertElem(src []byte, arr *node, pos int, fields []Field, unit string) []byte {
+	if len(arr.elems) == 0 {
+		ind := lineIndent(src, arr.start)
+		obj := renderObject(fields, ind+unit, unit, true)
+		return splice(src, arr.start, arr.end, "[\n"+ind+unit+obj+"\n"+ind+"]")
+	}
+	first := arr.elems[0]
+	// Separate it as the file separates elements: the whitespace after the first comma, else
+	// (one element) the whitespace before it when the array is written over several lines.
+	sep := string(src[arr.start+1 : first.start])
+	if len(arr.elems) > 1 {
+		comma := bytes.IndexByte(src[first.end:arr.elems[1].start], ',')
+		sep = string(src[first.end+comma+1 : arr.elems[1].start])
+	} else if !strings.Contains(sep, "\n") {
+		sep = ""
+	}
+	ind := lineIndent(src, first.start)
+	if !strings.Contains(sep, "\n") {
+		ind = lineIndent(src, arr.start)
+	}
+	obj := renderObject(fields, ind, unit, multiline(src, first))
+	if pos < len(arr.elems) {
+		at := arr.elems[pos].start
+		return splice(src, at, at, obj+","+sep)
+	}
+	last := arr.elems[len(arr.elems)-1]
+	return splice(src, last.end, last.end, ","+sep+obj)
+}
+
+// renderObject writes a hook object, over several lines (members one level below ind) or on one.
+func renderObject(fields []Field, ind, unit string, multi bool) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		k, _ := json.Marshal(f.Key)
+		v, _ := json.Marshal(f.Value)
+		parts[i] = string(k) + ": " + string(v)
+	}
+	if !multi {
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return "{\n" + ind + unit + strings.Join(parts, ",\n"+ind+unit) + "\n" + ind + "}"
+}
+
+// removeElem deletes element i of an array with the comma and whitespace that separated it.
+func removeElem(src []byte, arr *node, i int) []byte {
+	switch {
+	case len(arr.elems) == 1:
+		return splice(src, arr.start, arr.end, "[]")
+	case i < len(arr.elems)-1:
+		return splice(src, arr.elems[i].start, arr.elems[i+1].start, "")
+	default:
+		return splice(src, arr.elems[i-1].end, arr.elems[i].end, "")
+	}
+}
+
+// removeMember deletes a member of an object with its separator.
+func removeMember(src []byte, obj *node, m member) []byte {
+	i := 0
+	for j, x := range obj.members {
+		if x.keyStart == m.keyStart {
+			i = j
+		}
+	}
+	switch {
+	case len(obj.members) == 1:
+		return splice(src, obj.start, obj.end, "{}")
+	case i < len(obj.members)-1:
+		return splice(src, m.keyStart, obj.members[i+1].keyStart, "")
+	default:
+		return splice(src, obj.members[i-1].val.end, m.val.end, "")
+	}
+}

@@ -291,7 +291,7 @@ func (a *approvalRun) requestBody() string {
 	fmt.Fprintf(&b, "Reply **`/approve`** to let the agent proceed, or **`/reject <reason>`** to stop it; %s. "+
 		"Decided by %s; %s needed.\n\n", review, who, count)
 	b.WriteString(statusMarker + "\n")
-	fmt.Fprintf(&b, "⏳ **Waiting for a decision** (up to %s, then %s).", a.timeout.Round(time.Second), a.timeoutVerb())
+	fmt.Fprintf(&b, "⏳ **Waiting for a decision** (up to %s, then %s).", roundDuration(a.timeout), a.timeoutVerb())
 	return b.String()
 }
 
@@ -522,12 +522,12 @@ func (a *approvalRun) timedOut(ctx context.Context, v verdict) hooks.Outcome {
 	var status string
 	if a.timeoutAction == hooks.DecisionApprove {
 		out.Status, out.Decision = hooks.StatusOK, hooks.DecisionApprove
-		out.Stdout = fmt.Sprintf("no decision on %s after %s: approved by timeoutAction\n", a.t, a.timeout.Round(time.Second))
-		status = fmt.Sprintf("⌛ **Timed out** after %s: approved automatically (timeoutAction).", a.timeout.Round(time.Second))
+		out.Stdout = fmt.Sprintf("no decision on %s after %s: approved by timeoutAction\n", a.t, roundDuration(a.timeout))
+		status = fmt.Sprintf("⌛ **Timed out** after %s: approved automatically (timeoutAction).", roundDuration(a.timeout))
 	} else {
 		out.Status, out.Decision = hooks.StatusBlocked, hooks.DecisionBlock
-		out.Reason = fmt.Sprintf("no approval on %s within %s (%d of %d approvals)", a.t, a.timeout.Round(time.Second), len(v.approvals), a.minApprovals)
-		status = fmt.Sprintf("⌛ **Timed out** after %s: blocked.", a.timeout.Round(time.Second))
+		out.Reason = fmt.Sprintf("no approval on %s within %s (%d of %d approvals)", a.t, roundDuration(a.timeout), len(v.approvals), a.minApprovals)
+		status = fmt.Sprintf("⌛ **Timed out** after %s: blocked.", roundDuration(a.timeout))
 	}
 	if err := a.record(ctx, status); err != nil {
 		out.Stderr = fmt.Sprintf("approval: could not record the timeout in the request comment: %v\n", err)

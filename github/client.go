@@ -157,7 +157,7 @@ func (c *Client) call(ctx context.Context, what string, f func() (*gh.Response, 
 			return fmt.Errorf("%s: still rate limited by GitHub after %d retries", what, attempt)
 		}
 		if dl, ok := ctx.Deadline(); ok && c.opts.now().Add(wait).After(dl) {
-			return fmt.Errorf("%s: rate limited by GitHub for %s, past the hook's deadline", what, wait.Round(time.Second))
+			return fmt.Errorf("%s: rate limited by GitHub for %s, past the hook's deadline", what, roundDuration(wait))
 		}
 		if err := c.opts.sleep(ctx, wait); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
@@ -319,48 +319,39 @@ func (c *Client) Comments(ctx context.Context, t Target, since time.Time) ([]*gh
 		s := since.UTC()
 		opts.Since = &s
 	}
-	var all []*gh.IssueComment
-	for {
-		var (
-			page []*gh.IssueComment
-			resp *gh.Response
-		)
-		err := c.call(ctx, "list the comments of "+t.String(), func() (r *gh.Response, err error) {
-			page, resp, err = c.gh.Issues.ListComments(ctx, t.Owner, t.Repo, t.Number, opts)
-			return resp, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, page...)
-		if resp.NextPage == 0 {
-			return all, nil
-		}
-		opts.Page = resp.NextPage
-	}
+	return collect(ctx, c, "list the comments of "+t.String(), &opts.ListOptions, func() ([]*gh.IssueComment, *gh.Response, error) {
+		return c.gh.Issues.ListComments(ctx, t.Owner, t.Repo, t.Number, opts)
+	})
 }
 
 // Reviews lists every review of the pull request, oldest first, through every page.
 func (c *Client) Reviews(ctx context.Context, t Target) ([]*gh.PullRequestReview, error) {
 	opts := &gh.ListOptions{PerPage: pageSize}
-	var all []*gh.PullRequestReview
+	return collect(ctx, c, "list the reviews of "+t.String(), opts, func() ([]*gh.PullRequestReview, *gh.Response, error) {
+		return c.gh.PullRequests.ListReviews(ctx, t.Owner, t.Repo, t.Number, opts)
+	})
+}
+
+// collect calls list for every page, moving page.Page along the Link header's next page.
+func collect[T any](ctx context.Context, c *Client, what string, page *gh.ListOptions, list func() ([]T, *gh.Response, error)) ([]T, error) {
+	var all []T
 	for {
 		var (
-			page []*gh.PullRequestReview
-			resp *gh.Response
+			items []T
+			resp  *gh.Response
 		)
-		err := c.call(ctx, "list the reviews of "+t.String(), func() (r *gh.Response, err error) {
-			page, resp, err = c.gh.PullRequests.ListReviews(ctx, t.Owner, t.Repo, t.Number, opts)
+		err := c.call(ctx, what, func() (r *gh.Response, err error) {
+			items, resp, err = list()
 			return resp, err
 		})
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, page...)
+		all = append(all, items...)
 		if resp.NextPage == 0 {
 			return all, nil
 		}
-		opts.Page = resp.NextPage
+		page.Page = resp.NextPage
 	}
 }
 

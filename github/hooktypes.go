@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
 )
@@ -44,3 +45,11 @@ func markerKey(s string) string { return unsafeKey.ReplaceAllString(s, "-") }
 
 // sameLogin compares GitHub logins, which are case-insensitive.
 func sameLogin(a, b string) bool { return strings.EqualFold(a, b) }
+
+// roundDuration shows a duration to the second, or to the millisecond below a second.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
+}

@@ -37,6 +37,8 @@ func FindTarget(getenv func(string) string, workspace string, p hooks.Payload) (
 	}
 	if getenv("GITHUB_REPOSITORY") != "" {
 		t.Owner, t.Repo = actx.Repo()
+	} else if repo, ok := actx.Event["repository"].(map[string]any); ok {
+		t.Owner, t.Repo, _ = strings.Cut(hooks.FormatValue(repo["full_name"]), "/")
 	}
 	t.Number = eventPRNumber(actx.Event)
 	if t.Number == 0 {

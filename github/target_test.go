@@ -27,6 +27,8 @@ func TestFindTarget(t *testing.T) {
 	}{
 		{"pull_request event", env{"GITHUB_REPOSITORY": "Codertocat/Hello-World", "GITHUB_EVENT_PATH": filepath.Join(events, "pull_request.opened.json")},
 			"", nil, Target{"Codertocat", "Hello-World", 2}, ""},
+		{"the event's repository without GITHUB_REPOSITORY", env{"GITHUB_EVENT_PATH": filepath.Join(events, "pull_request.opened.json")},
+			"", nil, Target{"Codertocat", "Hello-World", 2}, ""},
 		{"pull_request_review event wins over the payload", env{"GITHUB_REPOSITORY": "Codertocat/Hello-World", "GITHUB_EVENT_PATH": filepath.Join(events, "pull_request_review.submitted.json")},
 			"", hooks.Payload{"prNumber": 9}, Target{"Codertocat", "Hello-World", 2}, ""},
 		{"issue_comment on an issue falls back to the payload", env{"GITHUB_REPOSITORY": "Codertocat/Hello-World", "GITHUB_EVENT_PATH": filepath.Join(events, "issue_comment.created.json")},

@@ -194,23 +194,22 @@ func (s *Server) Fail(f Fault) {
 func (s *Server) Comments(pr int) []Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Comment
-	for _, c := range s.comments {
-		if c.PR == pr {
-			out = append(out, *c)
-		}
-	}
-	return out
+	return ofPR(s.comments, pr, func(c *Comment) int { return c.PR })
 }
 
 // Reviews returns the reviews of the pull request, oldest first.
 func (s *Server) Reviews(pr int) []Review {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Review
-	for _, r := range s.reviews {
-		if r.PR == pr {
-			out = append(out, *r)
+	return ofPR(s.reviews, pr, func(r *Review) int { return r.PR })
+}
+
+// ofPR copies the items of one pull request.
+func ofPR[T any](items []*T, pr int, number func(*T) int) []T {
+	var out []T
+	for _, it := range items {
+		if number(it) == pr {
+			out = append(out, *it)
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ func childUpdate(dir, id, nStr string) int {
 	s := New(dir)
 	for i := range 5 {
 		issue := n*100 + i
-		if _, err := s.Update(id, func(x *Session) error { x.PlanIssue(issue); return nil }); err != nil {
+		if _, err := s.Update(id, func(x *Session) error { x.StartIssue(issue); return nil }); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}

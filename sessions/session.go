@@ -68,10 +68,13 @@ type Metadata struct {
 // Active reports whether the session is still running.
 func (s *Session) Active() bool { return s.Status == StatusActive }
 
-// PlanIssue makes n the current issue and adds it to IssuesPlanned (once).
-func (s *Session) PlanIssue(n int) {
+// PlanIssue adds n to IssuesPlanned (once).
+func (s *Session) PlanIssue(n int) { s.IssuesPlanned = addIssue(s.IssuesPlanned, n) }
+
+// StartIssue plans n and makes it the current issue.
+func (s *Session) StartIssue(n int) {
+	s.PlanIssue(n)
 	s.CurrentIssue = &n
-	s.IssuesPlanned = addIssue(s.IssuesPlanned, n)
 }
 
 // FinishIssue adds n to IssuesCompleted or IssuesFailed (moving it out of the other list, so an

@@ -161,7 +161,7 @@ func TestInvalidIDsAreRejectedBeforeTouchingFiles(t *testing.T) {
 func TestIssueBookkeeping(t *testing.T) {
 	t.Parallel()
 	type step struct {
-		plan    int // PlanIssue when > 0
+		plan    int // StartIssue when > 0
 		finish  int // FinishIssue when > 0
 		success bool
 	}
@@ -183,7 +183,7 @@ func TestIssueBookkeeping(t *testing.T) {
 			var s Session
 			for _, st := range tt.steps {
 				if st.plan > 0 {
-					s.PlanIssue(st.plan)
+					s.StartIssue(st.plan)
 				}
 				if st.finish > 0 {
 					s.FinishIssue(st.finish, st.success)
@@ -325,7 +325,7 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 	}()
 	for i := 1; i <= writers; i++ {
 		wg.Go(func() {
-			if _, err := New(s.Dir()).Update(sess.ID, func(x *Session) error { x.PlanIssue(i); return nil }); err != nil {
+			if _, err := New(s.Dir()).Update(sess.ID, func(x *Session) error { x.StartIssue(i); return nil }); err != nil {
 				t.Error(err)
 			}
 		})
@@ -405,7 +405,7 @@ func ExampleStore() {
 	defer os.RemoveAll(dir)
 	s := New(dir, WithClock(func() time.Time { return time.UnixMilli(1704067200000) }), WithRand(repeatReader(0)))
 	sess, _ := s.Create(Params{Workspace: "/work/app", Command: "autoagent"})
-	s.Update(sess.ID, func(x *Session) error { x.PlanIssue(42); return nil })
+	s.Update(sess.ID, func(x *Session) error { x.StartIssue(42); return nil })
 	got, _ := s.Get(sess.ID)
 	fmt.Println(got.ID, got.Status, got.IssuesPlanned, *got.CurrentIssue)
 	// Output: session-1704067200000-aaaaaa active [42] 42

@@ -16,6 +16,7 @@ import (
 // this function registers it.
 func (a *app) newRegistry() *hooks.Registry {
 	reg := hooks.NewRegistry()
+	reg.RegisterExtension(a.newStopLimit()) // first: later extensions see a capped Stop as allowed
 	reg.Register(gitops.TypeCommit, gitops.CommitType{})
 	reg.Register(gitops.TypePush, gitops.PushType{})
 	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{"github": github.ApprovalProvider{}}))

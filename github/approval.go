@@ -207,13 +207,30 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 		if !now.Before(a.deadline) {
 			return a.timedOut(ctx, v)
 		}
-		if err := a.opts.sleep(ctx, min(a.interval, a.deadline.Sub(now))); err != nil {
+		if err := a.opts.sleep(ctx, min(a.nextPoll(now), a.deadline.Sub(now))); err != nil {
 			return a.stopped(ctx)
 		}
 		if err := a.refreshPR(ctx); err != nil && ctx.Err() != nil {
 			return a.stopped(ctx)
 		}
 	}
+}
+
+// pollCost is about how many requests one check makes (pull request, comments, reviews and a
+// permission or two); when fewer remain in the rate-limit window, the next check waits for the
+// window to reset instead of running into the limit.
+const pollCost = 6
+
+// nextPoll is the wait before the next check: the poll interval, or longer when the rate limit
+// GitHub reported is nearly used up.
+func (a *approvalRun) nextPoll(now time.Time) time.Duration {
+	r := a.c.Rate()
+	if r.Limit == 0 || r.Remaining >= pollCost || !r.Reset.After(now) {
+		return a.interval
+	}
+	wait := max(a.interval, r.Reset.Sub(now))
+	progress(a.inv.Stderr, "approval: %d GitHub API requests left until %s; next check then", r.Remaining, r.Reset.Format(time.RFC3339))
+	return wait
 }
 
 func (a *approvalRun) refreshPR(ctx context.Context) error {
@@ -272,7 +289,8 @@ func (a *approvalRun) requestBody() string {
 	if msg == "" {
 		msg = "The agent needs approval to continue."
 	}
-	msg = hooks.ExpandMessage(msg, a.inv.Payload)
+	// Payload text must not be able to carry markers of its own.
+	msg = strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
 	who := "someone with write access to this repository"
 	if len(a.approvers) > 0 {
 		who += " or " + strings.Join(atLogins(a.approvers), ", ")
@@ -540,7 +558,11 @@ func (a *approvalRun) stopped(ctx context.Context) hooks.Outcome {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return a.timedOut(ctx, verdict{})
 	}
-	return failed(fmt.Errorf("github approval on %s: %w", a.t, ctx.Err()))
+	out := failed(fmt.Errorf("github approval on %s: %w", a.t, ctx.Err()))
+	if err := a.record(ctx, "🛑 **Cancelled**: the agent stopped waiting."); err != nil {
+		out.Stderr = fmt.Sprintf("approval: could not record the cancellation in the request comment: %v\n", err)
+	}
+	return out
 }
 
 func atLogins(logins []string) []string {

@@ -407,3 +407,42 @@ func TestApprovalRateLimitPastDeadline(t *testing.T) {
 		t.Fatalf("got %s %q", out.Status, out.Reason)
 	}
 }
+
+// TestApprovalSlowsDownNearTheRateLimit: with fewer requests left than a check needs, the next
+// check waits for the rate-limit window to reset instead of the poll interval.
+func TestApprovalSlowsDownNearTheRateLimit(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	sl := &sleeper{}
+	sl.after = func(int) { s.SetRemaining(5000); s.AddComment(prNumber, "alice", "/approve", time.Time{}) }
+	answerRequest(s, func(s *githubtest.Server) { s.SetRemaining(4) })
+	r := configureApproval(t, Options{Sleep: sl.sleep}, `{"pollInterval": 5}`)
+	inv, stderr := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
+	if out := r.Run(context.Background(), inv); out.Status != hooks.StatusOK {
+		t.Fatalf("got %s %q", out.Status, out.Reason)
+	}
+	waits := sl.recorded()
+	if len(waits) == 0 || waits[0] < 50*time.Second {
+		t.Fatalf("waits %v: want the first wait to last until the deadline (the reset is an hour away), not 5ms", waits)
+	}
+	if !strings.Contains(stderr.String(), "GitHub API requests left until") {
+		t.Errorf("no progress line about the rate limit:\n%s", stderr.String())
+	}
+}
+
+func TestApprovalCancelledIsRecorded(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	ctx, cancel := context.WithCancel(context.Background())
+	sl := &sleeper{after: func(int) { cancel() }}
+	r := configureApproval(t, Options{Sleep: sl.sleep}, `{"pollInterval": 5, "message": "<!-- agent-hooks:status --> sneaky"}`)
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
+	out := r.Run(ctx, inv)
+	if out.Status != hooks.StatusError || !strings.Contains(out.Reason, "context canceled") {
+		t.Fatalf("got %s %q", out.Status, out.Reason)
+	}
+	req := requestComment(t, s)
+	if !strings.Contains(req.Body, "Cancelled") || !strings.Contains(req.Body, "&lt;!-- agent-hooks:status --> sneaky") {
+		t.Errorf("request comment:\n%s", req.Body)
+	}
+}

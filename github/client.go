@@ -85,6 +85,14 @@ type Client struct {
 	mu       sync.Mutex
 	identity string
 	perms    map[string]string
+	rate     gh.Rate
+}
+
+// Rate is the core rate limit GitHub reported with the latest response.
+func (c *Client) Rate() gh.Rate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rate
 }
 
 // NewClient returns a client for the API at apiURL ("" means DefaultAPIURL) that authenticates
@@ -142,7 +150,12 @@ func (c *Client) CacheStats() (notModified, requests int64) {
 // the request in errors ("list comments of octo/repo#12").
 func (c *Client) call(ctx context.Context, what string, f func() (*gh.Response, error)) error {
 	for attempt := 0; ; attempt++ {
-		_, err := f()
+		resp, err := f()
+		if resp != nil && resp.Rate.Limit > 0 {
+			c.mu.Lock()
+			c.rate = resp.Rate
+			c.mu.Unlock()
+		}
 		if err == nil {
 			return nil
 		}

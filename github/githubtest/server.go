@@ -122,6 +122,13 @@ func (s *Server) SetNow(now func() time.Time) {
 	s.now = now
 }
 
+// SetRemaining sets how many requests are left in the rate-limit window (an hour from now).
+func (s *Server) SetRemaining(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.remaining = n
+}
+
 // AddPR creates pull request number with head commit sha (or moves its head).
 func (s *Server) AddPR(number int, head string) {
 	s.mu.Lock()

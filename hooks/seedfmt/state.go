@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // UpdateState reads the JSON state <dir>/<sessionID>.<name>.json into a T (the zero T when
@@ -23,15 +22,15 @@ func UpdateState[T any](dir, sessionID, name string, fn func(*T) (changed bool, 
 		return fmt.Errorf("session state: %w", err)
 	}
 	path := filepath.Join(dir, sessionID+"."+name+".json")
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	lf, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("session state: %w", err)
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("lock %s: %w", lock.Name(), err)
+	defer lf.Close()
+	if err := lock(lf); err != nil {
+		return fmt.Errorf("lock %s: %w", lf.Name(), err)
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
+	defer unlock(lf) //nolint:errcheck // closing the file releases the lock too
 
 	var v T
 	b, err := os.ReadFile(path)

@@ -153,7 +153,12 @@ func TestApprovalDecisions(t *testing.T) {
 				opts += ", " + tt.options
 			}
 			r := configureApproval(t, Options{}, "{"+opts+"}")
-			inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, 300*time.Millisecond, nil)
+			// Cases that end in a timeout wait 300ms; the others get time to spare on a busy machine.
+			timeout := 10 * time.Second
+			if strings.Contains(tt.wantReason, "no approval") || strings.Contains(tt.wantReason, "approvals)") || strings.Contains(tt.options, "timeoutAction") {
+				timeout = 300 * time.Millisecond
+			}
+			inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, timeout, nil)
 			out := r.Run(context.Background(), inv)
 
 			if out.Status != tt.wantStatus {
@@ -215,7 +220,7 @@ func TestApprovalReadsEveryPage(t *testing.T) {
 		s.AddReview(prNumber, "alice", "APPROVED", "", "", time.Time{})
 	})
 	r := configureApproval(t, Options{}, `{"pollInterval": 10}`)
-	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Second, nil)
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, 10*time.Second, nil)
 	if out := r.Run(context.Background(), inv); out.Status != hooks.StatusOK || out.Details["decider"] != "alice" {
 		t.Fatalf("got %s %q %v, want approved by alice", out.Status, out.Reason, out.Details)
 	}

@@ -99,7 +99,7 @@ func TestEnterpriseAPIURL(t *testing.T) {
 		answerRequest(s, func(s *githubtest.Server) { s.AddComment(prNumber, "alice", "/approve", time.Time{}) })
 		e := serverEnv(s)
 		e["GITHUB_API_URL"] = s.URL + suffix
-		inv, _ := invocation(e, hooks.PreExecutionStart, time.Second, nil)
+		inv, _ := invocation(e, hooks.PreExecutionStart, 10*time.Second, nil)
 		if out := configureApproval(t, Options{}, `{"pollInterval": 10}`).Run(context.Background(), inv); out.Status != hooks.StatusOK {
 			t.Fatalf("%s: got %s %q", suffix, out.Status, out.Reason)
 		}

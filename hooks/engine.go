@@ -64,6 +64,13 @@ func (e *Engine) Fire(ctx context.Context, event string, data Payload) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	if canonical != event {
+		// the name the caller used (an alias such as on-run-fail) stays visible to hooks
+		withAlias := make(Payload, len(data)+1)
+		maps.Copy(withAlias, data)
+		withAlias["eventAlias"] = event
+		data = withAlias
+	}
 	return e.fire(ctx, canonical, data, 0)
 }
 

@@ -47,6 +47,12 @@ type Format interface {
 	Load(env LoadEnv) ([]*Hook, []Diagnostic, error)
 }
 
+// SettingsProvider is a Format that also contributes format-level settings to Config.Settings
+// (keys namespaced by format, e.g. "agent-pipelines.checkpoints.every").
+type SettingsProvider interface {
+	Settings(env LoadEnv) (map[string]any, error)
+}
+
 // LoadEnv is what configuration loading may look at.
 type LoadEnv struct {
 	Workspace     string              // absolute workspace directory

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -85,7 +86,22 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 				cfg.Warnings = append(cfg.Warnings, d)
 			}
 		}
+		if sp, ok := format.(SettingsProvider); ok {
+			settings, err := sp.Settings(env)
+			if err != nil {
+				return nil, fmt.Errorf("load %s settings: %w", format.Name(), err)
+			}
+			maps.Copy(cfg.Settings, settings)
+		}
 		for _, h := range hooks {
+			// A format validates its own hook points; the ones it knows that have no canonical
+			// event (babysitter's on-score, …) become custom events of their own name.
+			if _, ok := Canonical(h.Event, cfg.CustomEvents); !ok && ValidEventName(h.Event) {
+				cfg.CustomEvents = append(cfg.CustomEvents, h.Event)
+			}
+			if h.Source.File != "" && !contains(cfg.Files, h.Source.File) {
+				cfg.Files = append(cfg.Files, h.Source.File)
+			}
 			if err := bindType(reg, h, h.Options); err != nil {
 				errs = append(errs, Diagnostic{Severity: SeverityError, File: h.Source.File, Line: h.Source.Line, Col: h.Source.Col, Message: err.Error()})
 				continue

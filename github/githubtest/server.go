@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -28,19 +29,33 @@ import (
 //go:embed api/*.json
 var api embed.FS
 
+var (
+	examplesMu sync.Mutex
+	examples   = map[string]map[string]any{}
+)
+
+// example returns a shallow copy of a documented example object (the first of a list): set its
+// top-level fields freely, but copy a nested object before changing it.
 func example(name string) map[string]any {
-	b, err := api.ReadFile("api/" + name + ".json")
-	if err != nil {
-		panic(err)
+	examplesMu.Lock()
+	defer examplesMu.Unlock()
+	ex, ok := examples[name]
+	if !ok {
+		b, err := api.ReadFile("api/" + name + ".json")
+		if err != nil {
+			panic(err)
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			panic(err)
+		}
+		if list, ok := v.([]any); ok {
+			v = list[0]
+		}
+		ex = v.(map[string]any)
+		examples[name] = ex
 	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		panic(err)
-	}
-	if list, ok := v.([]any); ok {
-		v = list[0]
-	}
-	return v.(map[string]any)
+	return maps.Clone(ex)
 }
 
 // Comment is an issue comment on a pull request.
@@ -386,8 +401,9 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 		body := example("pulls.get")
 		body["number"] = number
 		body["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, number)
-		hd := body["head"].(map[string]any)
+		hd := maps.Clone(body["head"].(map[string]any))
 		hd["sha"] = head
+		body["head"] = hd
 		return reply{status: http.StatusOK, body: body}, nil
 	case reReviews.MatchString(path) && r.Method == http.MethodGet:
 		var list []any

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,11 +82,11 @@ func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.Action
 			env["GH_TOKEN"] = in.GitHubToken
 		}
 	}
-	if in.Config != "" {
-		home, err := a.actionConfigHome(in.Config)
-		if err != nil {
-			return nil, err
-		}
+	home, err := a.actionHome(in.Config)
+	if err != nil {
+		return nil, err
+	}
+	if home != "" {
 		env["AUTOAGENT_HOME"] = home
 	}
 	b := a.withEnv(env)
@@ -95,29 +96,47 @@ func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.Action
 	return res, err
 }
 
-// actionConfigHome writes the config input as config.json of an AUTOAGENT_HOME of the action's
-// own under $RUNNER_TEMP, so that it is loaded as the user-level config after the project's.
-func (a *app) actionConfigHome(config string) (string, error) {
-	src := []byte(config)
-	if !strings.HasPrefix(strings.TrimSpace(config), "{") {
-		path := config
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(a.cwd, path)
-		}
-		var err error
-		if src, err = os.ReadFile(path); err != nil {
-			return "", fmt.Errorf("input config: %w", err)
-		}
+// actionHome is the AUTOAGENT_HOME of the step ("" keeps the usual one). In a workflow run
+// (RUNNER_TEMP set) with no AUTOAGENT_HOME of the user's, every step shares one under RUNNER_TEMP,
+// so that the steps of a job share their sessions; its config.json is the config input of the
+// step (or absent), so that the input is loaded as the user-level config after the project's. A
+// config input with the user's own AUTOAGENT_HOME gets a home of its own, never overwriting the
+// user's config.json.
+func (a *app) actionHome(config string) (string, error) {
+	own := a.getenv("AUTOAGENT_HOME") == ""
+	base := a.getenv("RUNNER_TEMP")
+	switch {
+	case config == "" && (!own || base == ""):
+		return "", nil
+	case base == "":
+		base = os.TempDir()
 	}
-	tmp := a.getenv("RUNNER_TEMP")
-	if tmp == "" {
-		tmp = os.TempDir()
+	home := filepath.Join(base, "agent-hooks-home")
+	if !own {
+		home = filepath.Join(base, "agent-hooks-config")
 	}
-	home := filepath.Join(tmp, "agent-hooks-action")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return "", fmt.Errorf("input config: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(home, "config.json"), src, 0o644); err != nil {
+	path := filepath.Join(home, "config.json")
+	if config == "" {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("input config: %w", err)
+		}
+		return home, nil
+	}
+	src := []byte(config)
+	if !strings.HasPrefix(strings.TrimSpace(config), "{") {
+		file := config
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(a.cwd, file)
+		}
+		var err error
+		if src, err = os.ReadFile(file); err != nil {
+			return "", fmt.Errorf("input config: %w", err)
+		}
+	}
+	if err := os.WriteFile(path, src, 0o644); err != nil {
 		return "", fmt.Errorf("input config: %w", err)
 	}
 	return home, nil

@@ -452,12 +452,13 @@ func parseCommand(body string) (approve bool, reason string, ok bool) {
 
 func (a *approvalRun) details(v verdict) map[string]any {
 	d := map[string]any{
-		"provider":    "github",
-		"repository":  a.t.Repository(),
-		"pullRequest": a.t.Number,
-		"headSha":     a.head,
-		"requestUrl":  a.request.GetHTMLURL(),
-		"approvals":   append([]string{}, v.approvals...),
+		"provider":       "github",
+		"repository":     a.t.Repository(),
+		"pullRequest":    a.t.Number,
+		"pullRequestUrl": a.prURL,
+		"headSha":        a.head,
+		"requestUrl":     a.request.GetHTMLURL(),
+		"approvals":      append([]string{}, v.approvals...),
 	}
 	if len(v.ignored) > 0 {
 		d["ignored"] = v.ignored

@@ -1,0 +1,82 @@
+package notify
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// FormatName is the name the webhooks file goes by as a configuration format.
+const FormatName = "webhooks"
+
+// Format makes the webhooks file a configuration format: every entry becomes one `webhook` hook
+// on each of its events, with source {webhooks, user, <file>}. The hooks name their entry (the
+// "webhook" option), so the URL is read when the hook runs and never appears in the loaded
+// configuration.
+type Format struct{}
+
+// NewFormat returns the webhooks-file format.
+func NewFormat() *Format { return &Format{} }
+
+// Name implements hooks.Format.
+func (*Format) Name() string { return FormatName }
+
+// Load implements hooks.Format.
+func (*Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
+	if env.AutoagentHome == "" {
+		return nil, nil, nil
+	}
+	path := StorePath(env.AutoagentHome)
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("stat webhooks file: %w", err)
+	}
+	var diags []hooks.Diagnostic
+	if info.Mode().Perm()&0o077 != 0 {
+		diags = append(diags, hooks.Diagnostic{
+			Severity: hooks.SeverityWarning, File: path,
+			Message: fmt.Sprintf("mode %#o lets other users read webhook URLs (secrets); run chmod 600 %s", info.Mode().Perm(), path),
+		})
+	}
+	store, err := ReadStore(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, nil, err
+		}
+		return nil, append(diags, hooks.Diagnostic{Severity: hooks.SeverityError, File: path, Message: err.Error()}), nil
+	}
+	var out []*hooks.Hook
+	for _, name := range store.Names() {
+		e := store.Webhooks[name]
+		if err := e.Validate(); err != nil {
+			diags = append(diags, hooks.Diagnostic{
+				Severity: hooks.SeverityError, File: path,
+				Message: fmt.Sprintf("webhook %q: %v", name, err),
+			})
+			continue
+		}
+		opts, err := json.Marshal(map[string]string{"type": TypeName, "webhook": name})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, ev := range e.Events {
+			out = append(out, &hooks.Hook{
+				Name:    "webhook " + name,
+				Type:    TypeName,
+				Event:   ev,
+				Enabled: true,
+				Source:  hooks.Source{Format: FormatName, Scope: "user", File: path},
+				Options: opts,
+			})
+		}
+	}
+	return out, diags, nil
+}

@@ -1,0 +1,333 @@
+package notify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// The built-in body formats.
+const (
+	FormatJSON    = "json"
+	FormatSlack   = "slack"
+	FormatDiscord = "discord"
+	FormatTeams   = "teams"
+)
+
+// Formats lists the body formats a webhook may use.
+func Formats() []string { return []string{FormatSlack, FormatDiscord, FormatTeams, FormatJSON} }
+
+func validFormat(f string) bool {
+	for _, k := range Formats() {
+		if k == f {
+			return true
+		}
+	}
+	return false
+}
+
+// Message is what a notification says: the agent-pipelines seed's fields.
+type Message struct {
+	Title      string // one line; rendered from the hook's "title" template
+	Session    string
+	Event      string
+	Status     string // running, completed, failed, blocked, …
+	Iterations string // a count, as text ("" when the payload has none)
+	Duration   string // e.g. "1m30s" ("" when the payload has none)
+	Reason     string
+}
+
+// DefaultTitle is the title template of a webhook that sets none.
+const DefaultTitle = "agent-hooks: {{event}} in session {{session}} ({{status}})"
+
+// MessageFromPayload reads the seed's fields from an event payload:
+//
+//   - session: sessionId
+//   - event: the event being fired
+//   - status: status; else success (true: completed, false: failed); else failed on Error,
+//     completed on SessionEnd, running otherwise
+//   - iterations: iterations, else iteration, else currentIteration
+//   - duration: duration or durationSeconds (seconds), durationMs or totalDuration
+//     (milliseconds), or metadata.totalDuration (milliseconds); a string is used as written
+//   - reason: reason, else error, else errorMessage
+//
+// title is a message template: {{key}} is replaced by the payload value verbatim, and {{session}},
+// {{event}}, {{status}}, {{iterations}}, {{duration}}, {{reason}} by the fields above.
+func MessageFromPayload(event string, p hooks.Payload, title string) Message {
+	m := Message{
+		Session: str(p, "sessionId"),
+		Event:   event,
+		Status:  str(p, "status"),
+		Reason:  first(p, "reason", "error", "errorMessage"),
+	}
+	if m.Status == "" {
+		switch ok, isBool := lookup(p, "success").(bool); {
+		case isBool && ok:
+			m.Status = "completed"
+		case isBool:
+			m.Status = "failed"
+		case event == hooks.Error:
+			m.Status = "failed"
+		case event == hooks.SessionEnd:
+			m.Status = "completed"
+		default:
+			m.Status = "running"
+		}
+	}
+	m.Iterations = first(p, "iterations", "iteration", "currentIteration")
+	m.Duration = duration(p)
+	if title == "" {
+		title = DefaultTitle
+	}
+	fields := hooks.Payload{}
+	for k, v := range p {
+		fields[k] = v
+	}
+	for k, v := range map[string]string{
+		"session": m.Session, "event": m.Event, "status": m.Status,
+		"iterations": m.Iterations, "duration": m.Duration, "reason": m.Reason,
+	} {
+		fields[k] = v
+	}
+	m.Title = strings.TrimSpace(hooks.ExpandMessage(title, fields))
+	return m
+}
+
+func lookup(p hooks.Payload, path string) any {
+	v, _ := hooks.Lookup(p, path)
+	return v
+}
+
+func str(p hooks.Payload, path string) string { return hooks.FormatValue(lookup(p, path)) }
+
+func first(p hooks.Payload, paths ...string) string {
+	for _, k := range paths {
+		if s := str(p, k); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// duration renders the payload's duration; numbers are seconds or milliseconds by key.
+func duration(p hooks.Payload) string {
+	for _, k := range []struct {
+		path string
+		unit time.Duration
+	}{
+		{"duration", time.Second}, {"durationSeconds", time.Second},
+		{"durationMs", time.Millisecond}, {"totalDuration", time.Millisecond},
+		{"metadata.totalDuration", time.Millisecond},
+	} {
+		v := lookup(p, k.path)
+		if v == nil {
+			continue
+		}
+		n, ok := number(v)
+		if !ok {
+			return hooks.FormatValue(v)
+		}
+		d := time.Duration(n * float64(k.unit))
+		if d >= time.Second {
+			d = d.Round(time.Second)
+		}
+		return d.String()
+	}
+	return ""
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// field is one labelled value of a message, in display order.
+type field struct {
+	name, value string
+	short       bool
+}
+
+func (m Message) fields() []field {
+	all := []field{
+		{"Session", m.Session, true},
+		{"Event", m.Event, true},
+		{"Status", m.Status, true},
+		{"Iterations", m.Iterations, true},
+		{"Duration", m.Duration, true},
+		{"Reason", m.Reason, false},
+	}
+	out := all[:0]
+	for _, f := range all {
+		if f.value != "" { // chat services reject empty field values
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// tone is how a status looks: good, warning or danger.
+func (m Message) tone() string {
+	switch strings.ToLower(m.Status) {
+	case "failed", "failure", "error", "errored", "interrupted", "timeout", "aborted":
+		return "danger"
+	case "blocked", "rejected", "skipped", "warning":
+		return "warning"
+	}
+	return "good"
+}
+
+// Body renders the request body a webhook of the given format sends.
+func (m Message) Body(format string) ([]byte, error) {
+	var v any
+	switch format {
+	case FormatSlack:
+		v = m.slack()
+	case FormatDiscord:
+		v = m.discord()
+	case FormatTeams:
+		v = m.teams()
+	case FormatJSON:
+		v = m.json()
+	default:
+		return nil, fmt.Errorf("unknown webhook format %q (known: %s)", format, strings.Join(Formats(), ", "))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode %s body: %w", format, err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+type slackField struct {
+	Title string `json:"title"`
+	Value string `json:"value"`
+	Short bool   `json:"short"`
+}
+
+type slackAttachment struct {
+	Color    string       `json:"color"`
+	Fallback string       `json:"fallback"`
+	Title    string       `json:"title"`
+	Fields   []slackField `json:"fields"`
+}
+
+type slackBody struct {
+	Text        string            `json:"text"`
+	Attachments []slackAttachment `json:"attachments"`
+}
+
+// slack is an incoming-webhook message with one coloured attachment (the seed's template).
+func (m Message) slack() slackBody {
+	a := slackAttachment{Color: m.tone(), Fallback: m.Title, Title: m.Title, Fields: []slackField{}}
+	for _, f := range m.fields() {
+		a.Fields = append(a.Fields, slackField{Title: f.name, Value: f.value, Short: f.short})
+	}
+	return slackBody{Text: m.Title, Attachments: []slackAttachment{a}}
+}
+
+type discordField struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Inline bool   `json:"inline"`
+}
+
+type discordEmbed struct {
+	Title  string         `json:"title"`
+	Color  int            `json:"color"`
+	Fields []discordField `json:"fields"`
+}
+
+type discordBody struct {
+	Content string         `json:"content"`
+	Embeds  []discordEmbed `json:"embeds"`
+}
+
+var discordColors = map[string]int{"good": 0x2ECC71, "warning": 0xE67E22, "danger": 0xE74C3C}
+
+// discord is an execute-webhook request with one embed.
+func (m Message) discord() discordBody {
+	e := discordEmbed{Title: truncate(m.Title, 256), Color: discordColors[m.tone()], Fields: []discordField{}}
+	for _, f := range m.fields() {
+		e.Fields = append(e.Fields, discordField{Name: f.name, Value: truncate(f.value, 1024), Inline: f.short})
+	}
+	return discordBody{Content: truncate(m.Title, 2000), Embeds: []discordEmbed{e}}
+}
+
+type teamsFact struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type teamsSection struct {
+	ActivityTitle string      `json:"activityTitle"`
+	Facts         []teamsFact `json:"facts"`
+}
+
+type teamsBody struct {
+	Type       string         `json:"@type"`
+	Context    string         `json:"@context"`
+	ThemeColor string         `json:"themeColor"`
+	Summary    string         `json:"summary"`
+	Title      string         `json:"title"`
+	Sections   []teamsSection `json:"sections"`
+}
+
+var teamsColors = map[string]string{"good": "2EB67D", "warning": "ECB22E", "danger": "E01E5A"}
+
+// teams is an Office 365 connector MessageCard, the shape Teams incoming webhooks accept.
+func (m Message) teams() teamsBody {
+	s := teamsSection{ActivityTitle: m.Event, Facts: []teamsFact{}}
+	for _, f := range m.fields() {
+		s.Facts = append(s.Facts, teamsFact{Name: f.name, Value: f.value})
+	}
+	return teamsBody{
+		Type: "MessageCard", Context: "https://schema.org/extensions",
+		ThemeColor: teamsColors[m.tone()], Summary: m.Title, Title: m.Title,
+		Sections: []teamsSection{s},
+	}
+}
+
+type jsonBody struct {
+	Title      string `json:"title"`
+	Session    string `json:"session"`
+	Event      string `json:"event"`
+	Status     string `json:"status"`
+	Iterations *int64 `json:"iterations,omitempty"`
+	Duration   string `json:"duration,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// json is the plain format: the fields as a flat object, for services of one's own.
+func (m Message) json() jsonBody {
+	b := jsonBody{Title: m.Title, Session: m.Session, Event: m.Event, Status: m.Status, Duration: m.Duration, Reason: m.Reason}
+	if n, err := strconv.ParseInt(m.Iterations, 10, 64); err == nil {
+		b.Iterations = &n
+	}
+	return b
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

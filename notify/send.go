@@ -1,0 +1,233 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sender posts notification bodies to webhook URLs, retrying what a server asks to be retried.
+// Webhook URLs carry their credentials (a Slack or Discord webhook URL is a bearer token), so no
+// error a Sender returns contains the URL.
+type Sender struct {
+	// Client sends the requests; nil means a client of its own.
+	Client *http.Client
+	// Retries is how many times a failed delivery is retried (a network error, 429 or 5xx).
+	Retries int
+	// Backoff is the wait before the first retry (0: none); it doubles for each next one, up to
+	// MaxBackoff (default 30s). A Retry-After header replaces it.
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+	// RequestTimeout bounds each attempt (0: only ctx bounds it).
+	RequestTimeout time.Duration
+	// Sleep waits between attempts; nil sleeps for real. Tests record the waits with it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// UserAgent is sent with every request.
+	UserAgent string
+}
+
+// Delivery is what became of one notification.
+type Delivery struct {
+	StatusCode int // of the last response (0: none arrived)
+	Attempts   int
+}
+
+// RedactedURL stands for a webhook URL wherever one would be shown.
+const RedactedURL = "[webhook url redacted]"
+
+var defaultClient = &http.Client{Timeout: 0}
+
+// Post sends body as JSON to rawURL. It retries a network error, 429 and 5xx up to s.Retries
+// times and reports the last failure; any other 4xx fails at once.
+func (s *Sender) Post(ctx context.Context, rawURL string, body []byte) (Delivery, error) {
+	var d Delivery
+	if err := CheckURL(rawURL); err != nil {
+		return d, err
+	}
+	for {
+		d.Attempts++
+		wait, err := s.attempt(ctx, rawURL, body, &d)
+		if err == nil {
+			return d, nil
+		}
+		if wait < 0 || d.Attempts > s.Retries {
+			if d.Attempts > 1 {
+				err = fmt.Errorf("%w (after %d attempts)", err, d.Attempts)
+			}
+			return d, err
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return d, fmt.Errorf("%w; not retrying: the next attempt (in %s) would pass the hook's timeout", err, wait.Round(time.Millisecond))
+		}
+		if serr := s.sleep(ctx, wait); serr != nil {
+			return d, fmt.Errorf("%w; stopped waiting to retry: %w", err, serr)
+		}
+	}
+}
+
+// attempt makes one request. wait is the delay before a retry, or -1 when the failure is final.
+func (s *Sender) attempt(ctx context.Context, rawURL string, body []byte, d *Delivery) (wait time.Duration, err error) {
+	backoff := s.backoff(d.Attempts)
+	actx := ctx
+	if s.RequestTimeout > 0 {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(ctx, s.RequestTimeout)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, rawURL, bytes.NewReader(body))
+	if err != nil {
+		return -1, fmt.Errorf("build webhook request: %w", Redact(err, rawURL))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if s.UserAgent != "" {
+		req.Header.Set("User-Agent", s.UserAgent)
+	}
+	client := s.Client
+	if client == nil {
+		client = defaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		err = fmt.Errorf("post webhook: %w", Redact(err, rawURL))
+		if ctx.Err() != nil {
+			return -1, err // the hook itself ran out of time or was interrupted
+		}
+		return backoff, err
+	}
+	defer resp.Body.Close()
+	d.StatusCode = resp.StatusCode
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // let the connection be reused
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return 0, nil
+	}
+	err = fmt.Errorf("post webhook: HTTP %d%s", resp.StatusCode, describeBody(snippet, rawURL))
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 {
+		return -1, err
+	}
+	if ra, ok := RetryAfter(resp.Header, time.Now()); ok {
+		return ra, err
+	}
+	return backoff, err
+}
+
+func describeBody(b []byte, rawURL string) string {
+	// scrub before cutting, so that no prefix of the secret survives the cut
+	s := scrub(strings.Join(strings.Fields(string(b)), " "), rawURL)
+	if s == "" {
+		return ""
+	}
+	return ": " + truncate(s, 200)
+}
+
+func (s *Sender) backoff(attempt int) time.Duration {
+	b := s.Backoff
+	if b <= 0 {
+		return 0
+	}
+	limit := s.MaxBackoff
+	if limit <= 0 {
+		limit = 30 * time.Second
+	}
+	for i := 1; i < attempt && b < limit; i++ {
+		b *= 2
+	}
+	return min(b, limit)
+}
+
+func (s *Sender) sleep(ctx context.Context, d time.Duration) error {
+	if s.Sleep != nil {
+		return s.Sleep(ctx, d)
+	}
+	return Sleep(ctx, d)
+}
+
+// Sleep waits for d or until ctx is done.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// RetryAfter reads a Retry-After header (delay-seconds or an HTTP date) relative to now.
+func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(n, 0)) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// CheckURL reports whether rawURL is an absolute http(s) URL, without ever quoting it.
+func CheckURL(rawURL string) error {
+	if rawURL == "" {
+		return errors.New("webhook url is empty")
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return errors.New("webhook url is not a valid URL (not shown: it is a secret)")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return errors.New("webhook url must be an absolute http:// or https:// URL (not shown: it is a secret)")
+	}
+	return nil
+}
+
+// Redact removes secret from an error's text: a *url.Error (which net/http returns, quoting the
+// whole URL) is rebuilt around its cause, and any other occurrence of the secret, or of its
+// path and query, is replaced. The result still wraps the original cause for errors.Is.
+func Redact(err error, secret string) error {
+	if err == nil || secret == "" {
+		return err
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		cause := ue.Err
+		msg := ue.Op + " " + RedactedURL
+		if cause != nil {
+			msg += ": " + scrub(cause.Error(), secret)
+		}
+		return &redacted{msg: msg, cause: cause}
+	}
+	msg := err.Error()
+	if s := scrub(msg, secret); s != msg {
+		return &redacted{msg: s, cause: errors.Unwrap(err)}
+	}
+	return err
+}
+
+func scrub(s, secret string) string {
+	s = strings.ReplaceAll(s, secret, RedactedURL)
+	if u, err := url.Parse(secret); err == nil {
+		if rest := strings.TrimPrefix(u.RequestURI(), "/"); len(rest) >= 8 {
+			s = strings.ReplaceAll(s, rest, "[redacted]")
+		}
+	}
+	return s
+}
+
+type redacted struct {
+	msg   string
+	cause error
+}
+
+func (e *redacted) Error() string { return e.msg }
+func (e *redacted) Unwrap() error { return e.cause }

@@ -2,15 +2,15 @@ package notify
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
-		"testing"
+	"testing"
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"

@@ -145,7 +145,6 @@ type approvalRun struct {
 	timeout  time.Duration
 	deadline time.Time
 
-	identity string
 	head     string
 	prURL    string
 	request  *gh.IssueComment
@@ -171,10 +170,6 @@ type verdict struct {
 }
 
 func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
-	var err error
-	if a.identity, err = a.c.Identity(ctx); err != nil {
-		return failed(fmt.Errorf("github approval: %w", err))
-	}
 	if err := a.refreshPR(ctx); err != nil {
 		return failed(fmt.Errorf("github approval: %w", err))
 	}
@@ -261,7 +256,12 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 	for i := len(comments) - 1; i >= 0; i-- {
 		cm := comments[i]
 		m := approvalMarker.FindStringSubmatch(cm.GetBody())
-		if m == nil || m[1] != a.key || !sameLogin(cm.GetUser().GetLogin(), a.identity) {
+		if m == nil || m[1] != a.key {
+			continue
+		}
+		if self, err := a.c.IsSelf(ctx, cm.GetUser()); err != nil {
+			return err
+		} else if !self {
 			continue
 		}
 		if a.requireHead && !strings.EqualFold(m[2], a.head) {
@@ -345,7 +345,13 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 	var votes []vote
 	for _, cm := range comments {
 		login := cm.GetUser().GetLogin()
-		if cm.GetID() <= a.request.GetID() || cm.GetCreatedAt().Before(since) || sameLogin(login, a.identity) {
+		if cm.GetID() <= a.request.GetID() || cm.GetCreatedAt().Before(since) {
+			continue
+		}
+		if self, err := a.c.IsSelf(ctx, cm.GetUser()); err != nil || self {
+			if err != nil {
+				return v, err
+			}
 			continue
 		}
 		approve, reason, ok := parseCommand(cm.GetBody())
@@ -356,7 +362,13 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 	}
 	for _, rv := range reviews {
 		login := rv.GetUser().GetLogin()
-		if rv.GetSubmittedAt().Before(since) || sameLogin(login, a.identity) {
+		if rv.GetSubmittedAt().Before(since) {
+			continue
+		}
+		if self, err := a.c.IsSelf(ctx, rv.GetUser()); err != nil || self {
+			if err != nil {
+				return v, err
+			}
 			continue
 		}
 		switch rv.GetState() {

@@ -451,3 +451,26 @@ func TestApprovalCancelledIsRecorded(t *testing.T) {
 		t.Errorf("request comment:\n%s", req.Body)
 	}
 }
+
+// TestApprovalOfAnAppBot: wait: false across runs finds the request an App's token posted, and
+// an App's /approve never counts.
+func TestApprovalOfAnAppBot(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "")
+	s.SetAppBot("my-agent[bot]")
+	r := configureApproval(t, Options{}, `{"wait": false}`)
+	for range 2 {
+		inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
+		if out := r.Run(context.Background(), inv); out.Details["pending"] != true {
+			t.Fatalf("got %s %q, want pending", out.Status, out.Reason)
+		}
+	}
+	s.AddComment(prNumber, "other-app[bot]", "/approve", time.Now().Add(time.Second))
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
+	if out := r.Run(context.Background(), inv); out.Details["pending"] != true {
+		t.Fatalf("a bot's /approve counted: %s %v", out.Status, out.Details)
+	}
+	if got := commentsBy(s, "my-agent[bot]"); len(got) != 1 {
+		t.Fatalf("want one request, got %+v", got)
+	}
+}

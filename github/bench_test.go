@@ -32,9 +32,6 @@ func benchApproval(b *testing.B) (*githubtest.Server, *approvalRun) {
 	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
 	a := &approvalRun{approvalRunner: r, c: c, t: Target{"octo", "hello", prNumber}, inv: inv, key: "bench", timeout: time.Minute}
 	ctx := context.Background()
-	if a.identity, err = c.Identity(ctx); err != nil {
-		b.Fatal(err)
-	}
 	if err := a.refreshPR(ctx); err != nil {
 		b.Fatal(err)
 	}

@@ -26,10 +26,6 @@ import (
 // DefaultAPIURL is used when GITHUB_API_URL is not set.
 const DefaultAPIURL = "https://api.github.com/"
 
-// actionsBot is the identity of the token GitHub Actions hands a workflow (GITHUB_TOKEN), which
-// cannot read GET /user.
-const actionsBot = "github-actions[bot]"
-
 // Options is how the GitHub hook types reach GitHub. The zero value talks to the network with
 // http.DefaultTransport and sleeps for real.
 type Options struct {
@@ -82,9 +78,10 @@ type Client struct {
 	opts    Options
 	retries int
 
-	mu       sync.Mutex
-	identity string
-	perms    map[string]string
+	mu            sync.Mutex
+	identity      string // "" while unknown for an installation token
+	identityKnown bool
+	perms         map[string]string
 	rate     gh.Rate
 }
 
@@ -251,34 +248,49 @@ func oneLine(s string) string {
 	return s
 }
 
-// Identity is the login the token acts as: GET /user, or github-actions[bot] for the Actions
-// token, which may not read it.
-func (c *Client) Identity(ctx context.Context) (string, error) {
+// IsSelf reports whether u is the identity the token acts as, so that its own comments are found
+// again and never count as a human's answer. A user token reads its login with GET /user. An
+// installation token (GITHUB_TOKEN, a GitHub App's) may not; until a comment of its own tells its
+// login, every bot account counts as itself: only GitHub Apps post as type Bot, so no person can
+// pass for it.
+func (c *Client) IsSelf(ctx context.Context, u *gh.User) (bool, error) {
 	c.mu.Lock()
-	id := c.identity
+	id, known := c.identity, c.identityKnown
 	c.mu.Unlock()
-	if id != "" {
-		return id, nil
+	if !known {
+		var me *gh.User
+		err := c.call(ctx, "get the token's user", func() (r *gh.Response, err error) {
+			me, r, err = c.gh.Users.Get(ctx, "")
+			return r, err
+		})
+		var apiErr *APIError
+		switch {
+		case err == nil:
+			id = me.GetLogin()
+		case errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden:
+			// "Resource not accessible by integration": an installation token.
+			id = ""
+		default:
+			return false, err
+		}
+		c.mu.Lock()
+		c.identity, c.identityKnown = id, true
+		c.mu.Unlock()
 	}
-	var u *gh.User
-	err := c.call(ctx, "get the token's user", func() (r *gh.Response, err error) {
-		u, r, err = c.gh.Users.Get(ctx, "")
-		return r, err
-	})
-	var apiErr *APIError
-	switch {
-	case err == nil:
-		id = u.GetLogin()
-	case errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden:
-		// "Resource not accessible by integration": an installation token (GITHUB_TOKEN).
-		id = actionsBot
-	default:
-		return "", err
+	if id == "" {
+		return u.GetType() == "Bot" && strings.HasSuffix(u.GetLogin(), "[bot]"), nil
+	}
+	return sameLogin(u.GetLogin(), id), nil
+}
+
+// learnIdentity records the author of a comment the token just made.
+func (c *Client) learnIdentity(u *gh.User) {
+	if u.GetLogin() == "" {
+		return
 	}
 	c.mu.Lock()
-	c.identity = id
+	c.identity, c.identityKnown = u.GetLogin(), true
 	c.mu.Unlock()
-	return id, nil
 }
 
 // Permission is the user's permission on the repository (admin, maintain, write, triage, read
@@ -375,6 +387,9 @@ func (c *Client) CreateComment(ctx context.Context, t Target, body string) (*gh.
 		out, r, err = c.gh.Issues.CreateComment(ctx, t.Owner, t.Repo, t.Number, &gh.IssueComment{Body: &body})
 		return r, err
 	})
+	if err == nil {
+		c.learnIdentity(out.GetUser())
+	}
 	return out, err
 }
 

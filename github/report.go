@@ -212,10 +212,6 @@ func (r *Reporter) review(ctx context.Context, c *Client, t Target, e *hooks.Eve
 }
 
 func (r *Reporter) comment(ctx context.Context, c *Client, t Target, e *hooks.EventInfo, cfg commentConfig, res *hooks.Result) (map[string]any, error) {
-	me, err := c.Identity(ctx)
-	if err != nil {
-		return nil, err
-	}
 	marker := fmt.Sprintf("<!-- agent-hooks:comment event=%q -->", markerKey(e.Event))
 	body := marker + "\n" + OutcomeMarkdown(res, hooks.ExpandMessage(cfg.Message, e.Payload))
 	comments, err := c.Comments(ctx, t, time.Time{})
@@ -224,7 +220,12 @@ func (r *Reporter) comment(ctx context.Context, c *Client, t Target, e *hooks.Ev
 	}
 	for i := len(comments) - 1; i >= 0; i-- {
 		cm := comments[i]
-		if !strings.HasPrefix(cm.GetBody(), marker) || !sameLogin(cm.GetUser().GetLogin(), me) {
+		if !strings.HasPrefix(cm.GetBody(), marker) {
+			continue
+		}
+		if self, err := c.IsSelf(ctx, cm.GetUser()); err != nil {
+			return nil, err
+		} else if !self {
 			continue
 		}
 		if cm.GetBody() != body {

@@ -200,3 +200,22 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestStickyCommentOfAnAppBot: a GitHub App's installation token cannot read GET /user; its own
+// comment is still found again (posted as a Bot), and a person's copy of the marker is not.
+func TestStickyCommentOfAnAppBot(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "")
+	s.SetAppBot("my-agent[bot]")
+	s.AddComment(prNumber, "mallory", `<!-- agent-hooks:comment event="PostExecutionEnd" -->`, time.Now().Add(-time.Hour))
+	ws := workspace(t, `{"hooks": {"PostExecutionEnd": [{"type": "github-comment"}]}}`)
+	for range 3 {
+		fireEvent(t, ws, serverEnv(s), hooks.PostExecutionEnd)
+	}
+	if got := commentsBy(s, "my-agent[bot]"); len(got) != 1 {
+		t.Fatalf("want one comment updated in place, got %+v", got)
+	}
+	if got := commentsBy(s, "mallory"); len(got) != 1 || !strings.HasSuffix(got[0].Body, "-->") {
+		t.Errorf("a person's comment was taken over: %+v", got)
+	}
+}

@@ -105,6 +105,7 @@ type Server struct {
 	mu        sync.Mutex
 	token     string
 	user      string
+	appBot    string
 	heads     map[int]string
 	comments  []*Comment
 	reviews   []*Review
@@ -244,12 +245,23 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+// SetAppBot makes the token a GitHub App's installation token whose comments appear as login
+// (GET /user answers 403).
+func (s *Server) SetAppBot(login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.user, s.appBot = "", login
+}
+
 // Identity is the login comments made with the token appear under.
 func (s *Server) Identity() string {
-	if s.user == "" {
-		return "github-actions[bot]"
+	switch {
+	case s.user != "":
+		return s.user
+	case s.appBot != "":
+		return s.appBot
 	}
-	return s.user
+	return "github-actions[bot]"
 }
 
 var (

@@ -145,9 +145,9 @@ type approvalRun struct {
 	timeout  time.Duration
 	deadline time.Time
 
-	head     string
-	prURL    string
-	request  *gh.IssueComment
+	head    string
+	prURL   string
+	request *gh.IssueComment
 }
 
 // vote is one review or command comment that counts toward the decision.

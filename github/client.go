@@ -82,7 +82,7 @@ type Client struct {
 	identity      string // "" while unknown for an installation token
 	identityKnown bool
 	perms         map[string]string
-	rate     gh.Rate
+	rate          gh.Rate
 }
 
 // Rate is the core rate limit GitHub reported with the latest response.

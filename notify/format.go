@@ -63,7 +63,7 @@ func (*Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error
 			})
 			continue
 		}
-		opts, err := json.Marshal(map[string]string{"type": TypeName, "webhook": name})
+		opts, err := json.Marshal(map[string]string{"webhook": name})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -161,7 +161,7 @@ func jsonPosition(data []byte, err error) error {
 	}
 	before := data[:min(int(se.Offset), len(data))]
 	line := bytes.Count(before, []byte("\n")) + 1
-	col := len(before) - bytes.LastIndexByte(before, '\n')
+	col := max(len(before)-bytes.LastIndexByte(before, '\n')-1, 1) // Offset is just after the bad byte
 	return fmt.Errorf("%d:%d: %w", line, col, err)
 }
 

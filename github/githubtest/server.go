@@ -282,7 +282,6 @@ type reply struct {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	rep, created := s.handle(r)
-	s.setRateHeaders(w.Header(), rep.status)
 	for k, v := range rep.header {
 		w.Header()[k] = v
 	}
@@ -305,6 +304,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			status, body = http.StatusNotModified, nil
 		}
 	}
+	s.setRateHeaders(w.Header(), status)
 	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, IfNoneMatch: inm, Status: status})
 	callbacks := slices.Clone(s.onComment)
 	s.mu.Unlock()
@@ -317,7 +317,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// setRateHeaders sends the X-RateLimit-* headers of every REST response; a 304 does not count.
+// setRateHeaders sends the X-RateLimit-* headers of every REST response, leaving those a fault
+// set; a 304 does not count against the limit.
 func (s *Server) setRateHeaders(h http.Header, status int) {
 	if h.Get("X-RateLimit-Remaining") != "" {
 		return
@@ -325,11 +326,17 @@ func (s *Server) setRateHeaders(h http.Header, status int) {
 	if status != http.StatusNotModified && s.remaining > 0 {
 		s.remaining--
 	}
-	h.Set("X-RateLimit-Limit", "5000")
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(s.remaining))
-	h.Set("X-RateLimit-Used", strconv.Itoa(5000-s.remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Add(time.Hour).Unix(), 10))
-	h.Set("X-RateLimit-Resource", "core")
+	for k, v := range map[string]string{
+		"X-RateLimit-Limit":     "5000",
+		"X-RateLimit-Remaining": strconv.Itoa(s.remaining),
+		"X-RateLimit-Used":      strconv.Itoa(5000 - s.remaining),
+		"X-RateLimit-Reset":     strconv.FormatInt(s.now().Add(time.Hour).Unix(), 10),
+		"X-RateLimit-Resource":  "core",
+	} {
+		if h.Get(k) == "" {
+			h.Set(k, v)
+		}
+	}
 }
 
 func apiError(status int, msg, doc string) reply {

@@ -71,11 +71,7 @@ recorded. The command and arguments after -- are recorded as the session's comma
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return sessJSON(a.stdout, sess)
-			}
-			_, err = fmt.Fprintln(a.stdout, sess.ID)
-			return err
+			return a.printSessionID(sess, asJSON)
 		},
 	}
 	fl := cmd.Flags()
@@ -386,11 +382,7 @@ when there is none.`,
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return sessJSON(a.stdout, sess)
-			}
-			_, err = fmt.Fprintln(a.stdout, sess.ID)
-			return err
+			return a.printSessionID(sess, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session record")
@@ -430,15 +422,20 @@ it. A completed or failed session cannot be resumed. Prints the id.`,
 			if err := store.SetCurrent(sess.ID); err != nil {
 				return err
 			}
-			if asJSON {
-				return sessJSON(a.stdout, sess)
-			}
-			_, err = fmt.Fprintln(a.stdout, sess.ID)
-			return err
+			return a.printSessionID(sess, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session record")
 	return cmd
+}
+
+// printSessionID prints a session's id alone on a line, or with asJSON its record.
+func (a *app) printSessionID(sess *sessions.Session, asJSON bool) error {
+	if asJSON {
+		return sessJSON(a.stdout, sess)
+	}
+	_, err := fmt.Fprintln(a.stdout, sess.ID)
+	return err
 }
 
 // reportProblems prints the files a command skipped, one line each, on stderr.

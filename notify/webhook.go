@@ -142,8 +142,7 @@ func (r *runner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 	if title == "" {
 		title = target.Title
 	}
-	msg := MessageFromPayload(inv.Event, p, title)
-	d, err := Deliver(ctx, r.t.sender(r.o), target, msg)
+	d, err := Deliver(ctx, r.t.sender(r.o), target, MessageFromPayload(inv.Event, p, title))
 	details := map[string]any{"format": target.Format, "attempts": d.Attempts, "httpStatus": d.StatusCode}
 	if target.Name != "" {
 		details["webhook"] = target.Name
@@ -155,11 +154,11 @@ func (r *runner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 		}
 		return out
 	}
-	return hooks.Outcome{
-		Status:  hooks.StatusOK,
-		Stdout:  fmt.Sprintf("notified %s (%s, HTTP %d)\n", target.label(), target.Format, d.StatusCode),
-		Details: details,
+	msg := fmt.Sprintf("notified %s (%s, HTTP %d)\n", target.label(), target.Format, d.StatusCode)
+	if inv.Stdout != nil {
+		fmt.Fprint(inv.Stdout, msg)
 	}
+	return hooks.Outcome{Status: hooks.StatusOK, Stdout: msg, Details: details}
 }
 
 // Target is where a notification goes and in which format.

@@ -1,17 +1,346 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
 
+	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/notify"
 	"github.com/spf13/cobra"
 )
 
-// TODO(owner of this file): replace this placeholder with the real command.
-func (a *app) newNotifyCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:    "notify",
-		Short:  "not built yet",
-		Hidden: true,
-		RunE:   func(*cobra.Command, []string) error { return errors.New("notify: not built yet") },
+// webhooksFile is $AUTOAGENT_HOME/webhooks.json ("" when no home can be found: the webhook type
+// then reports that a named webhook is not configured).
+func (a *app) webhooksFile() string {
+	home, err := a.autoagentHome()
+	if err != nil {
+		return ""
 	}
+	return notify.StorePath(home)
+}
+
+func (a *app) requireWebhooksFile() (string, error) {
+	home, err := a.autoagentHome()
+	if err != nil {
+		return "", err
+	}
+	return notify.StorePath(home), nil
+}
+
+func (a *app) newNotifyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "notify",
+		Short: "Set up, list, remove and test webhook notifications",
+		Long: `Webhook notifications tell people what the agent did: Slack, Discord and Teams incoming
+webhooks, or any endpoint that takes JSON. "notify setup" stores a webhook in
+$AUTOAGENT_HOME/webhooks.json (mode 0600; AUTOAGENT_HOME defaults to ~/.autoagent) with the events
+it fires on; every run of those events then posts to it, after the project's and user's hooks.
+
+A webhook URL is a secret: it is never printed, not by these commands, not in errors, not in
+results. Keep it out of the repository: store it here, or give --url-env the name of an
+environment variable that holds it when the hooks run.
+
+A webhook can also be configured as a hook in config.json:
+  {"type": "webhook", "format": "slack", "urlEnv": "SLACK_WEBHOOK_URL"}
+  {"type": "webhook", "webhook": "slack", "title": "#{{issueNumber}} {{status}}"}`,
+		Example: `  agent-hooks notify setup slack --url-env SLACK_WEBHOOK_URL
+  agent-hooks notify setup discord --events SessionEnd,Error,Checkpoint < url.txt
+  agent-hooks notify list
+  agent-hooks notify test slack
+  agent-hooks notify remove discord`,
+	}
+	cmd.AddCommand(a.newNotifySetupCmd(), a.newNotifyListCmd(), a.newNotifyRemoveCmd(), a.newNotifyTestCmd())
+	return cmd
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (a *app) newNotifySetupCmd() *cobra.Command {
+	var name, url, urlEnv, title string
+	var events []string
+	cmd := &cobra.Command{
+		Use:   "setup <slack|discord|teams|json>",
+		Short: "Store a webhook and the events it fires on",
+		Long: `Store a webhook in $AUTOAGENT_HOME/webhooks.json (mode 0600), replacing one of the same
+name. The body sent is the format's built-in template: the session, event, status, iterations,
+duration and reason of the event.
+
+The URL comes from --url, or is read from the environment variable named by --url-env each time
+the webhook fires, or (with neither) from the first line of standard input, so that it stays out
+of the shell history. It is never printed.
+
+--events lists the events it fires on, canonical names or the seed systems' aliases (default
+SessionEnd,Error).`,
+		Example: `  agent-hooks notify setup slack --url-env SLACK_WEBHOOK_URL
+  agent-hooks notify setup teams --events SessionEnd < teams-url.txt
+  agent-hooks notify setup json --name audit --url https://example.test/hook --events PostExecutionEnd`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format := args[0]
+			if name == "" {
+				name = format
+			}
+			if !notify.ValidName(name) {
+				return fmt.Errorf("--name: %q is not a valid name (letters, digits, '.', '_', '-')", name)
+			}
+			if url != "" && urlEnv != "" {
+				return errors.New("give --url or --url-env, not both")
+			}
+			if urlEnv != "" && !envName.MatchString(urlEnv) {
+				return fmt.Errorf("--url-env: %q is not an environment variable name", urlEnv)
+			}
+			if url == "" && urlEnv == "" {
+				var err error
+				if url, err = a.readSecretLine("webhook URL for " + name); err != nil {
+					return err
+				}
+			}
+			e := notify.Entry{Format: format, URL: notify.Secret(url), URLEnv: urlEnv, Events: splitList(events), Title: title}
+			if len(e.Events) == 0 {
+				e.Events = notify.DefaultEvents()
+			}
+			if err := e.Validate(); err != nil {
+				return fmt.Errorf("webhook %s: %w", name, err)
+			}
+			path, err := a.requireWebhooksFile()
+			if err != nil {
+				return err
+			}
+			replaced := false
+			err = notify.UpdateStore(path, func(s *notify.Store) error {
+				_, replaced = s.Webhooks[name]
+				s.Webhooks[name] = e
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			verb := "added"
+			if replaced {
+				verb = "replaced"
+			}
+			fmt.Fprintf(a.stderr, "agent-hooks: %s webhook %s (%s, url %s) in %s; it fires on %s\n",
+				verb, name, format, urlSource(e), path, strings.Join(e.Events, ", "))
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&name, "name", "", "name of the webhook (default the format)")
+	fl.StringVar(&url, "url", "", "the webhook URL (a secret: prefer --url-env or standard input)")
+	fl.StringVar(&urlEnv, "url-env", "", "environment variable that holds the URL when the webhook fires")
+	fl.StringSliceVar(&events, "events", nil, "events to fire on, comma-separated (default SessionEnd,Error)")
+	fl.StringVar(&title, "title", "", "message title template, e.g. \"{{status}}: #{{issueNumber}} {{issueTitle}}\" (default "+notify.DefaultTitle+")")
+	return cmd
+}
+
+// readSecretLine reads one line from standard input, prompting on stderr when it is a terminal.
+func (a *app) readSecretLine(what string) (string, error) {
+	if isTerminal(a.stdin) {
+		fmt.Fprintf(a.stderr, "%s: ", what)
+	}
+	line, _ := bufio.NewReader(a.stdin).ReadString('\n') // a missing newline at EOF is fine
+	if line = strings.TrimSpace(line); line == "" {
+		return "", fmt.Errorf("no %s: give --url, --url-env or the URL on standard input", what)
+	}
+	return line, nil
+}
+
+func splitList(items []string) []string {
+	var out []string
+	for _, it := range items {
+		for _, s := range strings.Split(it, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// urlSource says where a webhook's URL comes from without showing it.
+func urlSource(e notify.Entry) string {
+	if e.URLEnv != "" {
+		return "from $" + e.URLEnv
+	}
+	return "stored, hidden"
+}
+
+type webhookListing struct {
+	Name   string   `json:"name"`
+	Format string   `json:"format"`
+	Events []string `json:"events"`
+	URLEnv string   `json:"urlEnv,omitempty"`
+	URLSet bool     `json:"urlSet"` // the URL is stored, or the variable is set now
+	Title  string   `json:"title,omitempty"`
+}
+
+func (a *app) newNotifyListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the stored webhooks (never their URLs)",
+		Example: `  agent-hooks notify list
+  agent-hooks notify list --json | jq -r '.[].name'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, err := a.requireWebhooksFile()
+			if err != nil {
+				return err
+			}
+			s, err := notify.ReadStore(path)
+			if err != nil {
+				return err
+			}
+			list := []webhookListing{}
+			for _, n := range s.Names() {
+				e := s.Webhooks[n]
+				list = append(list, webhookListing{Name: n, Format: e.Format, Events: e.Events, URLEnv: e.URLEnv,
+					URLSet: e.URL != "" || a.getenv(e.URLEnv) != "", Title: e.Title})
+			}
+			if asJSON {
+				return sessJSON(a.stdout, list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(a.stderr, "agent-hooks: no webhooks (add one with agent-hooks notify setup slack|discord|teams|json)")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tFORMAT\tEVENTS\tURL")
+			for _, l := range list {
+				src := urlSource(s.Webhooks[l.Name])
+				if l.URLEnv != "" && !l.URLSet {
+					src += " (not set now)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.Name, l.Format, strings.Join(l.Events, ","), src)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	return cmd
+}
+
+func (a *app) newNotifyRemoveCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "remove <name>...",
+		Aliases: []string{"rm"},
+		Short:   "Remove stored webhooks",
+		Example: "  agent-hooks notify remove slack",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, err := a.requireWebhooksFile()
+			if err != nil {
+				return err
+			}
+			err = notify.UpdateStore(path, func(s *notify.Store) error {
+				for _, n := range args {
+					if _, ok := s.Webhooks[n]; !ok {
+						return unknownWebhook(s, n)
+					}
+					delete(s.Webhooks, n)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "agent-hooks: removed webhook %s\n", strings.Join(args, ", "))
+			return nil
+		},
+	}
+}
+
+func unknownWebhook(s *notify.Store, name string) error {
+	msg := fmt.Sprintf("no webhook named %q", name)
+	if sug := hooks.Suggest(name, s.Names()); sug != "" {
+		msg += fmt.Sprintf("; did you mean %q?", sug)
+	} else if len(s.Names()) > 0 {
+		msg += " (have: " + strings.Join(s.Names(), ", ") + ")"
+	}
+	return errors.New(msg)
+}
+
+func (a *app) newNotifyTestCmd() *cobra.Command {
+	var event string
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "test [name...]",
+		Short: "Send a test notification to stored webhooks",
+		Long: `Send a test notification to the named webhooks (default all), with the same format,
+retries and timeout as a real one, and report each delivery. Exit code 1 when any failed.`,
+		Example: `  agent-hooks notify test
+  agent-hooks notify test slack --event Error`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			canonical, err := hooks.ResolveEvent(event, nil)
+			if err != nil {
+				return fmt.Errorf("--event: %w", err)
+			}
+			path, err := a.requireWebhooksFile()
+			if err != nil {
+				return err
+			}
+			s, err := notify.ReadStore(path)
+			if err != nil {
+				return err
+			}
+			names := args
+			if len(names) == 0 {
+				names = s.Names()
+			}
+			if len(names) == 0 {
+				return errors.New("no webhooks to test (add one with agent-hooks notify setup)")
+			}
+			for _, n := range names {
+				if _, ok := s.Webhooks[n]; !ok {
+					return unknownWebhook(s, n)
+				}
+			}
+			payload := hooks.Payload{"sessionId": "test", "status": "test", "reason": "a test notification from agent-hooks notify test"}
+			failed := 0
+			for _, n := range names {
+				if err := a.testWebhook(cmd.Context(), n, s.Webhooks[n], canonical, payload, timeout); err != nil {
+					failed++
+					fmt.Fprintf(a.stdout, "%s: failed: %v\n", n, err)
+				}
+			}
+			if failed > 0 {
+				return fmt.Errorf("%d of %d webhooks failed", failed, len(names))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&event, "event", hooks.SessionEnd, "event the test notification reports")
+	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "time allowed for each webhook, retries included")
+	return cmd
+}
+
+func (a *app) testWebhook(ctx context.Context, name string, e notify.Entry, event string, p hooks.Payload, timeout time.Duration) error {
+	url, err := e.Resolve(a.getenv)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s := &notify.Sender{Retries: notify.DefaultRetries, Backoff: notify.DefaultBackoff,
+		RequestTimeout: notify.DefaultRequestTimeout, UserAgent: "agent-hooks"}
+	msg := notify.MessageFromPayload(event, p, e.Title)
+	d, err := notify.Deliver(ctx, s, notify.Target{Name: name, Format: e.Format, URL: url}, msg)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(a.stdout, "%s: delivered (%s, HTTP %d, %d attempt%s)\n", name, e.Format, d.StatusCode, d.Attempts, plural(d.Attempts))
+	return err
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks/fresher"
 	"github.com/autoagent/agent-hooks/hooks/iteratr"
 	"github.com/autoagent/agent-hooks/hooks/pipelines"
+	"github.com/autoagent/agent-hooks/notify"
 )
 
 // newRegistry wires every built-in hook type, configuration format and extension into the hooks
@@ -19,7 +20,9 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.RegisterExtension(a.newStopLimit()) // first: later extensions see a capped Stop as allowed
 	reg.Register(gitops.TypeCommit, gitops.CommitType{})
 	reg.Register(gitops.TypePush, gitops.PushType{})
-	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{"github": github.ApprovalProvider{}}))
+	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{"github": github.ApprovalProvider{}, "local": a.localApprovals(), "http-poll": approval.HTTPPoll{}}))
+	reg.Register(notify.TypeName, notify.NewType(a.webhooksFile()))
+	reg.RegisterFormat(notify.NewFormat())
 	reg.Register(github.TypeReview, github.ReviewType{})
 	reg.Register(github.TypeComment, github.CommentType{})
 	reg.RegisterExtension(github.NewReporter(a.getenv, a.stderr, github.Options{}))

@@ -1,0 +1,147 @@
+package approval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// DefaultMessage is the request text of an approval hook that sets no "message".
+const DefaultMessage = "Approve {{eventName}} in session {{sessionId}}?"
+
+// Common are the options every provider of this package understands. A provider's options
+// struct embeds it and is decoded with DecodeOptions.
+type Common struct {
+	// Message is the request shown to the human; {{key}} is replaced by the payload value
+	// verbatim (it is a message, not a shell command).
+	Message string `json:"message"`
+	// TimeoutAction is what happens when nobody decides before the hook's timeout: block
+	// (default) or approve.
+	TimeoutAction string `json:"timeoutAction"`
+}
+
+// DecodeOptions decodes a provider's options strictly into dst (a pointer to a struct that may
+// embed Common) and checks the common ones.
+func DecodeOptions(raw json.RawMessage, dst any, c *Common) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return fmt.Errorf("approval options: %w", err)
+	}
+	switch c.TimeoutAction {
+	case "":
+		c.TimeoutAction = hooks.DecisionBlock
+	case hooks.DecisionBlock, hooks.DecisionApprove:
+	default:
+		return fmt.Errorf("timeoutAction: %q is not block or approve", c.TimeoutAction)
+	}
+	return nil
+}
+
+// Render is the request text for an event.
+func (c Common) Render(p hooks.Payload) string {
+	m := c.Message
+	if m == "" {
+		m = DefaultMessage
+	}
+	return strings.TrimSpace(hooks.ExpandMessage(m, p))
+}
+
+// Millis is a duration option written in milliseconds (like the common "timeout").
+type Millis struct{ time.Duration }
+
+// UnmarshalJSON reads a number of milliseconds, or a Go duration string such as "30s".
+func (m *Millis) UnmarshalJSON(b []byte) error {
+	var n float64
+	if err := json.Unmarshal(b, &n); err == nil {
+		m.Duration = time.Duration(n * float64(time.Millisecond))
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("want milliseconds or a duration such as \"30s\"")
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want milliseconds or a duration such as \"30s\": %w", err)
+	}
+	m.Duration = d
+	return nil
+}
+
+// DecideBy is when a provider must stop waiting and apply timeoutAction: the hook's timeout
+// after start, and a little before the engine's own deadline on ctx, so that what happens at the
+// timeout is timeoutAction rather than the engine's timeout.
+func DecideBy(ctx context.Context, h *hooks.Hook, start time.Time) time.Time {
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = hooks.DefaultTimeout
+	}
+	by := start.Add(timeout)
+	if dl, ok := ctx.Deadline(); ok {
+		if early := dl.Add(-min(2*time.Second, timeout/10)); early.Before(by) {
+			by = early
+		}
+	}
+	return by
+}
+
+// Answer is a human's (or the clock's) decision on a request.
+type Answer struct {
+	Approved bool
+	By       string // who decided ("" for the timeout)
+	Via      string // terminal, cli, http-poll, timeout, …
+	Reason   string
+}
+
+// Outcome turns an answer into the hook's outcome: approval proceeds, rejection blocks. details
+// are added to the outcome's Details.
+func (a Answer) Outcome(details map[string]any) hooks.Outcome {
+	d := map[string]any{"decision": "rejected", "via": a.Via}
+	if a.Approved {
+		d["decision"] = "approved"
+	}
+	if a.By != "" {
+		d["decider"] = a.By
+	}
+	for k, v := range details {
+		d[k] = v
+	}
+	verb := "rejected"
+	if a.Approved {
+		verb = "approved"
+	}
+	reason := verb
+	if a.By != "" {
+		reason += " by " + a.By
+	}
+	if a.Reason != "" {
+		reason += ": " + a.Reason
+	}
+	if a.Approved {
+		return hooks.Outcome{Status: hooks.StatusOK, Decision: hooks.DecisionApprove, Reason: reason, Details: d}
+	}
+	return hooks.Outcome{Status: hooks.StatusBlocked, Decision: hooks.DecisionBlock, ExitCode: 2, Reason: reason, Details: d}
+}
+
+// TimedOut is the answer timeoutAction gives after waiting for waited.
+func (c Common) TimedOut(waited time.Duration, why string) Answer {
+	reason := fmt.Sprintf("no decision within %s (timeoutAction: %s)", roundDuration(waited), c.TimeoutAction)
+	if why != "" {
+		reason += "; " + why
+	}
+	return Answer{Approved: c.TimeoutAction == hooks.DecisionApprove, Via: "timeout", Reason: reason}
+}
+
+// roundDuration keeps a duration readable: whole seconds, or milliseconds under a second.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
+}

@@ -1,0 +1,8 @@
+package approval
+
+import "golang.org/x/sys/unix"
+
+func isTerminalFd(fd uintptr) bool {
+	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+	return err == nil
+}

@@ -330,12 +330,12 @@ func indexChecksum(path string) (hash20, error) {
 
 // writeTrees stores the tree objects the builder computed that the repository lacks.
 func (r *Repo) writeTrees(tb *treeBuilder) error {
+	w := r.newObjectWriter()
 	for h, data := range tb.objs {
-		if err := r.writeObject(plumbing.TreeObject, h, data); err != nil {
-			return err
-		}
+		w.add(plumbing.TreeObject, h, data)
 	}
-	return nil
+	tb.objs = map[hash20][]byte{} // written: a second call has nothing to do
+	return w.wait()
 }
 
 // commitMessage cleans the message up as `git commit -m` does, lets the commit-msg hook rewrite

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	git "github.com/go-git/go-git/v5"
 	formatcfg "github.com/go-git/go-git/v5/plumbing/format/config"
@@ -57,6 +58,7 @@ type Repo struct {
 	repo      *git.Repository
 	cfg       *gitConfig
 	env       Env
+	storeMu   sync.Mutex // go-git's object storage is not safe for concurrent use
 }
 
 // Open finds the repository containing dir (dir or its nearest ancestor with a .git) and opens it.

@@ -101,6 +101,7 @@ type stager struct {
 	fileMode   bool
 	trustCtime bool
 	changed    []string
+	objects    *objectWriter
 }
 
 // stage reads the index and brings it in line with the work tree for the selected paths, writing
@@ -119,6 +120,7 @@ func (r *Repo) stage(sel Selection) (*staged, error) {
 		resolved:   map[string]bool{},
 		fileMode:   r.cfg.bool("core", "", "filemode", true),
 		trustCtime: r.cfg.bool("core", "", "trustctime", true),
+		objects:    r.newObjectWriter(),
 	}
 	for i, e := range idx.entries {
 		if e.stage() == 0 {
@@ -131,8 +133,12 @@ func (r *Repo) stage(sel Selection) (*staged, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.walk("", false, ignores); err != nil {
+	walkErr := s.walk("", false, ignores)
+	if err := s.objects.wait(); err != nil {
 		return nil, err
+	}
+	if walkErr != nil {
+		return nil, walkErr
 	}
 	return s.finish(), nil
 }
@@ -281,9 +287,7 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []giti
 		s.replaced[i] = &e
 		return nil
 	}
-	if err := s.r.writeObject(plumbing.BlobObject, h, data); err != nil {
-		return err
-	}
+	s.objects.add(plumbing.BlobObject, h, data)
 	e := &entry{mode: mode, hash: h, name: rel}
 	e.setStat(st)
 	if old != nil {
@@ -374,33 +378,4 @@ func (s *stager) finish() *staged {
 func (s *stager) existsInTree(p string) bool {
 	_, err := os.Lstat(filepath.Join(s.r.Root, filepath.FromSlash(p)))
 	return err == nil
-}
-
-// writeObject stores an object unless the repository already has it.
-func (r *Repo) writeObject(typ plumbing.ObjectType, h hash20, data []byte) error {
-	st := r.repo.Storer
-	if st.HasEncodedObject(plumbing.Hash(h)) == nil {
-		return nil
-	}
-	obj := st.NewEncodedObject()
-	obj.SetType(typ)
-	obj.SetSize(int64(len(data)))
-	w, err := obj.Writer()
-	if err != nil {
-		return fmt.Errorf("write %s object: %w", typ, err)
-	}
-	if _, err := w.Write(data); err != nil {
-		return fmt.Errorf("write %s object: %w", typ, err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("write %s object: %w", typ, err)
-	}
-	got, err := st.SetEncodedObject(obj)
-	if err != nil {
-		return fmt.Errorf("write %s object: %w", typ, err)
-	}
-	if got != plumbing.Hash(h) {
-		return fmt.Errorf("write %s object: stored as %s, expected %s", typ, got, h)
-	}
-	return nil
 }

@@ -90,19 +90,10 @@ func (s *Store) Create(p Params) (*Session, error) {
 // processes starting together in one workspace agree on one session. created reports a new one.
 func (s *Store) OpenActive(workspace string, scan int, params func() Params) (sess *Session, created bool, err error) {
 	err = s.locked(func() error {
-		if id, err := s.CurrentID(); err == nil {
-			if cur, err := s.read(id); err == nil && cur.Active() && SameWorkspace(cur.Workspace, workspace) {
-				sess = cur
-				return nil
-			}
-		}
-		found, _, err := s.FindActive(workspace, scan)
-		if err != nil {
-			return err
-		}
-		if found != nil {
+		found, err := s.Active(workspace, scan)
+		if err != nil || found != nil {
 			sess = found
-			return nil
+			return err
 		}
 		p := params()
 		p.ID, p.Workspace = "", workspace
@@ -111,6 +102,18 @@ func (s *Store) OpenActive(workspace string, scan int, params func() Params) (se
 		return err
 	})
 	return sess, created, err
+}
+
+// Active returns the active session of workspace: the current one if it is active and of that
+// workspace, else the newest such session among the scan newest records, else nil.
+func (s *Store) Active(workspace string, scan int) (*Session, error) {
+	if id, err := s.CurrentID(); err == nil {
+		if cur, err := s.read(id); err == nil && cur.Active() && SameWorkspace(cur.Workspace, workspace) {
+			return cur, nil
+		}
+	}
+	found, _, err := s.FindActive(workspace, scan)
+	return found, err
 }
 
 // create writes a new record under the lock and makes it current.

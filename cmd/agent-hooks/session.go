@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -87,7 +88,9 @@ func (a *app) newSessionEndCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "end [ID]",
 		Short: "End a session: fire Stop, then SessionEnd, then record the end",
-		Long: `End a session (ID, else --session, else $AUTOAGENT_SESSION_ID, else the current session).
+		Long: `End a session: ID, else --session, else $AUTOAGENT_SESSION_ID, else the active session of the
+workspace (the current one if it is that workspace's), so that an agent ending its run never ends
+another workspace's session.
 
 Stop fires first, with reason, status, issuesCompleted, issuesTotal, duration, stopHookActive and
 stopBlockCount in its payload. A Stop hook may block it: the agent must keep working, so the
@@ -111,7 +114,7 @@ Exit codes: 0 ended, 2 Stop blocked, 1 failure.`,
 			if len(args) == 1 {
 				id = args[0]
 			}
-			store, sess, err := a.resolveSession(id)
+			store, sess, err := a.sessionToEnd(id, workspace)
 			if err != nil {
 				return err
 			}
@@ -119,9 +122,9 @@ Exit codes: 0 ended, 2 Stop blocked, 1 failure.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&id, "session", "", "session id (default $AUTOAGENT_SESSION_ID, else the current session)")
+	fl.StringVar(&id, "session", "", "session id (default $AUTOAGENT_SESSION_ID, else the workspace's active session)")
 	fl.StringVar(&statusFlag, "status", string(sessions.StatusCompleted), "final status: completed, interrupted or failed")
-	fl.StringVar(&workspace, "workspace", "", "workspace whose hooks run (default the session's)")
+	fl.StringVar(&workspace, "workspace", "", "workspace whose session ends and whose hooks run (default the session's, else the current directory's)")
 	fl.BoolVar(&asJSON, "json", false, `print {"session", "stop", "sessionEnd"} instead of the hooks' output`)
 	return cmd
 }
@@ -132,6 +135,10 @@ func (a *app) endSession(cmd *cobra.Command, store *sessions.Store, sess *sessio
 	}
 	if workspace == "" {
 		workspace = sess.Workspace
+		if _, err := os.Stat(workspace); err != nil {
+			fmt.Fprintf(a.stderr, "agent-hooks: warning: session workspace %s is gone; running the hooks of the current directory's workspace\n", sess.Workspace)
+			workspace = ""
+		}
 	}
 	reason := string(status)
 	if status == sessions.StatusFailed {
@@ -184,6 +191,27 @@ func (a *app) endSession(cmd *cobra.Command, store *sessions.Store, sess *sessio
 		return sessJSON(a.stdout, out)
 	}
 	return nil
+}
+
+// sessionToEnd reads the session named by id, else $AUTOAGENT_SESSION_ID, else the active session of
+// the workspace (--workspace, else found from the current directory).
+func (a *app) sessionToEnd(id, workspaceFlag string) (*sessions.Store, *sessions.Session, error) {
+	if id != "" || a.getenv("AUTOAGENT_SESSION_ID") != "" {
+		return a.resolveSession(id)
+	}
+	store, err := a.sessionStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := a.workspace(workspaceFlag)
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := store.Active(ws, findActiveScan)
+	if err == nil && sess == nil {
+		err = fmt.Errorf("no active session in %s (name one, or start one with agent-hooks session start)", ws)
+	}
+	return store, sess, err
 }
 
 // resolveSession reads the session named by id, else $AUTOAGENT_SESSION_ID, else the current one.

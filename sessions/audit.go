@@ -15,7 +15,7 @@ import (
 // Event is one line of a session's audit trail: one hook execution (skipped ones included), or an
 // event-level note such as a capped Stop.
 type Event struct {
-	Time       time.Time      `json:"time"`
+	Time       time.Time      `json:"time"` // when the line was written, as the hook finished
 	Event      string         `json:"event"`
 	Name       string         `json:"name"`
 	Type       string         `json:"type"`

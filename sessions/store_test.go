@@ -388,6 +388,32 @@ func TestSetCurrentAndCurrentFile(t *testing.T) {
 	}
 }
 
+func TestValidID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		id   string
+		want bool
+	}{
+		{"session-1704067200000-abc123", true},
+		{"session-1704067200000-5", true}, // the seed's generator can make short ones
+		{"session-1-a", true},
+		{"session-1704067200000-ABC123", false},
+		{"session-1704067200000-", false},
+		{"session--abc123", false},
+		{"session-17040672000x0-abc123", false},
+		{"session-1704067200000-abc-12", false},
+		{"session-1704067200000-abc123.json", false},
+		{"session-1234567890123456789-abc", false}, // more digits than an int64 holds
+		{"Session-1704067200000-abc123", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := ValidID(tt.id); got != tt.want {
+			t.Errorf("ValidID(%q) = %v, want %v", tt.id, got, tt.want)
+		}
+	}
+}
+
 func TestParseStatus(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"active", "completed", "interrupted", "failed"} {

@@ -105,80 +105,71 @@ func (p *parser) value() (*node, error) {
 
 func (p *parser) object() (*node, error) {
 	n := &node{kind: '{', start: p.pos}
-	p.pos++
-	p.ws()
-	if p.pos < len(p.src) && p.src[p.pos] == '}' {
-		p.pos++
-		n.end = p.pos
-		return n, nil
-	}
-	for {
-		p.ws()
+	err := p.list('}', "an object", func() error {
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
-			return nil, p.errorf("expected a string key")
+			return p.errorf("expected a string key")
 		}
 		keyStart := p.pos
 		k, err := p.string()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.ws()
 		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
-			return nil, p.errorf("expected ':' after key %q", k.str)
+			return p.errorf("expected ':' after key %q", k.str)
 		}
 		p.pos++
 		p.ws()
 		v, err := p.value()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n.members = append(n.members, member{key: k.str, keyStart: keyStart, val: v})
-		p.ws()
-		if p.pos >= len(p.src) {
-			return nil, p.errorf("unexpected end of input in an object")
-		}
-		switch p.src[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			n.end = p.pos
-			return n, nil
-		default:
-			return nil, p.errorf("expected ',' or '}' in an object")
-		}
-	}
+		return nil
+	})
+	n.end = p.pos
+	return n, err
 }
 
 func (p *parser) array() (*node, error) {
 	n := &node{kind: '[', start: p.pos}
+	err := p.list(']', "an array", func() error {
+		v, err := p.value()
+		if err == nil {
+			n.elems = append(n.elems, v)
+		}
+		return err
+	})
+	n.end = p.pos
+	return n, err
+}
+
+// list reads the comma-separated items of an object or array up to and including closer; the
+// opening bracket is at p.pos.
+func (p *parser) list(closer byte, what string, item func() error) error {
 	p.pos++
 	p.ws()
-	if p.pos < len(p.src) && p.src[p.pos] == ']' {
+	if p.pos < len(p.src) && p.src[p.pos] == closer {
 		p.pos++
-		n.end = p.pos
-		return n, nil
+		return nil
 	}
 	for {
 		p.ws()
-		v, err := p.value()
-		if err != nil {
-			return nil, err
+		if err := item(); err != nil {
+			return err
 		}
-		n.elems = append(n.elems, v)
 		p.ws()
 		if p.pos >= len(p.src) {
-			return nil, p.errorf("unexpected end of input in an array")
+			return p.errorf("unexpected end of input in %s", what)
 		}
 		switch p.src[p.pos] {
 		case ',':
 			p.pos++
-		case ']':
+		case closer:
 			p.pos++
-			n.end = p.pos
-			return n, nil
+			return nil
 		default:
-			return nil, p.errorf("expected ',' or ']' in an array")
+			return p.errorf("expected ',' or '%c' in %s", closer, what)
 		}
 	}
 }

@@ -85,34 +85,41 @@ func BenchmarkCommit(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		e := newTestEnvB(b)
 		b.Run(fmt.Sprintf("gitops/files=%d", n), func(b *testing.B) {
-			dir := benchRepo(b, e, n)
-			for i := 0; b.Loop(); i++ {
-				b.StopTimer()
-				benchChange(b, dir, n, i)
-				b.StartTimer()
+			benchCommits(b, e, n, func(dir string) error {
 				r, err := Open(dir, e.gitops())
 				if err != nil {
-					b.Fatal(err)
+					return err
 				}
 				if res, err := r.Commit(context.Background(), CommitOptions{Message: "bench"}); err != nil || !res.Changes {
-					b.Fatalf("commit: %+v %v", res, err)
+					return fmt.Errorf("commit: %+v %v", res, err)
 				}
-			}
+				return nil
+			})
 		})
 		b.Run(fmt.Sprintf("git-cli/files=%d", n), func(b *testing.B) {
-			dir := benchRepo(b, e, n)
-			for i := 0; b.Loop(); i++ {
-				b.StopTimer()
-				benchChange(b, dir, n, i)
-				b.StartTimer()
+			benchCommits(b, e, n, func(dir string) error {
 				cmd := exec.Command("sh", "-c", "git add -A && git commit -q -m bench")
 				cmd.Dir = dir
 				cmd.Env = e.environ()
 				if out, err := cmd.CombinedOutput(); err != nil {
-					b.Fatalf("%v\n%s", err, out)
+					return fmt.Errorf("%v\n%s", err, out)
 				}
-			}
+				return nil
+			})
 		})
+	}
+}
+
+// benchCommits times commit after each round of changes in a repository of n files.
+func benchCommits(b *testing.B, e *testEnv, n int, commit func(dir string) error) {
+	dir := benchRepo(b, e, n)
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		benchChange(b, dir, n, i)
+		b.StartTimer()
+		if err := commit(dir); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

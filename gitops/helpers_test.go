@@ -109,3 +109,22 @@ func openRepo(t *testing.T, e *testEnv, dir string) *Repo {
 	}
 	return r
 }
+
+// repoWithRemote makes a repository (newRepo with one file) and an empty bare repository
+// configured as its remote name.
+func (e *testEnv) repoWithRemote(t *testing.T, name string) (dir, bare string) {
+	t.Helper()
+	dir = e.newRepo(t, map[string]string{"a.txt": "a\n"})
+	bare = e.newBare(t, filepath.Join(t.TempDir(), "remote.git"))
+	e.git(t, dir, "remote", "add", name, bare)
+	return dir, bare
+}
+
+// wantRef fails the test unless ref of repo is at want, and checks repo with git fsck --strict.
+func (e *testEnv) wantRef(t *testing.T, repo, ref, want string) {
+	t.Helper()
+	if got := e.git(t, repo, "rev-parse", ref); got != want {
+		t.Errorf("%s in %s = %s, want %s", ref, repo, got, want)
+	}
+	e.fsck(t, repo)
+}

@@ -66,9 +66,7 @@ func (p *Person) UnmarshalJSON(b []byte) error {
 	}
 	type plain Person
 	var v plain
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
+	if err := decodeStrict(b, &v); err != nil {
 		return err
 	}
 	*p = Person(v)

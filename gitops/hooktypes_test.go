@@ -157,9 +157,7 @@ func TestHookTypesRejectUnknownOptions(t *testing.T) {
 func TestGitPushHook(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
-	bare := e.newBare(t, filepath.Join(t.TempDir(), "remote.git"))
-	e.git(t, dir, "remote", "add", "upstream", bare)
+	dir, bare := e.repoWithRemote(t, "upstream")
 	inv, out := invocation(e, dir, hooks.Payload{}, &fired{})
 	o := configure(t, PushType{}, `{"remote": "upstream", "branch": "current"}`).Run(context.Background(), inv)
 	if o.Status != hooks.StatusOK {

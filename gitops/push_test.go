@@ -55,10 +55,7 @@ func TestPushToBareRepositoryOnDisk(t *testing.T) {
 	if res.UpToDate || res.Hash != sha || res.RemoteRef != "refs/heads/main" {
 		t.Errorf("result = %+v, want main pushed at %s", res, sha)
 	}
-	if got := e.git(t, bare, "rev-parse", "refs/heads/main"); got != sha {
-		t.Errorf("remote main = %s, want %s", got, sha)
-	}
-	e.fsck(t, bare)
+	e.wantRef(t, bare, "refs/heads/main", sha)
 	e.fsck(t, dir)
 	if got := e.git(t, dir, "rev-parse", "refs/remotes/origin/main"); got != sha {
 		t.Errorf("origin/main = %s, want %s", got, sha)
@@ -80,9 +77,7 @@ func TestPushToBareRepositoryOnDisk(t *testing.T) {
 func TestPushRejectsNonFastForwardAndKeepsTheCommit(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
-	bare := e.newBare(t, filepath.Join(t.TempDir(), "remote.git"))
-	e.git(t, dir, "remote", "add", "origin", bare)
+	dir, bare := e.repoWithRemote(t, "origin")
 	e.git(t, dir, "push", "-q", "origin", "main")
 	e.git(t, dir, "fetch", "-q", "origin")
 
@@ -116,18 +111,13 @@ func TestPushRejectsNonFastForwardAndKeepsTheCommit(t *testing.T) {
 	if _, err := openRepo(t, e, dir).Push(context.Background(), PushOptions{Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.git(t, bare, "rev-parse", "main"); got != ours {
-		t.Errorf("after force: remote main = %s, want %s", got, ours)
-	}
-	e.fsck(t, bare)
+	e.wantRef(t, bare, "main", ours)
 }
 
 func TestPushDetachedHeadInActions(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
-	bare := e.newBare(t, filepath.Join(t.TempDir(), "remote.git"))
-	e.git(t, dir, "remote", "add", "origin", bare)
+	dir, bare := e.repoWithRemote(t, "origin")
 	e.git(t, dir, "checkout", "-q", "--detach")
 	sha := commitFile(t, e, dir, "pr.txt", "pr\n")
 
@@ -144,10 +134,7 @@ func TestPushDetachedHeadInActions(t *testing.T) {
 	if res.RemoteRef != "refs/heads/feature/pr-branch" {
 		t.Errorf("pushed to %s", res.RemoteRef)
 	}
-	if got := e.git(t, bare, "rev-parse", "feature/pr-branch"); got != sha {
-		t.Errorf("remote feature/pr-branch = %s, want %s", got, sha)
-	}
-	e.fsck(t, bare)
+	e.wantRef(t, bare, "feature/pr-branch", sha)
 }
 
 // freePort returns a port on 127.0.0.1 that was free a moment ago.
@@ -181,10 +168,7 @@ func TestPushToGitDaemon(t *testing.T) {
 	if _, err := openRepo(t, e, dir).Push(context.Background(), PushOptions{SetUpstream: true}); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.git(t, bare, "rev-parse", "main"); got != sha {
-		t.Errorf("remote main = %s, want %s", got, sha)
-	}
-	e.fsck(t, bare)
+	e.wantRef(t, bare, "main", sha)
 	// The real git CLI fetches back what go-git pushed.
 	clone := filepath.Join(t.TempDir(), "clone")
 	e.git(t, "", "clone", "-q", fmt.Sprintf("git://127.0.0.1:%d/project.git", port), clone)
@@ -290,10 +274,7 @@ func TestPushSmartHTTPWithToken(t *testing.T) {
 	if strings.Contains(progress.String(), token) || strings.Contains(res.URL, token) {
 		t.Errorf("the token leaked: %q %q", progress.String(), res.URL)
 	}
-	if got := e.git(t, bare, "rev-parse", "main"); got != sha {
-		t.Errorf("remote main = %s, want %s", got, sha)
-	}
-	e.fsck(t, bare)
+	e.wantRef(t, bare, "main", sha)
 }
 
 func TestPushGivesUpAfterBoundedRetries(t *testing.T) {

@@ -1,7 +1,6 @@
 package gitops
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,29 +65,17 @@ func (p *Person) UnmarshalJSON(b []byte) error {
 	}
 	type plain Person
 	var v plain
-	if err := decodeStrict(b, &v); err != nil {
+	if err := hooks.DecodeOptions(b, &v); err != nil {
 		return err
 	}
 	*p = Person(v)
 	return nil
 }
 
-func decodeStrict(options json.RawMessage, v any) error {
-	if len(bytes.TrimSpace(options)) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(options))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return nil
-}
-
 // Configure implements hooks.Type.
 func (CommitType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
 	var c commitConfig
-	if err := decodeStrict(options, &c); err != nil {
+	if err := hooks.DecodeOptions(options, &c); err != nil {
 		return nil, err
 	}
 	if c.Message == "" {
@@ -105,7 +92,7 @@ func (CommitType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runne
 // Configure implements hooks.Type.
 func (t PushType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
 	var c pushConfig
-	if err := decodeStrict(options, &c); err != nil {
+	if err := hooks.DecodeOptions(options, &c); err != nil {
 		return nil, err
 	}
 	if c.Retries != nil && (*c.Retries < 0 || *c.Retries > 10) {

@@ -222,16 +222,22 @@ func smartHTTP(t *testing.T, e *testEnv, root, token string, failFirst int32) (*
 	return srv, &failures
 }
 
+// httpRepo makes a repository and a bare repository served over smart HTTP (see smartHTTP); url
+// is the bare repository's, not yet configured as a remote.
+func httpRepo(t *testing.T, e *testEnv, token string, failFirst int32) (dir, bare, url string, failures *atomic.Int32) {
+	t.Helper()
+	root := t.TempDir()
+	bare = e.newBare(t, filepath.Join(root, "repo.git"))
+	srv, failures := smartHTTP(t, e, root, token, failFirst)
+	return e.newRepo(t, map[string]string{"a.txt": "a\n"}), bare, srv.URL + "/repo.git", failures
+}
+
 func TestPushSmartHTTPWithToken(t *testing.T) {
 	t.Parallel()
 	const token = "ghs_S3cretTokenValue0123456789"
 	e := newTestEnv(t)
-	root := t.TempDir()
-	bare := e.newBare(t, filepath.Join(root, "repo.git"))
-	srv, failures := smartHTTP(t, e, root, token, 2)
-
-	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
-	e.git(t, dir, "remote", "add", "origin", srv.URL+"/repo.git")
+	dir, bare, url, failures := httpRepo(t, e, token, 2)
+	e.git(t, dir, "remote", "add", "origin", url)
 	sha := commitFile(t, e, dir, "b.txt", "b\n")
 
 	// No token: a clear authentication error.
@@ -280,11 +286,8 @@ func TestPushSmartHTTPWithToken(t *testing.T) {
 func TestPushGivesUpAfterBoundedRetries(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	root := t.TempDir()
-	e.newBare(t, filepath.Join(root, "repo.git"))
-	srv, failures := smartHTTP(t, e, root, "tok", 1000)
-	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
-	e.git(t, dir, "remote", "add", "origin", srv.URL+"/repo.git")
+	dir, _, url, failures := httpRepo(t, e, "tok", 1000)
+	e.git(t, dir, "remote", "add", "origin", url)
 	e.vars["GITHUB_TOKEN"] = "tok"
 	res, err := openRepo(t, e, dir).Push(context.Background(), PushOptions{Retries: 2, RetryDelay: time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "gave up after 3 attempts") {
@@ -298,12 +301,8 @@ func TestPushGivesUpAfterBoundedRetries(t *testing.T) {
 func TestPushCredentialsInURLNeverShown(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	root := t.TempDir()
-	e.newBare(t, filepath.Join(root, "repo.git"))
-	srv, _ := smartHTTP(t, e, root, "right", 0)
-	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
-	u := strings.Replace(srv.URL, "http://", "http://x-access-token:UrlSecret123@", 1)
-	e.git(t, dir, "remote", "add", "origin", u+"/repo.git")
+	dir, _, url, _ := httpRepo(t, e, "right", 0)
+	e.git(t, dir, "remote", "add", "origin", strings.Replace(url, "http://", "http://x-access-token:UrlSecret123@", 1))
 	res, err := openRepo(t, e, dir).Push(context.Background(), PushOptions{})
 	if err == nil {
 		t.Fatal("push with wrong URL credentials succeeded")

@@ -61,6 +61,10 @@ func TestCommitTreeEqualsGitAddAll(t *testing.T) {
 	must(t, os.RemoveAll(filepath.Join(dir, "dirthenfile")))
 	writeFiles(t, dir, map[string]string{"dirthenfile": "now a file\n"})
 
+	// Marked unchanged: git add -A does not look at it, so neither do we.
+	e.git(t, dir, "update-index", "--assume-unchanged", "docs/readme.md")
+	writeFiles(t, dir, map[string]string{"docs/readme.md": "changed but assumed unchanged\n"})
+
 	ref := copyTree(t, dir)
 	e.git(t, ref, "add", "-A")
 	e.git(t, ref, "commit", "-q", "-m", "by git")

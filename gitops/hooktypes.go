@@ -160,7 +160,7 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 		}
 		fmt.Fprintf(inv.Stdout, "git-commit: %s\n", reason)
 		return hooks.Outcome{Status: hooks.StatusBlocked, Decision: hooks.DecisionBlock, Reason: reason, ExitCode: 2,
-			Details: map[string]any{"changes": false}}
+			Details: map[string]any{"changes": false, "blockedBy": hooks.PreGitCommit}}
 	case errors.As(err, &hookErr):
 		return hooks.Outcome{Status: hooks.StatusError, Reason: "git-commit: " + hookErr.Error(), ExitCode: hookErr.ExitCode,
 			Stderr: hookErr.Output, Details: map[string]any{"changes": false}}

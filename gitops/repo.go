@@ -229,23 +229,6 @@ func (c *gitConfig) bool(section, subsection, key string, def bool) bool {
 	return def
 }
 
-// has reports whether the key is set at all (an option without "=" counts as true in git).
-func (c *gitConfig) has(section, subsection, key string) bool {
-	for _, l := range c.layers {
-		if !l.HasSection(section) {
-			continue
-		}
-		s := l.Section(section)
-		if subsection == "" && s.HasOption(key) {
-			return true
-		}
-		if subsection != "" && s.HasSubsection(subsection) && s.Subsection(subsection).HasOption(key) {
-			return true
-		}
-	}
-	return false
-}
-
 // expandHome expands a leading ~/ as git does for path-valued options.
 func (e Env) expandHome(p string) string {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok && e.home() != "" {

@@ -257,8 +257,8 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []giti
 	var old *entry
 	if tracked {
 		old = s.idx.entries[i]
-		if old.skipWorktree() {
-			return nil
+		if old.skipWorktree() || old.flags&flagAssumeValid != 0 {
+			return nil // sparse checkout, or `git update-index --assume-unchanged`: not looked at
 		}
 	} else if !s.conflicted[rel] && (inIgnored || ignored(ignores, rel, false)) {
 		return nil
@@ -353,7 +353,7 @@ func (s *stager) finish() *staged {
 			out = append(out, e)
 		case s.replaced[i] != nil:
 			out = append(out, s.replaced[i])
-		case !s.seen[i] && !e.skipWorktree() && s.sel.selects(e.name):
+		case !s.seen[i] && !e.skipWorktree() && e.flags&flagAssumeValid == 0 && s.sel.selects(e.name):
 			s.changed = append(s.changed, e.name) // deleted
 		default:
 			out = append(out, e)

@@ -51,7 +51,7 @@ type approvalRunner struct {
 // Configure implements approval.Provider.
 func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
 	var c approvalConfig
-	if err := decodeStrict(options, &c); err != nil {
+	if err := hooks.DecodeOptions(options, &c); err != nil {
 		return nil, err
 	}
 	r := &approvalRunner{

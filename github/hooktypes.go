@@ -1,8 +1,6 @@
 package github
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -11,20 +9,6 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 )
-
-// decodeStrict decodes a hook's options, rejecting unknown fields so that a misspelt option is
-// an error and not a silent default.
-func decodeStrict(options json.RawMessage, v any) error {
-	if len(bytes.TrimSpace(options)) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(options))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return nil
-}
 
 // failed is the outcome of a hook that could not do its work.
 func failed(err error) hooks.Outcome {

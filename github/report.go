@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -19,20 +18,19 @@ const (
 	TypeComment = "github-comment"
 )
 
-// An event's outcome is only known once all of its hooks ran, and the first block stops the
-// remaining hooks, so github-review and github-comment cannot do their work in their turn: in
-// their turn they only say they will report, and the Reporter extension posts when the event's
-// hooks are done (blocked or not) and fills in their results.
+// An event's outcome is only known once its hooks ran, and the first block stops the remaining
+// hooks, so github-review and github-comment are hooks.OutcomeReporters: the engine runs them after
+// the event's other hooks, blocked or not, with the outcome in Invocation.Result.
 
 // ReviewType is the github-review hook type: it posts the event's outcome as a pull-request
 // review, APPROVE when it proceeds, REQUEST_CHANGES with the block reasons when it is blocked,
 // COMMENT when a hook failed; "event" forces one of them.
-type ReviewType struct{}
+type ReviewType struct{ Options Options }
 
 // CommentType is the github-comment hook type: one sticky comment per pull request and event,
 // found again by its hidden marker and its author, updated in place with a table of the hooks'
 // results.
-type CommentType struct{}
+type CommentType struct{ Options Options }
 
 type reviewConfig struct {
 	Event string `json:"event"`
@@ -44,24 +42,24 @@ type commentConfig struct {
 }
 
 // Configure implements hooks.Type.
-func (ReviewType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+func (t ReviewType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
 	var c reviewConfig
-	if err := decodeStrict(options, &c); err != nil {
+	if err := hooks.DecodeOptions(options, &c); err != nil {
 		return nil, err
 	}
 	if _, err := reviewEvent(c.Event); err != nil {
 		return nil, err
 	}
-	return deferred{}, nil
+	return &reporter{opts: t.Options, review: &c}, nil
 }
 
 // Configure implements hooks.Type.
-func (CommentType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+func (t CommentType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
 	var c commentConfig
-	if err := decodeStrict(options, &c); err != nil {
+	if err := hooks.DecodeOptions(options, &c); err != nil {
 		return nil, err
 	}
-	return deferred{}, nil
+	return &reporter{opts: t.Options, comment: &c}, nil
 }
 
 // reviewEvent normalises the "event" option; "" and "auto" pick from the outcome.
@@ -76,115 +74,45 @@ func reviewEvent(s string) (string, error) {
 	}
 }
 
-// deferred is the turn of a reporting hook: the Reporter does the work after the event.
-type deferred struct{}
-
-func (deferred) Run(context.Context, *hooks.Invocation) hooks.Outcome {
-	return hooks.Outcome{Status: hooks.StatusOK, Details: map[string]any{"deferred": "posted when the event's hooks are done"}}
+// reporter posts one github-review or github-comment hook.
+type reporter struct {
+	opts    Options
+	review  *reviewConfig  // set for github-review
+	comment *commentConfig // set for github-comment
 }
 
-// Reporter is the extension that posts github-review and github-comment hooks after their event.
-type Reporter struct {
-	getenv   func(string) string
-	messages io.Writer
-	opts     Options
-}
+// ReportsOutcome marks reporter as a hooks.OutcomeReporter.
+func (*reporter) ReportsOutcome() {}
 
-// NewReporter returns the extension; getenv is the environment the hooks run with (the token,
-// GITHUB_API_URL, the Actions context) and messages receives a line per report posted or failed
-// (nil: none).
-func NewReporter(getenv func(string) string, messages io.Writer, o Options) *Reporter {
-	return &Reporter{getenv: getenv, messages: messages, opts: o}
-}
-
-// BeforeEvent implements hooks.Extension.
-func (*Reporter) BeforeEvent(context.Context, *hooks.EventInfo) error { return nil }
-
-// AfterEvent implements hooks.Extension: it posts every reporting hook of the event that was
-// not skipped, including those a block kept from their turn.
-func (r *Reporter) AfterEvent(ctx context.Context, e *hooks.EventInfo, res *hooks.Result) error {
-	if e.Config == nil {
-		return nil
-	}
-	var client *Client
-	for _, h := range e.Config.Hooks[e.Event] {
-		if h.Type != TypeReview && h.Type != TypeComment || !h.Enabled {
-			continue
-		}
-		i := resultIndex(res, h)
-		if i >= 0 && res.Hooks[i].Status == hooks.StatusSkipped {
-			continue
-		}
-		start := r.opts.now()
-		var (
-			details map[string]any
-			err     error
-		)
-		if client == nil {
-			client, err = NewClientFromEnv(r.getenv, r.opts)
-		}
-		if err == nil {
-			details, err = r.post(ctx, client, e, h, res)
-		}
-		hr := hooks.HookResult{
-			Name: h.Name, Type: h.Type, Source: h.Source.Scope, Format: h.Source.Format, File: h.Source.File,
-			Status: hooks.StatusOK, Details: details,
-		}
-		if i >= 0 {
-			hr = res.Hooks[i]
-			hr.Details = details
-		}
-		hr.DurationMs += r.opts.now().Sub(start).Milliseconds()
-		switch {
-		case err != nil && h.Blocking && hooks.CanBlock(e.Event) && !res.Blocked:
-			hr.Status, hr.ExitCode, hr.Reason = hooks.StatusError, 1, err.Error()
-			res.Decision, res.Blocked = hooks.DecisionBlock, true
-			res.Reason = fmt.Sprintf("blocking hook %s failed: %s", h.Name, err)
-		case err != nil:
-			hr.Status, hr.ExitCode, hr.Reason = hooks.StatusError, 1, err.Error()
-			msg := fmt.Sprintf("hook %s failed: %s", h.Name, err)
-			res.Warnings = append(res.Warnings, msg)
-			progress(r.messages, "agent-hooks: warning: %s", msg)
-		default:
-			progress(r.messages, "%s: %s", h.Type, details["url"])
-		}
-		if i >= 0 {
-			res.Hooks[i] = hr
-		} else {
-			res.Hooks = append(res.Hooks, hr)
-		}
-	}
-	return nil
-}
-
-// resultIndex finds the result line of h, if it ran in its turn.
-func resultIndex(res *hooks.Result, h *hooks.Hook) int {
-	for i, hr := range res.Hooks {
-		if hr.Name == h.Name && hr.Type == h.Type && hr.File == h.Source.File {
-			return i
-		}
-	}
-	return -1
-}
-
-func (r *Reporter) post(ctx context.Context, c *Client, e *hooks.EventInfo, h *hooks.Hook, res *hooks.Result) (map[string]any, error) {
-	t, err := FindTarget(r.getenv, e.Workspace, e.Payload)
+// Run implements hooks.Runner.
+func (r *reporter) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
+	client, err := NewClientFromEnv(inv.Getenv, r.opts)
 	if err != nil {
-		return nil, err
+		return failed(err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, max(h.Timeout, 10*time.Second))
-	defer cancel()
-	if h.Type == TypeReview {
-		var cfg reviewConfig
-		_ = json.Unmarshal(h.Options, &cfg) // validated when the config was loaded
-		return r.review(ctx, c, t, e, cfg, res)
+	t, err := FindTarget(inv.Getenv, inv.Workspace, inv.Payload)
+	if err != nil {
+		return failed(err)
 	}
-	var cfg commentConfig
-	_ = json.Unmarshal(h.Options, &cfg)
-	return r.comment(ctx, c, t, e, cfg, res)
+	res := inv.Result
+	if res == nil {
+		res = &hooks.Result{Event: inv.Event, Decision: hooks.DecisionApprove}
+	}
+	var details map[string]any
+	if r.review != nil {
+		details, err = r.postReview(ctx, client, t, inv, res)
+	} else {
+		details, err = r.postComment(ctx, client, t, inv, res)
+	}
+	if err != nil {
+		return failed(err)
+	}
+	progress(inv.Stderr, "%s: %s", inv.Hook.Type, details["url"])
+	return hooks.Outcome{Status: hooks.StatusOK, Details: details}
 }
 
-func (r *Reporter) review(ctx context.Context, c *Client, t Target, e *hooks.EventInfo, cfg reviewConfig, res *hooks.Result) (map[string]any, error) {
+func (r *reporter) postReview(ctx context.Context, c *Client, t Target, inv *hooks.Invocation, res *hooks.Result) (map[string]any, error) {
+	cfg := r.review
 	event, _ := reviewEvent(cfg.Event)
 	if event == "" {
 		event = "APPROVE"
@@ -195,7 +123,7 @@ func (r *Reporter) review(ctx context.Context, c *Client, t Target, e *hooks.Eve
 			event = "COMMENT"
 		}
 	}
-	body := OutcomeMarkdown(res, hooks.ExpandMessage(cfg.Body, e.Payload))
+	body := OutcomeMarkdown(res, hooks.ExpandMessage(cfg.Body, inv.Payload))
 	rv, err := c.CreateReview(ctx, t, "", event, body)
 	var apiErr *APIError
 	if err != nil && event != "COMMENT" && errors.As(err, &apiErr) && apiErr.Status == http.StatusUnprocessableEntity {
@@ -211,9 +139,9 @@ func (r *Reporter) review(ctx context.Context, c *Client, t Target, e *hooks.Eve
 	return map[string]any{"pullRequest": t.Number, "repository": t.Repository(), "review": rv.GetID(), "event": event, "url": rv.GetHTMLURL()}, nil
 }
 
-func (r *Reporter) comment(ctx context.Context, c *Client, t Target, e *hooks.EventInfo, cfg commentConfig, res *hooks.Result) (map[string]any, error) {
-	marker := fmt.Sprintf("<!-- agent-hooks:comment event=%q -->", markerKey(e.Event))
-	body := marker + "\n" + OutcomeMarkdown(res, hooks.ExpandMessage(cfg.Message, e.Payload))
+func (r *reporter) postComment(ctx context.Context, c *Client, t Target, inv *hooks.Invocation, res *hooks.Result) (map[string]any, error) {
+	marker := fmt.Sprintf("<!-- agent-hooks:comment event=%q -->", markerKey(inv.Event))
+	body := marker + "\n" + OutcomeMarkdown(res, hooks.ExpandMessage(r.comment.Message, inv.Payload))
 	comments, err := c.Comments(ctx, t, time.Time{})
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package github
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +27,6 @@ func fireEvent(t *testing.T, ws string, e env, event string) *hooks.Result {
 	reg := hooks.NewRegistry()
 	reg.Register(TypeReview, ReviewType{})
 	reg.Register(TypeComment, CommentType{})
-	reg.RegisterExtension(NewReporter(e.get, io.Discard, Options{}))
 	home := t.TempDir()
 	cfg, err := hooks.Load(reg, hooks.LoadEnv{Workspace: ws, UserHome: home, AutoagentHome: filepath.Join(home, ".autoagent"), Getenv: e.get})
 	if err != nil {

@@ -104,7 +104,14 @@ func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int
 		}
 	}
 
-	hooks := e.Config.Hooks[event]
+	var hooks, reporters []*Hook
+	for _, h := range e.Config.Hooks[event] {
+		if _, ok := h.runner.(OutcomeReporter); ok {
+			reporters = append(reporters, h)
+		} else {
+			hooks = append(hooks, h)
+		}
+	}
 	for i := 0; i < len(hooks); {
 		group := hooks[i : i+1]
 		if hooks[i].Parallel {
@@ -136,6 +143,16 @@ func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int
 		}
 		if stop {
 			break
+		}
+	}
+	for _, h := range reporters {
+		r := e.runOne(ctx, event, payload, h, depth, e.Stdout, e.Stderr, res)
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		res.Hooks = append(res.Hooks, r.HookResult)
+		if !res.Blocked {
+			e.apply(event, h, &r.HookResult, res)
 		}
 	}
 	for _, x := range exts {
@@ -199,7 +216,7 @@ type groupResult struct {
 func (e *Engine) runGroup(ctx context.Context, event string, payload Payload, group []*Hook, depth int) []groupResult {
 	out := make([]groupResult, len(group))
 	if len(group) == 1 {
-		out[0] = e.runOne(ctx, event, payload, group[0], depth, e.Stdout, e.Stderr)
+		out[0] = e.runOne(ctx, event, payload, group[0], depth, e.Stdout, e.Stderr, nil)
 		return out
 	}
 	bufs := make([]struct{ out, err lockedBuffer }, len(group))
@@ -214,7 +231,7 @@ func (e *Engine) runGroup(ctx context.Context, event string, payload Payload, gr
 		}
 		wg.Go(func() {
 			var pc panics.Catcher
-			pc.Try(func() { out[i] = e.runOne(ctx, event, payload, h, depth, lo, le) })
+			pc.Try(func() { out[i] = e.runOne(ctx, event, payload, h, depth, lo, le, nil) })
 			if r := pc.Recovered(); r != nil {
 				out[i] = groupResult{HookResult: e.hookResult(h, Outcome{Status: StatusError, Reason: fmt.Sprintf("panic: %v", r.Value)}, 0)}
 				if e.Observer != nil {
@@ -236,7 +253,7 @@ func (e *Engine) runGroup(ctx context.Context, event string, payload Payload, gr
 }
 
 // runOne runs a single hook (or records why it was skipped) and tells the observer.
-func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *Hook, depth int, stdout, stderr io.Writer) groupResult {
+func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *Hook, depth int, stdout, stderr io.Writer, sofar *Result) groupResult {
 	start := time.Now()
 	var o Outcome
 	if reason := e.skipReason(h, payload); reason != "" {
@@ -247,7 +264,7 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 	} else {
 		inv := &Invocation{
 			Hook: h, Event: event, Payload: payload, Workspace: e.Workspace, SessionID: e.SessionID,
-			Getenv: e.Getenv, Environ: e.Environ, Stdout: orDiscard(stdout), Stderr: orDiscard(stderr),
+			Getenv: e.Getenv, Environ: e.Environ, Stdout: orDiscard(stdout), Stderr: orDiscard(stderr), Result: sofar,
 			Fire: func(ctx context.Context, ev string, data Payload) (*Result, error) {
 				c, err := ResolveEvent(ev, e.Config.CustomEvents)
 				if err != nil {

@@ -286,3 +286,38 @@ func TestUnknownEventSuggests(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+type reporterRunner struct{ seen *[]string }
+
+func (r reporterRunner) Run(_ context.Context, inv *Invocation) Outcome {
+	*r.seen = append(*r.seen, inv.Result.Decision+":"+inv.Result.Reason)
+	return Outcome{Status: StatusError, Reason: "post failed"}
+}
+func (reporterRunner) ReportsOutcome() {}
+
+func TestOutcomeReportersRunAfterTheDecision(t *testing.T) {
+	t.Parallel()
+	var seen []string
+	reg := NewRegistry()
+	reg.Register("report", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) { return reporterRunner{&seen}, nil }))
+	e, _ := engineFor(t, hooksJSON("PreExecutionEnd",
+		`{"type": "report", "name": "first-report", "blocking": true}`,
+		cmdHook("gate", "echo no tests >&2; exit 2", ""),
+		cmdHook("never", "true", "")), reg, nil)
+	res, err := e.Fire(context.Background(), "PreExecutionEnd", nil)
+	must(t, err)
+	if got := statuses(res); got != "gate=blocked first-report=error" {
+		t.Errorf("statuses %q", got)
+	}
+	if len(seen) != 1 || seen[0] != "block:no tests" || res.Reason != "no tests" {
+		t.Errorf("reporter saw %v; reason %q", seen, res.Reason)
+	}
+	// With no block, a failing blocking reporter fails closed like any blocking hook.
+	seen = nil
+	e, _ = engineFor(t, hooksJSON("PreExecutionEnd", `{"type": "report", "name": "r", "blocking": true}`, cmdHook("ok", "true", "")), reg, nil)
+	res, err = e.Fire(context.Background(), "PreExecutionEnd", nil)
+	must(t, err)
+	if !res.Blocked || res.Reason != "blocking hook r failed: post failed" || seen[0] != "approve:" {
+		t.Errorf("blocked=%v reason=%q seen=%v", res.Blocked, res.Reason, seen)
+	}
+}

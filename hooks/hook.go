@@ -92,6 +92,15 @@ type Runner interface {
 	Run(ctx context.Context, inv *Invocation) Outcome
 }
 
+// OutcomeReporter is a Runner that reports an event's outcome (a pull-request review, a sticky
+// comment, …). The engine runs reporters after the event's other hooks, in config order, even
+// when one of those blocked, with Invocation.Result holding the outcome so far; the usual rules
+// then apply to the reporter's own outcome.
+type OutcomeReporter interface {
+	Runner
+	ReportsOutcome()
+}
+
 // TypeFunc adapts a function to Type.
 type TypeFunc func(h *Hook, options json.RawMessage) (Runner, error)
 
@@ -116,6 +125,8 @@ type Invocation struct {
 	Environ   []string  // the base environment handed to processes
 	Stdout    io.Writer // live output shown to the user (progress lines of built-ins)
 	Stderr    io.Writer
+	// Result is the event's outcome so far; set only for an OutcomeReporter.
+	Result *Result
 	// Fire runs the hooks of another event with the same configuration, e.g. PreGitCommit from
 	// git-commit. data is merged over the current payload.
 	Fire func(ctx context.Context, event string, data Payload) (*Result, error)

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -604,4 +605,51 @@ func skipSpaceComma(src []byte, i int64) int64 {
 		i++
 	}
 	return i
+}
+
+// DecodeOptions decodes a built-in type's options strictly: an unknown field is an error naming
+// it (and the nearest known field), so a misspelt option is never a silent default. Empty options
+// leave v as it is.
+func DecodeOptions(options json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(options)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(options))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "json: ")
+		if field, ok := strings.CutPrefix(msg, "unknown field "); ok {
+			if name, err := strconv.Unquote(field); err == nil {
+				return UnknownFieldError(name, jsonFieldNames(v))
+			}
+		}
+		return errors.New(msg)
+	}
+	return nil
+}
+
+// jsonFieldNames lists the JSON names of a struct's fields (v is a pointer to a struct).
+func jsonFieldNames(v any) []string {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-":
+		case name != "":
+			names = append(names, name)
+		case f.Anonymous:
+			names = append(names, jsonFieldNames(reflect.New(f.Type).Interface())...)
+		default:
+			names = append(names, f.Name)
+		}
+	}
+	return names
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/autoagent/agent-hooks/github/githubtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -41,10 +42,17 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			return os.MkdirAll(home, 0o755)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"expect-exit": expectExit,
-		},
+		Cmds: scriptCmds(),
 	})
+}
+
+// scriptCmds are the custom script commands: expect-exit, and the fake GitHub's commands.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){"expect-exit": expectExit}
+	for name, cmd := range githubtest.ScriptCmds() {
+		cmds[name] = cmd
+	}
+	return cmds
 }
 
 // expectExit runs `expect-exit N prog args...` and fails unless prog exits with exactly N; its

@@ -25,7 +25,6 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.RegisterFormat(notify.NewFormat())
 	reg.Register(github.TypeReview, github.ReviewType{})
 	reg.Register(github.TypeComment, github.CommentType{})
-	reg.RegisterExtension(github.NewReporter(a.getenv, a.stderr, github.Options{}))
 	reg.RegisterFormat(fresher.New())
 	reg.RegisterFormat(iteratr.New())
 	reg.RegisterFormat(pipelines.New())

@@ -123,6 +123,9 @@ func (a Answer) Outcome(details map[string]any) hooks.Outcome {
 	if a.Reason != "" {
 		reason += ": " + a.Reason
 	}
+	if a.Via == "timeout" {
+		reason = a.Reason // it says what timeoutAction did
+	}
 	if a.Approved {
 		return hooks.Outcome{Status: hooks.StatusOK, Decision: hooks.DecisionApprove, Reason: reason, Details: d}
 	}

@@ -171,6 +171,9 @@ func (s *Store) Get(id string) (*Request, error) {
 // Resolve turns an id or a unique prefix of one ("apr-k3", "k3x") into the id.
 func (s *Store) Resolve(prefix string) (string, error) {
 	if idPattern.MatchString(prefix) {
+		if _, err := os.Stat(s.path(prefix)); err != nil {
+			return "", fmt.Errorf("approval %s: %w", prefix, ErrNotFound)
+		}
 		return prefix, nil
 	}
 	if prefix == "" {

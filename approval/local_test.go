@@ -1,0 +1,264 @@
+package approval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+func localRunner(t *testing.T, l *Local, timeout time.Duration, opts string) (hooks.Runner, *hooks.Hook) {
+	t.Helper()
+	h := &hooks.Hook{Name: "gate", Type: TypeName, Event: hooks.PreExecutionEnd, Timeout: timeout, Enabled: true}
+	r, err := NewType(map[string]Provider{"local": l}).Configure(h, json.RawMessage(opts))
+	if err != nil {
+		t.Fatalf("configure %s: %v", opts, err)
+	}
+	return r, h
+}
+
+func localInvocation(h *hooks.Hook, p hooks.Payload, stderr io.Writer) *hooks.Invocation {
+	return &hooks.Invocation{
+		Hook: h, Event: h.Event, Payload: p, Workspace: "/work/ws", SessionID: "session-1-aaaaaa",
+		Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: stderr,
+	}
+}
+
+// pending waits for the store's only pending request to appear.
+func pending(t *testing.T, s *Store) *Request {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		list, _, err := s.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range list {
+			if r.State == StatePending {
+				return r
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("no pending request appeared")
+	return nil
+}
+
+func runAsync(ctx context.Context, r hooks.Runner, inv *hooks.Invocation) <-chan hooks.Outcome {
+	ch := make(chan hooks.Outcome, 1)
+	go func() { ch <- r.Run(ctx, inv) }()
+	return ch
+}
+
+func TestLocalDecidedFromAnotherProcess(t *testing.T) {
+	t.Parallel()
+	payload := hooks.Payload{"eventName": "PreExecutionEnd", "issueNumber": float64(42), "issueTitle": `Fix "login" $(rm -rf ~) ; echo`}
+	tests := []struct {
+		state      string
+		reason     string
+		wantStatus hooks.Status
+		wantReason string
+	}{
+		{StateApproved, "ship it", hooks.StatusOK, "approved by ann: ship it"},
+		{StateRejected, "tests are red", hooks.StatusBlocked, "rejected by ann: tests are red"},
+		{StateRejected, "", hooks.StatusBlocked, "rejected by ann"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.state+"/"+tt.reason, func(t *testing.T) {
+			t.Parallel()
+			l := NewLocal(LocalOptions{Dir: t.TempDir(), PollInterval: 10 * time.Millisecond, PID: 4242})
+			r, h := localRunner(t, l, time.Minute, `{"message": "Ship #{{issueNumber}}: {{issueTitle}}?"}`)
+			var stderr syncBuffer
+			done := runAsync(context.Background(), r, localInvocation(h, payload, &stderr))
+
+			req := pending(t, l.Store())
+			if want := `Ship #42: Fix "login" $(rm -rf ~) ; echo?`; req.Message != want {
+				t.Errorf("message: got %q, want %q (payload values verbatim)", req.Message, want)
+			}
+			if req.SessionID != "session-1-aaaaaa" || req.Event != hooks.PreExecutionEnd || req.Hook != "gate" || req.PID != 4242 || req.TimeoutAction != "block" {
+				t.Errorf("request: %+v", req)
+			}
+			// What `agent-hooks approvals approve|reject` does, through a second store on the same directory.
+			if _, err := NewStore(l.Store().Dir).Decide(req.ID, tt.state, Decision{By: "ann", Via: "cli", Reason: tt.reason}); err != nil {
+				t.Fatal(err)
+			}
+			out := <-done
+			if out.Status != tt.wantStatus || out.Reason != tt.wantReason {
+				t.Errorf("outcome: got %s %q, want %s %q", out.Status, out.Reason, tt.wantStatus, tt.wantReason)
+			}
+			if out.Details["requestId"] != req.ID || out.Details["decider"] != "ann" || out.Details["via"] != "cli" {
+				t.Errorf("details: %v", out.Details)
+			}
+			if !strings.Contains(stderr.String(), "agent-hooks approvals approve "+req.ID) {
+				t.Errorf("stderr does not say how to approve:\n%s", stderr.String())
+			}
+		})
+	}
+}
+
+func TestLocalTimeout(t *testing.T) {
+	t.Parallel()
+	for _, action := range []string{"block", "approve"} {
+		t.Run(action, func(t *testing.T) {
+			t.Parallel()
+			l := NewLocal(LocalOptions{Dir: t.TempDir(), PollInterval: 10 * time.Millisecond})
+			r, h := localRunner(t, l, 300*time.Millisecond, `{"timeoutAction": "`+action+`"}`)
+			// The engine runs built-ins under the hook's timeout; the provider must decide first.
+			ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
+			defer cancel()
+			start := time.Now()
+			out := r.Run(ctx, localInvocation(h, hooks.Payload{}, io.Discard))
+			if el := time.Since(start); el > 2*time.Second {
+				t.Errorf("took %v", el)
+			}
+			if ctx.Err() != nil {
+				t.Errorf("the provider waited past the engine's deadline")
+			}
+			wantStatus := map[string]hooks.Status{"block": hooks.StatusBlocked, "approve": hooks.StatusOK}[action]
+			if out.Status != wantStatus || !strings.HasPrefix(out.Reason, "no decision within") {
+				t.Errorf("outcome: got %s %q, want %s after no decision", out.Status, out.Reason, wantStatus)
+			}
+			if !strings.Contains(out.Reason, "(timeoutAction: "+action+")") {
+				t.Errorf("reason %q does not name the timeoutAction", out.Reason)
+			}
+			list, _, _ := l.Store().List()
+			if len(list) != 1 || list[0].State != StateExpired || list[0].Decision.Via != "timeout" {
+				t.Errorf("request after the timeout: %+v", list[0])
+			}
+			// Too late to decide now.
+			var decided *DecidedError
+			if _, err := l.Store().Decide(list[0].ID, StateApproved, Decision{By: "late"}); !errors.As(err, &decided) {
+				t.Errorf("deciding an expired request: got %v, want a DecidedError", err)
+			}
+		})
+	}
+}
+
+func TestLocalInterrupted(t *testing.T) {
+	t.Parallel()
+	l := NewLocal(LocalOptions{Dir: t.TempDir(), PollInterval: 10 * time.Millisecond})
+	r, h := localRunner(t, l, time.Minute, `{}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := runAsync(ctx, r, localInvocation(h, hooks.Payload{}, io.Discard))
+	req := pending(t, l.Store())
+	cancel()
+	out := <-done
+	if out.Status != hooks.StatusError || !strings.Contains(out.Reason, "interrupted") {
+		t.Errorf("outcome: %s %q", out.Status, out.Reason)
+	}
+	if got, _ := l.Store().Get(req.ID); got.State != StateCancelled {
+		t.Errorf("state after interrupt: %s, want cancelled", got.State)
+	}
+}
+
+func TestLocalOptions(t *testing.T) {
+	t.Parallel()
+	l := NewLocal(LocalOptions{Dir: t.TempDir()})
+	for opts, want := range map[string]string{
+		`{"timeoutAction": "skip"}`: `timeoutAction: "skip" is not block or approve`,
+		`{"mesage": "x"}`:           `unknown field "mesage"`,
+		`{"provider": "locl"}`:      `unknown approval provider "locl" (known: local); did you mean "local"?`,
+	} {
+		_, err := NewType(map[string]Provider{"local": l}).Configure(&hooks.Hook{}, json.RawMessage(opts))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", opts, err, want)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer goroutine and a reading test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestStoreResolve(t *testing.T) {
+	t.Parallel()
+	s := NewStore(t.TempDir())
+	var ids []string
+	for range 3 {
+		r := &Request{Event: "Stop"}
+		if err := s.Create(r); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	for _, id := range ids {
+		for _, q := range []string{id, strings.TrimPrefix(id, "apr-"), id[:len(id)-1]} {
+			got, err := s.Resolve(q)
+			if err != nil && !strings.Contains(err.Error(), "ambiguous") || err == nil && got != id {
+				t.Errorf("Resolve(%q): got %q, %v; want %q", q, got, err, id)
+			}
+		}
+	}
+	if _, err := s.Resolve("apr-zzzzzzzz"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown id: %v", err)
+	}
+	if _, err := s.Resolve("apr-"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+		t.Errorf("a prefix of all: %v", err)
+	}
+	if _, err := s.Get("../etc/passwd"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get with a path: %v", err)
+	}
+	info, err := os.Stat(s.path(ids[0]))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("request file mode: %v %v", info, err)
+	}
+}
+
+// TestStoreDecideOnce: of many concurrent deciders exactly one wins.
+func TestStoreDecideOnce(t *testing.T) {
+	t.Parallel()
+	s := NewStore(t.TempDir())
+	r := &Request{Event: "Stop"}
+	if err := s.Create(r); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			state := StateApproved
+			if i%2 == 1 {
+				state = StateRejected
+			}
+			_, err := NewStore(s.Dir).Decide(r.ID, state, Decision{By: "p", Via: "cli"})
+			var decided *DecidedError
+			switch {
+			case err == nil:
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			case !errors.As(err, &decided):
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Errorf("%d deciders won, want 1", wins)
+	}
+}

@@ -179,14 +179,14 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 // CheckURL reports whether rawURL is an absolute http(s) URL, without ever quoting it.
 func CheckURL(rawURL string) error {
 	if rawURL == "" {
-		return errors.New("webhook url is empty")
+		return errors.New("empty URL")
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return errors.New("webhook url is not a valid URL (not shown: it is a secret)")
+		return errors.New("not a valid URL (not shown: it is a secret)")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return errors.New("webhook url must be an absolute http:// or https:// URL (not shown: it is a secret)")
+		return errors.New("must be an absolute http:// or https:// URL (not shown: it is a secret)")
 	}
 	return nil
 }

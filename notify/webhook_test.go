@@ -340,7 +340,7 @@ func TestWebhookConfigure(t *testing.T) {
 		{`{"url":"https://x.test/a","urlEnv":"X"}`, `set exactly one of`},
 		{`{"url":"https://x.test/a","fromat":"slack"}`, `unknown field "fromat"`},
 		{`{"url":"https://x.test/a","format":"slak"}`, `format: unknown format "slak" (known: slack, discord, teams, json); did you mean "slack"?`},
-		{`{"url":"ftp://hooks.test/secretTOKEN"}`, `url: webhook url must be an absolute http:// or https:// URL (not shown: it is a secret)`},
+		{`{"url":"ftp://hooks.test/secretTOKEN"}`, `url: must be an absolute http:// or https:// URL (not shown: it is a secret)`},
 		{`{"url":"https://x.test/a","retries":-1}`, `retries: must not be negative`},
 	}
 	for _, tt := range tests {

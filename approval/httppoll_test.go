@@ -1,0 +1,228 @@
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// approvalAPI answers polls with the next of its answers (the last repeats) and records requests.
+type approvalAPI struct {
+	mu      sync.Mutex
+	answers []answer
+	seen    []*http.Request
+}
+
+type answer struct {
+	status int
+	body   string
+}
+
+func (a *approvalAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	ans := a.answers[min(len(a.seen), len(a.answers)-1)]
+	a.seen = append(a.seen, r)
+	a.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(ans.status)
+	io.WriteString(w, ans.body)
+}
+
+func (a *approvalAPI) requests() []*http.Request {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]*http.Request(nil), a.seen...)
+}
+
+func pollRunner(t *testing.T, timeout time.Duration, opts string) (hooks.Runner, *hooks.Hook) {
+	t.Helper()
+	h := &hooks.Hook{Name: "await", Type: TypeName, Event: hooks.ApprovalRequired, Timeout: timeout, Enabled: true}
+	opts = `{"provider": "http-poll", ` + strings.TrimPrefix(strings.TrimSpace(opts), "{")
+	r, err := NewType(map[string]Provider{"http-poll": HTTPPoll{}}).Configure(h, json.RawMessage(opts))
+	if err != nil {
+		t.Fatalf("configure %s: %v", opts, err)
+	}
+	return r, h
+}
+
+func pollInvocation(h *hooks.Hook, p hooks.Payload, env map[string]string) *hooks.Invocation {
+	return &hooks.Invocation{
+		Hook: h, Event: h.Event, Payload: p, SessionID: "s1",
+		Getenv: func(k string) string { return env[k] }, Stdout: io.Discard, Stderr: io.Discard,
+	}
+}
+
+func TestHTTPPoll(t *testing.T) {
+	t.Parallel()
+	const pendingBody = `{"status": "pending"}`
+	tests := []struct {
+		name       string
+		answers    []answer
+		success    string // successWhen, default .status == "approved"
+		extra      string // more options
+		timeout    time.Duration
+		wantStatus hooks.Status
+		wantReason string
+		wantPolls  int // 0: don't check
+	}{
+		{
+			name:    "approved after pending polls",
+			answers: []answer{{200, pendingBody}, {200, pendingBody}, {200, `{"status": "approved", "comment": "lgtm"}`}},
+			extra:   `, "reasonFrom": ".comment"`, wantStatus: hooks.StatusOK, wantReason: "approved: lgtm", wantPolls: 3,
+		},
+		{
+			name:       "rejected",
+			answers:    []answer{{200, pendingBody}, {200, `{"status": "rejected"}`}},
+			wantStatus: hooks.StatusBlocked, wantReason: `rejected: abortWhen matched (.status == 'rejected')`, wantPolls: 2,
+		},
+		{
+			name:    "abort wins over success",
+			answers: []answer{{200, `{"status": "rejected", "approved": true}`}},
+			success: ".approved", wantStatus: hooks.StatusBlocked, wantPolls: 1,
+			wantReason: `rejected: abortWhen matched (.status == 'rejected')`,
+		},
+		{
+			name:       "server errors and bad JSON are retried",
+			answers:    []answer{{503, `{}`}, {200, `<html>`}, {200, `{"status": "approved"}`}},
+			wantStatus: hooks.StatusOK, wantReason: `approved: successWhen matched (.status == "approved")`, wantPolls: 3,
+		},
+		{
+			name:    "timeout blocks by default",
+			answers: []answer{{200, pendingBody}}, timeout: 300 * time.Millisecond,
+			wantStatus: hooks.StatusBlocked, wantReason: "no decision within",
+		},
+		{
+			name:    "timeout with timeoutAction approve",
+			answers: []answer{{200, pendingBody}}, timeout: 300 * time.Millisecond, extra: `, "timeoutAction": "approve"`,
+			wantStatus: hooks.StatusOK, wantReason: "no decision within",
+		},
+		{
+			name:    "timeout reports the last error",
+			answers: []answer{{502, `bad gateway`}}, timeout: 300 * time.Millisecond,
+			wantStatus: hooks.StatusBlocked, wantReason: "(timeoutAction: block); last poll: poll: HTTP 502",
+		},
+		{
+			name:       "bad credentials end at once",
+			answers:    []answer{{401, `{"message": "Bad credentials"}`}},
+			wantStatus: hooks.StatusError, wantReason: "poll: HTTP 401", wantPolls: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			api := &approvalAPI{answers: tt.answers}
+			srv := httptest.NewServer(api)
+			defer srv.Close()
+			timeout := tt.timeout
+			if timeout == 0 {
+				timeout = 10 * time.Second
+			}
+			success := tt.success
+			if success == "" {
+				success = `.status == \"approved\"`
+			}
+			opts := `{"url": "` + srv.URL + `/status", "interval": 20, "successWhen": "` + success + `", "abortWhen": ".status == 'rejected'"` + tt.extra + `}`
+			r, h := pollRunner(t, timeout, opts)
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			out := r.Run(ctx, pollInvocation(h, hooks.Payload{}, nil))
+			if out.Status != tt.wantStatus || !strings.Contains(out.Reason, tt.wantReason) {
+				t.Errorf("outcome: got %s %q, want %s containing %q", out.Status, out.Reason, tt.wantStatus, tt.wantReason)
+			}
+			if ctx.Err() != nil {
+				t.Error("the provider waited past the engine's deadline")
+			}
+			got := len(api.requests())
+			if tt.wantPolls > 0 && got != tt.wantPolls {
+				t.Errorf("polls: got %d, want %d", got, tt.wantPolls)
+			}
+			if tt.wantPolls == 0 && got < 3 {
+				t.Errorf("polls: got %d in 300ms at a 20ms interval", got)
+			}
+			if out.Details["polls"] != got {
+				t.Errorf("details.polls: got %v, want %d", out.Details["polls"], got)
+			}
+		})
+	}
+}
+
+func TestHTTPPollRequest(t *testing.T) {
+	t.Parallel()
+	api := &approvalAPI{answers: []answer{{200, `{"state": {"ok": true}}`}}}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	r, h := pollRunner(t, 5*time.Second, `{
+		"url": "${APPROVAL_API}/status/{{sessionId}}?issue={{issue.title}}",
+		"headers": {"Authorization": "Bearer ${APPROVAL_TOKEN}"},
+		"interval": "50ms",
+		"successWhen": ".state.ok"}`)
+	env := map[string]string{"APPROVAL_API": srv.URL, "APPROVAL_TOKEN": "t0ken"}
+	p := hooks.Payload{"sessionId": "a/b c&d", "issue": map[string]any{"title": "x=1&y=../2"}}
+	if out := r.Run(context.Background(), pollInvocation(h, p, env)); out.Status != hooks.StatusOK {
+		t.Fatalf("outcome: %s %q", out.Status, out.Reason)
+	}
+	req := api.requests()[0]
+	if got, want := req.URL.RequestURI(), "/status/a%2Fb%20c%26d?issue=x%3D1%26y%3D..%2F2"; got != want {
+		t.Errorf("request URI: got %s, want %s", got, want)
+	}
+	if got := req.Header.Get("Authorization"); got != "Bearer t0ken" {
+		t.Errorf("Authorization: got %q", got)
+	}
+	if req.Method != http.MethodGet || req.Header.Get("Accept") != "application/json" {
+		t.Errorf("request: %s, Accept %q", req.Method, req.Header.Get("Accept"))
+	}
+}
+
+func TestHTTPPollSecrets(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	r, h := pollRunner(t, 300*time.Millisecond, `{"url": "http://`+addr+`/approvals/SECRETtoken123", "interval": 20, "successWhen": ".ok"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
+	defer cancel()
+	out := r.Run(ctx, pollInvocation(h, hooks.Payload{}, nil))
+	if out.Status != hooks.StatusBlocked || !strings.Contains(out.Reason, "connection refused") {
+		t.Errorf("outcome: %s %q", out.Status, out.Reason)
+	}
+	if all, _ := json.Marshal(out); strings.Contains(string(all), "SECRETtoken123") {
+		t.Errorf("the outcome shows the URL: %s", all)
+	}
+	// A missing variable is named, and nothing is requested.
+	r, h = pollRunner(t, time.Second, `{"url": "${API}/x", "successWhen": ".ok"}`)
+	if out := r.Run(context.Background(), pollInvocation(h, hooks.Payload{}, nil)); out.Status != hooks.StatusError || out.Reason != "http-poll: environment variable API is not set" {
+		t.Errorf("missing variable: %s %q", out.Status, out.Reason)
+	}
+}
+
+func TestHTTPPollConfigure(t *testing.T) {
+	t.Parallel()
+	typ := NewType(map[string]Provider{"http-poll": HTTPPoll{}})
+	for opts, want := range map[string]string{
+		`{"provider": "http-poll", "successWhen": ".ok"}`:                                                   `http-poll: "url" is required`,
+		`{"provider": "http-poll", "url": "https://x.test/a"}`:                                              `"successWhen" is required`,
+		`{"provider": "http-poll", "url": "https://x.test/a", "successWhen": "ok == 1"}`:                    `successWhen: at column 1: unexpected "ok" (a path starts with a dot`,
+		`{"provider": "http-poll", "url": "https://x.test/a", "successWhen": ".ok", "abortWhen": ".a = 1"}`: `abortWhen: at column 4`,
+		`{"provider": "http-poll", "url": "https://x.test/a", "successWhen": ".ok", "interval": 1}`:         `interval: must be at least 10 milliseconds`,
+		`{"provider": "http-poll", "url": "https://x.test/a", "successWhen": ".ok", "interval": "soon"}`:    `want milliseconds or a duration`,
+		`{"provider": "http-poll", "url": "ftp://x.test/a", "successWhen": ".ok"}`:                          `url: must be an absolute http`,
+		`{"provider": "http-poll", "url": "https://x.test/a", "successWhen": ".ok", "succesWhen": ".ok"}`:   `unknown field "succesWhen"`,
+	} {
+		_, err := typ.Configure(&hooks.Hook{}, json.RawMessage(opts))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", opts, err, want)
+		}
+	}
+}

@@ -46,12 +46,17 @@ func (*Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error
 		})
 	}
 	store, err := ReadStore(path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, nil, err
+	var fe *FileError
+	if errors.As(err, &fe) {
+		d := hooks.Diagnostic{Severity: hooks.SeverityError, File: path, Message: fe.Err.Error()}
+		var pe *PositionError
+		if errors.As(fe.Err, &pe) {
+			d.Line, d.Col, d.Message = pe.Line, pe.Col, pe.Err.Error()
 		}
-		return nil, append(diags, hooks.Diagnostic{Severity: hooks.SeverityError, File: path, Message: err.Error()}), nil
+		return nil, append(diags, d), nil
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	var out []*hooks.Hook
 	for _, name := range store.Names() {

@@ -134,8 +134,13 @@ func duration(p hooks.Payload) string {
 			return hooks.FormatValue(v)
 		}
 		d := time.Duration(n * float64(k.unit))
-		if d >= time.Second {
+		switch {
+		case d >= time.Minute:
 			d = d.Round(time.Second)
+		case d >= time.Second:
+			d = d.Round(100 * time.Millisecond)
+		default:
+			d = d.Round(time.Millisecond)
 		}
 		return d.String()
 	}

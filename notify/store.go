@@ -126,10 +126,19 @@ func ReadStore(path string) (*Store, error) {
 	}
 	s, err := parseStore(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &FileError{File: path, Err: err}
 	}
 	return s, nil
 }
+
+// FileError is a webhooks file that cannot be parsed.
+type FileError struct {
+	File string
+	Err  error // a *PositionError for bad JSON
+}
+
+func (e *FileError) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
 
 func parseStore(data []byte) (*Store, error) {
 	s := &Store{Webhooks: map[string]Entry{}}
@@ -153,6 +162,15 @@ func parseStore(data []byte) (*Store, error) {
 	return s, nil
 }
 
+// PositionError is a JSON syntax error at a line and column of the webhooks file.
+type PositionError struct {
+	Line, Col int
+	Err       error
+}
+
+func (e *PositionError) Error() string { return fmt.Sprintf("%d:%d: %v", e.Line, e.Col, e.Err) }
+func (e *PositionError) Unwrap() error { return e.Err }
+
 // jsonPosition adds line:column to a JSON syntax error.
 func jsonPosition(data []byte, err error) error {
 	var se *json.SyntaxError
@@ -162,7 +180,7 @@ func jsonPosition(data []byte, err error) error {
 	before := data[:min(int(se.Offset), len(data))]
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := max(len(before)-bytes.LastIndexByte(before, '\n')-1, 1) // Offset is just after the bad byte
-	return fmt.Errorf("%d:%d: %w", line, col, err)
+	return &PositionError{Line: line, Col: col, Err: err}
 }
 
 // MarshalJSON writes the store with its entries sorted by name and any unknown keys kept.

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -87,21 +89,31 @@ type staged struct {
 	changed []string // paths whose entry was added, updated or removed
 }
 
-// stager walks the work tree once, comparing it with the index.
+// stager walks the work tree once, comparing it with the index. Directories are read by several
+// goroutines at a time (on a large tree the directory reads and stat calls are most of the cost,
+// as git's core.preloadIndex knows); per-entry results go to slots indexed by entry, the rest is
+// guarded by mu.
 type stager struct {
 	r          *Repo
 	idx        *index
 	sel        Selection
-	pos        map[string]int // stage-0 entry positions by name
+	pos        map[string]int // stage-0 entry positions by name (read-only during the walk)
 	conflicted map[string]bool
-	seen       []bool
-	replaced   map[int]*entry
-	added      []*entry
-	resolved   map[string]bool // conflicted paths staged from the work tree (or found deleted)
 	fileMode   bool
 	trustCtime bool
-	changed    []string
 	objects    *objectWriter
+
+	seen     []bool   // by entry: found in the work tree
+	replaced []*entry // by entry: its new version
+
+	mu       sync.Mutex
+	added    []*entry
+	resolved map[string]bool // conflicted paths staged from the work tree (or found deleted)
+	changed  []string
+	err      error
+
+	wg  sync.WaitGroup
+	sem chan struct{} // bounds the directories read at once
 }
 
 // stage reads the index and brings it in line with the work tree for the selected paths, writing
@@ -116,11 +128,12 @@ func (r *Repo) stage(sel Selection) (*staged, error) {
 		pos:        make(map[string]int, len(idx.entries)),
 		conflicted: map[string]bool{},
 		seen:       make([]bool, len(idx.entries)),
-		replaced:   map[int]*entry{},
+		replaced:   make([]*entry, len(idx.entries)),
 		resolved:   map[string]bool{},
 		fileMode:   r.cfg.bool("core", "", "filemode", true),
 		trustCtime: r.cfg.bool("core", "", "trustctime", true),
 		objects:    r.newObjectWriter(),
+		sem:        make(chan struct{}, max(4, runtime.GOMAXPROCS(0)*2)),
 	}
 	for i, e := range idx.entries {
 		if e.stage() == 0 {
@@ -133,12 +146,13 @@ func (r *Repo) stage(sel Selection) (*staged, error) {
 	if err != nil {
 		return nil, err
 	}
-	walkErr := s.walk("", false, ignores)
+	s.spawn("", false, ignores)
+	s.wg.Wait()
 	if err := s.objects.wait(); err != nil {
 		return nil, err
 	}
-	if walkErr != nil {
-		return nil, walkErr
+	if s.err != nil {
+		return nil, s.err
 	}
 	return s.finish(), nil
 }
@@ -153,7 +167,37 @@ func (s *stager) hasTrackedUnder(dir string) bool {
 	return i < len(es) && strings.HasPrefix(es[i].name, p)
 }
 
+// spawn reads a directory in a goroutine of its own, as soon as the bound allows.
+func (s *stager) spawn(dir string, inIgnored bool, ignores []gitignore.Pattern) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.sem <- struct{}{}
+		defer func() { <-s.sem }()
+		if err := s.walk(dir, inIgnored, ignores); err != nil {
+			s.fail(err)
+		}
+	}()
+}
+
+func (s *stager) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+func (s *stager) failed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err != nil
+}
+
 func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) error {
+	if s.failed() {
+		return nil
+	}
 	abs := filepath.Join(s.r.Root, filepath.FromSlash(dir))
 	des, err := os.ReadDir(abs)
 	if err != nil {
@@ -213,7 +257,8 @@ func (s *stager) dir(rel string, inIgnored bool, ignores []gitignore.Pattern) er
 			return s.gitlink(rel, -1)
 		}
 	}
-	return s.walk(rel, ign, ignores)
+	s.spawn(rel, ign, ignores)
+	return nil
 }
 
 // gitlink stages a submodule or nested repository as its HEAD commit.
@@ -239,11 +284,23 @@ func (s *stager) gitlink(rel string, i int) error {
 	e := &entry{mode: modeGitlink, hash: h, name: rel}
 	if i >= 0 {
 		s.replaced[i] = e
-	} else {
+	}
+	s.record(e, i < 0, false)
+	return nil
+}
+
+// record notes a staged change: e is new (added) or replaces an entry; resolves says it settles a
+// conflict.
+func (s *stager) record(e *entry, added, resolves bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if added {
 		s.added = append(s.added, e)
 	}
-	s.changed = append(s.changed, rel)
-	return nil
+	if resolves {
+		s.resolved[e.name] = true
+	}
+	s.changed = append(s.changed, e.name)
 }
 
 func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []gitignore.Pattern) error {
@@ -294,13 +351,8 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []giti
 		e.ext = old.ext &^ extIntentToAdd
 		e.flags = old.flags & flagAssumeValid
 		s.replaced[i] = e
-	} else {
-		s.added = append(s.added, e)
 	}
-	if s.conflicted[rel] {
-		s.resolved[rel] = true
-	}
-	s.changed = append(s.changed, rel)
+	s.record(e, old == nil, s.conflicted[rel])
 	return nil
 }
 

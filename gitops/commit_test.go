@@ -122,3 +122,48 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestCommitIgnorePatternsMatchGit stages a tree full of files that gitignore patterns of every
+// kind may or may not match, and checks the tree against git's.
+func TestCommitIgnorePatternsMatchGit(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir := e.newRepo(t, map[string]string{"README": "r\n"})
+	files := map[string]string{
+		".gitignore": `/root-only.txt
+a/**/b
+**/deep
+*.log
+!important.log
+dir/*.tmp
+\#hash
+[abc].txt
+?.q
+logs/
+!logs/keep.txt
+sub/
+*.swp
+!/sub2/
+`,
+		"nested/.gitignore": "*.txt\n!keep.txt\n/anchored\n",
+	}
+	for _, p := range []string{
+		"root-only.txt", "x/root-only.txt", "a/b", "a/x/y/b", "a/x/b/c", "q/deep", "deep", "r/deep/z",
+		"x.log", "important.log", "d/important.log", "dir/a.tmp", "dir/sub/a.tmp", "other/dir/a.tmp",
+		"#hash", "a.txt", "d.txt", "x/b.txt", "1.q", "12.q", "logs/keep.txt", "logs/a", "x/logs/y",
+		"sub/a", "x/sub/b", "f.swp", "sub2/z", "nested/a.txt", "nested/keep.txt", "nested/anchored",
+		"nested/deeper/anchored", "nested/deeper/b.txt", "nested/c.md", "plain.md",
+	} {
+		files[p] = p + "\n"
+	}
+	writeFiles(t, dir, files)
+	ref := copyTree(t, dir)
+	e.git(t, ref, "add", "-A")
+	e.git(t, ref, "commit", "-q", "-m", "by git")
+	if _, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "by gitops"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.git(t, dir, "ls-tree", "-r", "--name-only", "HEAD"), e.git(t, ref, "ls-tree", "-r", "--name-only", "HEAD"); got != want {
+		t.Errorf("committed:\n%s\ngit add -A committed:\n%s", got, want)
+	}
+}

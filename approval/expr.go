@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/autoagent/agent-hooks/hooks"
 )
 
 // Expr is a condition on a JSON document, as http-poll's successWhen and abortWhen are written
@@ -422,6 +420,3 @@ func (p *parser) parsePrimary() (node, error) {
 	}
 	return nil, p.errorf("unexpected %s", t)
 }
-
-// formatValue renders an evaluated value as message text.
-func formatValue(v any) string { return hooks.FormatValue(v) }

@@ -154,7 +154,7 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 func (r *httpPollRunner) answer(doc any, approved bool, which string, e *Expr) Answer {
 	a := Answer{Approved: approved, Via: "http-poll"}
 	if r.reason != nil {
-		a.Reason = formatValue(r.reason.Value(doc))
+		a.Reason = hooks.FormatValue(r.reason.Value(doc))
 	}
 	if a.Reason == "" {
 		a.Reason = fmt.Sprintf("%s matched (%s)", which, e)

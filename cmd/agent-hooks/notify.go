@@ -33,6 +33,14 @@ func (a *app) requireWebhooksFile() (string, error) {
 	return notify.StorePath(home), nil
 }
 
+func (a *app) readWebhooks() (*notify.Store, error) {
+	path, err := a.requireWebhooksFile()
+	if err != nil {
+		return nil, err
+	}
+	return notify.ReadStore(path)
+}
+
 func (a *app) newNotifyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "notify",
@@ -189,11 +197,7 @@ func (a *app) newNotifyListCmd() *cobra.Command {
   agent-hooks notify list --json | jq -r '.[].name'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := a.requireWebhooksFile()
-			if err != nil {
-				return err
-			}
-			s, err := notify.ReadStore(path)
+			s, err := a.readWebhooks()
 			if err != nil {
 				return err
 			}
@@ -281,11 +285,7 @@ retries and timeout as a real one, and report each delivery. Exit code 1 when an
 			if err != nil {
 				return fmt.Errorf("--event: %w", err)
 			}
-			path, err := a.requireWebhooksFile()
-			if err != nil {
-				return err
-			}
-			s, err := notify.ReadStore(path)
+			s, err := a.readWebhooks()
 			if err != nil {
 				return err
 			}

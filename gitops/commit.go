@@ -79,6 +79,7 @@ type head struct {
 	branch plumbing.ReferenceName // "" when detached
 	commit plumbing.Hash          // zero on an unborn branch
 	tree   hash20
+	merge  []plumbing.Hash // MERGE_HEAD: a merge is being concluded
 }
 
 func (r *Repo) head() (head, error) {
@@ -106,7 +107,20 @@ func (r *Repo) head() (head, error) {
 		return head{}, fmt.Errorf("read HEAD commit %s: %w", h.commit, err)
 	}
 	h.tree = hash20(c.TreeHash)
+	if b, err := os.ReadFile(filepath.Join(r.GitDir, "MERGE_HEAD")); err == nil {
+		for _, line := range strings.Fields(string(b)) {
+			if m := plumbing.NewHash(line); !m.IsZero() {
+				h.merge = append(h.merge, m)
+			}
+		}
+	}
 	return h, nil
+}
+
+// nothingToCommit reports whether a commit of root would change nothing. Concluding a merge
+// always commits, as git does.
+func (hd head) nothingToCommit(root hash20, allowEmpty bool) bool {
+	return root == hd.tree && !allowEmpty && len(hd.merge) == 0
 }
 
 // Commit stages the selected changes of the work tree and commits them on the current branch,
@@ -157,7 +171,7 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		if tb, root, err = buildFromIndex(st.idx); err != nil {
 			return nil, err
 		}
-		if root == hd.tree && !o.AllowEmpty {
+		if hd.nothingToCommit(root, o.AllowEmpty) {
 			return res, nil
 		}
 		files, err := r.diff(hd.tree, tb)
@@ -205,7 +219,7 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 			if tb, root, err = buildFromIndex(idx); err != nil {
 				return nil, err
 			}
-			if root == hd.tree && !o.AllowEmpty {
+			if hd.nothingToCommit(root, o.AllowEmpty) {
 				res.Files = nil
 				return res, nil
 			}
@@ -224,7 +238,7 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 	}
 	c := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: plumbing.Hash(root)}
 	if !hd.commit.IsZero() {
-		c.ParentHashes = []plumbing.Hash{hd.commit}
+		c.ParentHashes = append([]plumbing.Hash{hd.commit}, hd.merge...)
 	}
 	obj := r.repo.Storer.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {
@@ -236,6 +250,11 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 	}
 	if err := r.advance(hd, id, committer, msg); err != nil {
 		return nil, err
+	}
+	if len(hd.merge) > 0 {
+		for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"} {
+			_ = os.Remove(filepath.Join(r.GitDir, f))
+		}
 	}
 	res.Changes, res.Hash, res.Branch, res.Message = true, id.String(), hd.branch.Short(), msg
 	if !hd.commit.IsZero() {
@@ -413,8 +432,11 @@ func (r *Repo) advance(hd head, id plumbing.Hash, who object.Signature, msg stri
 	}
 	subject, _, _ := strings.Cut(msg, "\n")
 	what := "commit: "
-	if hd.commit.IsZero() {
+	switch {
+	case hd.commit.IsZero():
 		what = "commit (initial): "
+	case len(hd.merge) > 0:
+		what = "commit (merge): "
 	}
 	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s%s\n", hd.commit, id, who.Name, who.Email, who.When.Unix(), who.When.Format("-0700"), what, subject)
 	logs := []string{filepath.Join(r.GitDir, "logs", "HEAD")}

@@ -93,6 +93,9 @@ func (l *Local) run(ctx context.Context, inv *hooks.Invocation, c Common) hooks.
 	fmt.Fprintf(inv.Stderr, "agent-hooks: approval %s pending until %s: %s\n", req.ID, by.Format("15:04:05"), oneLine(req.Message))
 	fmt.Fprintf(inv.Stderr, "agent-hooks:   approve: agent-hooks approvals approve %s [--reason R]\n", req.ID)
 	fmt.Fprintf(inv.Stderr, "agent-hooks:   reject:  agent-hooks approvals reject %s --reason R\n", req.ID)
+	if inv.Getenv != nil && inv.Getenv("GITHUB_ACTIONS") == "true" {
+		fmt.Fprintln(inv.Stderr, `agent-hooks: note: in GitHub Actions nobody can answer a local approval on the runner; use "provider": "github"`)
+	}
 
 	a, err := l.wait(ctx, req, by, c)
 	if err != nil {

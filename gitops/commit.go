@@ -148,6 +148,12 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 	if r.cfg.bool("commit", "", "gpgsign", false) {
 		res.Warnings = append(res.Warnings, "commit.gpgSign is set but agent-hooks cannot sign commits; the commit is unsigned")
 	}
+	for _, f := range []string{filepath.Join(r.Root, ".gitattributes"), filepath.Join(r.CommonDir, "info", "attributes")} {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "filter=") {
+			res.Warnings = append(res.Warnings, f+" names clean/smudge filters (Git LFS?); agent-hooks stores file contents as they are, without running filters")
+			break
+		}
+	}
 
 	// Stage, ask Before, and write the index under git's lock; stage again when Before says the
 	// work tree changed or another process changed the index meanwhile.

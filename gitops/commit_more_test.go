@@ -372,3 +372,35 @@ func TestCommitSubmodules(t *testing.T) {
 	}
 	e.fsck(t, dir)
 }
+
+// TestCommitInLinkedWorktree commits from a `git worktree add` checkout, whose .git is a file and
+// whose index and HEAD live apart from the shared objects and refs.
+func TestCommitInLinkedWorktree(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
+	wt := filepath.Join(t.TempDir(), "wt")
+	e.git(t, dir, "worktree", "add", "-q", "-b", "feature", wt)
+	writeHook(t, dir, ".git/hooks/commit-msg", `echo "Worktree: yes" >> "$1"`)
+	writeFiles(t, wt, map[string]string{"a.txt": "changed in the worktree\n", "new.txt": "n\n"})
+	res, err := openRepo(t, e, filepath.Join(wt)).Commit(context.Background(), CommitOptions{Message: "from the worktree"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Branch != "feature" {
+		t.Errorf("branch = %q", res.Branch)
+	}
+	e.wantRef(t, dir, "feature", res.Hash)
+	if got := e.git(t, wt, "log", "-1", "--format=%B"); got != "from the worktree\nWorktree: yes" {
+		t.Errorf("message = %q (the shared commit-msg hook should run)", got)
+	}
+	if st := e.git(t, wt, "status", "--porcelain"); st != "" {
+		t.Errorf("worktree status = %q", st)
+	}
+	if st := e.git(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("main checkout status = %q", st)
+	}
+	if got := e.git(t, wt, "reflog", "-1", "--format=%gs", "feature"); got != "commit: from the worktree" {
+		t.Errorf("reflog = %q", got)
+	}
+}

@@ -277,37 +277,52 @@ func (m Message) discord() discordBody {
 }
 
 type teamsFact struct {
-	Name  string `json:"name"`
+	Title string `json:"title"`
 	Value string `json:"value"`
 }
 
-type teamsSection struct {
-	ActivityTitle string      `json:"activityTitle"`
-	Facts         []teamsFact `json:"facts"`
+type teamsElement struct {
+	Type   string      `json:"type"`
+	Text   string      `json:"text,omitempty"`
+	Weight string      `json:"weight,omitempty"`
+	Size   string      `json:"size,omitempty"`
+	Color  string      `json:"color,omitempty"`
+	Wrap   bool        `json:"wrap,omitempty"`
+	Facts  []teamsFact `json:"facts,omitempty"`
+}
+
+type teamsCard struct {
+	Schema  string         `json:"$schema"`
+	Type    string         `json:"type"`
+	Version string         `json:"version"`
+	Body    []teamsElement `json:"body"`
+}
+
+type teamsAttachment struct {
+	ContentType string    `json:"contentType"`
+	Content     teamsCard `json:"content"`
 }
 
 type teamsBody struct {
-	Type       string         `json:"@type"`
-	Context    string         `json:"@context"`
-	ThemeColor string         `json:"themeColor"`
-	Summary    string         `json:"summary"`
-	Title      string         `json:"title"`
-	Sections   []teamsSection `json:"sections"`
+	Type        string            `json:"type"`
+	Attachments []teamsAttachment `json:"attachments"`
 }
 
-var teamsColors = map[string]string{"good": "2EB67D", "warning": "ECB22E", "danger": "E01E5A"}
+var teamsColors = map[string]string{"good": "Good", "warning": "Warning", "danger": "Attention"}
 
-// teams is an Office 365 connector MessageCard, the shape Teams incoming webhooks accept.
+// teams is a message with one Adaptive Card, the shape Teams Workflows webhooks ("When a Teams
+// webhook request is received") accept; the retired Office 365 connectors' MessageCard is not.
 func (m Message) teams() teamsBody {
-	s := teamsSection{ActivityTitle: m.Event, Facts: []teamsFact{}}
+	facts := teamsElement{Type: "FactSet", Facts: []teamsFact{}}
 	for _, f := range m.fields() {
-		s.Facts = append(s.Facts, teamsFact{Name: f.name, Value: f.value})
+		facts.Facts = append(facts.Facts, teamsFact{Title: f.name, Value: f.value})
 	}
-	return teamsBody{
-		Type: "MessageCard", Context: "https://schema.org/extensions",
-		ThemeColor: teamsColors[m.tone()], Summary: m.Title, Title: m.Title,
-		Sections: []teamsSection{s},
+	title := teamsElement{Type: "TextBlock", Text: m.Title, Weight: "Bolder", Size: "Medium", Color: teamsColors[m.tone()], Wrap: true}
+	card := teamsCard{
+		Schema: "http://adaptivecards.io/schemas/adaptive-card.json", Type: "AdaptiveCard", Version: "1.4",
+		Body: []teamsElement{title, facts},
 	}
+	return teamsBody{Type: "message", Attachments: []teamsAttachment{{ContentType: "application/vnd.microsoft.card.adaptive", Content: card}}}
 }
 
 type jsonBody struct {

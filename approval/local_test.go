@@ -262,3 +262,35 @@ func TestStoreDecideOnce(t *testing.T) {
 		t.Errorf("%d deciders won, want 1", wins)
 	}
 }
+
+// TestStorePrune: creating a request removes those decided (or abandoned) more than KeepDecided
+// ago, and keeps the rest.
+func TestStorePrune(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	s := &Store{Dir: t.TempDir(), Now: func() time.Time { return now }}
+	old := now.Add(-KeepDecided - time.Hour)
+	mk := func(expires time.Time, decidedAt time.Time) string {
+		r := &Request{Event: "Stop", ExpiresAt: expires}
+		if err := s.Create(r); err != nil {
+			t.Fatal(err)
+		}
+		if !decidedAt.IsZero() {
+			if _, err := s.Decide(r.ID, StateApproved, Decision{Via: "cli", At: decidedAt}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return r.ID
+	}
+	oldDecided := mk(old, old)
+	abandoned := mk(old, time.Time{})
+	recent := mk(now.Add(-time.Hour), now.Add(-time.Hour))
+	waiting := mk(now.Add(time.Hour), time.Time{})
+	mk(now.Add(time.Hour), time.Time{}) // this Create prunes
+	for id, want := range map[string]bool{oldDecided: false, abandoned: false, recent: true, waiting: true} {
+		_, err := s.Get(id)
+		if got := err == nil; got != want {
+			t.Errorf("%s kept = %v, want %v", id, got, want)
+		}
+	}
+}

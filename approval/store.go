@@ -134,9 +134,14 @@ func newID() string {
 	return "apr-" + string(b)
 }
 
+// KeepDecided is how long decided, expired and cancelled requests are kept; Create removes older
+// ones, so that the directory does not grow without bound.
+const KeepDecided = 30 * 24 * time.Hour
+
 // Create records a new pending request and sets its ID, State and CreatedAt.
 func (s *Store) Create(r *Request) error {
 	return s.locked(func() error {
+		s.prune(s.now().Add(-KeepDecided))
 		for {
 			r.ID = newID()
 			if _, err := os.Stat(s.path(r.ID)); errors.Is(err, fs.ErrNotExist) {
@@ -259,4 +264,21 @@ func (s *Store) Decide(id, state string, d Decision) (*Request, error) {
 		return s.write(r)
 	})
 	return out, err
+}
+
+// prune removes requests decided before cutoff (and pending ones that expired before it: nothing
+// waits for them). Failures are ignored: pruning is housekeeping.
+func (s *Store) prune(cutoff time.Time) {
+	ids, _ := s.ids()
+	for _, id := range ids {
+		r, err := s.Get(id)
+		if err != nil {
+			continue
+		}
+		decided := r.Decision != nil && r.Decision.At.Before(cutoff)
+		abandoned := r.State == StatePending && !r.ExpiresAt.IsZero() && r.ExpiresAt.Before(cutoff)
+		if decided || abandoned {
+			_ = os.Remove(s.path(id))
+		}
+	}
 }

@@ -135,15 +135,6 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 	if out == nil {
 		out = io.Discard
 	}
-	t := now()
-	author, err := r.identity("author", o.Author, Person{}, t)
-	if err != nil {
-		return nil, err
-	}
-	committer, err := r.identity("committer", o.Committer, o.Author, t)
-	if err != nil {
-		return nil, err
-	}
 	res := &CommitResult{}
 	if r.cfg.bool("commit", "", "gpgsign", false) {
 		res.Warnings = append(res.Warnings, "commit.gpgSign is set but agent-hooks cannot sign commits; the commit is unsigned")
@@ -158,15 +149,20 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 	// Stage, ask Before, and write the index under git's lock; stage again when Before says the
 	// work tree changed or another process changed the index meanwhile.
 	var (
-		st    *staged
-		tb    *treeBuilder
-		root  hash20
-		hd    head
-		asked bool
+		st                *staged
+		tb                *treeBuilder
+		root              hash20
+		hd                head
+		asked             bool
+		author, committer object.Signature
+		err               error
 	)
 	for attempt := 0; ; attempt++ {
 		if attempt > 3 {
 			return nil, errors.New("commit: the index keeps changing under agent-hooks; is another git command running?")
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		if hd, err = r.head(); err != nil {
 			return nil, err
@@ -185,14 +181,24 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 			return nil, err
 		}
 		res.Files = files
-		if o.Before != nil && !asked {
+		if !asked {
 			asked = true
-			rescan, err := o.Before(ctx, Pending{Branch: hd.branch.Short(), Message: o.Message, Files: files})
-			if err != nil {
+			// Only now that there is something to commit must there be someone to commit it.
+			t := now()
+			if author, err = r.identity("author", o.Author, Person{}, t); err != nil {
 				return nil, err
 			}
-			if rescan {
-				continue
+			if committer, err = r.identity("committer", o.Committer, o.Author, t); err != nil {
+				return nil, err
+			}
+			if o.Before != nil {
+				rescan, err := o.Before(ctx, Pending{Branch: hd.branch.Short(), Message: o.Message, Files: files})
+				if err != nil {
+					return nil, err
+				}
+				if rescan {
+					continue
+				}
 			}
 		}
 		// Trees first: the index's cache tree must name only trees the repository has.

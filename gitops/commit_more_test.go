@@ -404,3 +404,15 @@ func TestCommitInLinkedWorktree(t *testing.T) {
 		t.Errorf("reflog = %q", got)
 	}
 }
+
+func TestCommitNothingToCommitNeedsNoIdentity(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
+	e.git(t, dir, "config", "--unset", "user.name")
+	e.git(t, dir, "config", "--unset", "user.email")
+	res, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "m"})
+	if err != nil || res.Changes {
+		t.Fatalf("result = %+v, %v; want no changes and no error", res, err)
+	}
+}

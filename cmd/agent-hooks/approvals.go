@@ -60,7 +60,22 @@ $AUTOAGENT_HOME/approvals/<id>.json and waits. On a terminal it also asks there;
 anywhere else, decide it with "agent-hooks approvals approve|reject <id>". Without a decision
 before the hook's timeout, its timeoutAction (block or approve) decides.
 
-An id may be shortened to any unique prefix.`,
+An id may be shortened to any unique prefix.
+
+Other providers: "github" asks in the pull request (see the examples); "http-poll" (the
+agent-pipelines await_poll) GETs a URL every "interval" until its JSON answer matches
+"abortWhen" (block) or "successWhen" (approve):
+
+  {"type": "approval", "provider": "http-poll", "timeout": 86400000,
+   "url": "${APPROVAL_API}/status/{{sessionId}}", "interval": "30s",
+   "headers": {"Authorization": "Bearer ${APPROVAL_TOKEN}"},
+   "successWhen": ".status == 'approved'", "abortWhen": ".status == 'rejected'",
+   "reasonFrom": ".comment", "timeoutAction": "block"}
+
+Conditions are a jq-like subset: paths (.a.b, .items[0], .["odd key"], . for the whole answer),
+string, number, true/false/null literals, == and !=, && || ! and parentheses. A bare path holds
+unless it is missing, null or false. ${VAR} comes from the environment and {{key}} from the
+payload (percent-encoded in the URL); the URL and headers are never printed.`,
 		Example: `  agent-hooks approvals list
   agent-hooks approvals approve apr-k3x9q2mz
   agent-hooks approvals reject k3x --reason "tests are red"

@@ -294,3 +294,22 @@ func TestStorePrune(t *testing.T) {
 		}
 	}
 }
+
+func TestRequestStateAt(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		r    Request
+		want string
+	}{
+		{Request{State: StatePending, ExpiresAt: now.Add(time.Minute)}, StatePending},
+		{Request{State: StatePending, ExpiresAt: now.Add(-time.Second)}, StatePending}, // the waiting run is deciding now
+		{Request{State: StatePending, ExpiresAt: now.Add(-time.Minute)}, StateExpired}, // it died before recording it
+		{Request{State: StateApproved, ExpiresAt: now.Add(-time.Minute)}, StateApproved},
+	}
+	for i, tt := range tests {
+		if got := tt.r.StateAt(now); got != tt.want {
+			t.Errorf("%d: got %s, want %s", i, got, tt.want)
+		}
+	}
+}

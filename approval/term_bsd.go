@@ -4,7 +4,7 @@ package approval
 
 import "golang.org/x/sys/unix"
 
-func isTerminalFd(fd uintptr) bool {
-	_, err := unix.IoctlGetTermios(int(fd), unix.TIOCGETA)
-	return err == nil
-}
+const (
+	ioctlGetTermios = unix.TIOCGETA
+	ioctlSetTermios = unix.TIOCSETA
+)

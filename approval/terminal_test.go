@@ -133,3 +133,38 @@ func TestLocalTerminalDecidedElsewhere(t *testing.T) {
 	}
 	waitFor(t, "the notice", func() bool { return strings.Contains(screen.String(), "Decided elsewhere: approved by bob.") })
 }
+
+// TestWithoutEcho: what is typed while the echo is off does not reach the screen, and the echo
+// is back afterwards.
+func TestWithoutEcho(t *testing.T) {
+	t.Parallel()
+	master, tty, screen := openPTY(t)
+	var typed string
+	err := WithoutEcho(tty, func() error {
+		if _, err := io.WriteString(master, "s3cretURL\n"); err != nil {
+			return err
+		}
+		buf := make([]byte, 64)
+		n, err := tty.Read(buf)
+		typed = string(buf[:n])
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typed != "s3cretURL\n" {
+		t.Errorf("read %q", typed)
+	}
+	if _, err := io.WriteString(master, "visible\n"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the echo", func() bool { return strings.Contains(screen.String(), "visible") })
+	if strings.Contains(screen.String(), "s3cret") {
+		t.Errorf("the secret was echoed: %q", screen.String())
+	}
+	// Not a terminal: fn just runs.
+	ran := false
+	if err := WithoutEcho(strings.NewReader(""), func() error { ran = true; return nil }); err != nil || !ran {
+		t.Errorf("WithoutEcho on a reader: ran=%v err=%v", ran, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/notify"
 	"github.com/spf13/cobra"
@@ -147,12 +148,21 @@ SessionEnd,Error).`,
 	return cmd
 }
 
-// readSecretLine reads one line from standard input, prompting on stderr when it is a terminal.
+// readSecretLine reads one line from standard input. On a terminal it prompts on stderr and
+// turns the echo off while the secret is typed.
 func (a *app) readSecretLine(what string) (string, error) {
-	if isTerminal(a.stdin) {
-		fmt.Fprintf(a.stderr, "%s: ", what)
+	var line string
+	read := func() error {
+		line, _ = bufio.NewReader(a.stdin).ReadString('\n') // a missing newline at EOF is fine
+		return nil
 	}
-	line, _ := bufio.NewReader(a.stdin).ReadString('\n') // a missing newline at EOF is fine
+	if isTerminal(a.stdin) {
+		fmt.Fprintf(a.stderr, "%s (not shown as you type): ", what)
+		_ = approval.WithoutEcho(a.stdin, read)
+		fmt.Fprintln(a.stderr)
+	} else {
+		_ = read()
+	}
 	if line = strings.TrimSpace(line); line == "" {
 		return "", fmt.Errorf("no %s: give --url, --url-env or the URL on standard input", what)
 	}

@@ -231,6 +231,9 @@ func explainPushError(remote string, t target, err error, secrets []string, atte
 		e.Reason = "repository not found (or the credentials cannot see it)"
 	case transient(err):
 		e.Reason = fmt.Sprintf("%s (gave up after %d attempts)", msg, attempts)
+		if attempts == 1 {
+			e.Reason = msg + " (not retried: retries is 0)"
+		}
 	default:
 		e.Reason = msg
 	}

@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -414,5 +415,43 @@ func TestCommitNothingToCommitNeedsNoIdentity(t *testing.T) {
 	res, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "m"})
 	if err != nil || res.Changes {
 		t.Fatalf("result = %+v, %v; want no changes and no error", res, err)
+	}
+}
+
+// TestCommitIndexFormats reads and writes the index versions git may leave (v4's compressed
+// paths, as feature.manyFiles sets up, with an untracked cache), and refuses a split index
+// clearly.
+func TestCommitIndexFormats(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("dir%d/sub/file-with-a-long-shared-prefix-%02d.txt", i%3, i)] = fmt.Sprint(i)
+	}
+	dir := e.newRepo(t, files)
+	e.git(t, dir, "config", "core.untrackedCache", "true")
+	e.git(t, dir, "update-index", "--index-version", "4")
+	e.git(t, dir, "status", "--porcelain") // writes the untracked cache
+	writeFiles(t, dir, map[string]string{"dir1/sub/file-with-a-long-shared-prefix-04.txt": "changed", "dir2/new.txt": "new"})
+	res, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "v4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := filesString(res.Files); got != "M\tdir1/sub/file-with-a-long-shared-prefix-04.txt\nA\tdir2/new.txt" {
+		t.Errorf("files = %q", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, ".git", "index")); err != nil || b[7] != 4 {
+		t.Errorf("index version = %v (%v), want 4 kept", b[4:8], err)
+	}
+	if st := e.git(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("status = %q", st)
+	}
+	e.git(t, dir, "ls-files", "--stage") // git reads our v4 index
+	e.fsck(t, dir)
+
+	e.git(t, dir, "update-index", "--split-index")
+	writeFiles(t, dir, map[string]string{"dir2/new.txt": "newer"})
+	if _, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "split"}); err == nil || !strings.Contains(err.Error(), "split or sparse index") {
+		t.Errorf("split index: err = %v", err)
 	}
 }

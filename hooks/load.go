@@ -75,6 +75,7 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 		errs = append(errs, f.build(reg, cfg)...)
 	}
 
+	env.DisableUserHooks = cfg.DisableUserHooks
 	for _, format := range reg.Formats() {
 		hooks, diags, err := format.Load(env)
 		if err != nil {

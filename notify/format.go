@@ -27,7 +27,7 @@ func (*Format) Name() string { return FormatName }
 
 // Load implements hooks.Format.
 func (*Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
-	if env.AutoagentHome == "" {
+	if env.AutoagentHome == "" || env.DisableUserHooks {
 		return nil, nil, nil
 	}
 	path := StorePath(env.AutoagentHome)

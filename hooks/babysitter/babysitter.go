@@ -60,10 +60,11 @@ type Location struct {
 	Scope string // the hook source scope
 }
 
-// Locations lists the hook locations of env in priority order.
+// Locations lists the hook locations of env in priority order; the per-user one is left out
+// when the project disables user hooks.
 func Locations(env hooks.LoadEnv) []Location {
 	locs := []Location{{filepath.Join(env.Workspace, ".a5c", "hooks"), "per-repo", "project"}}
-	if env.UserHome != "" {
+	if env.UserHome != "" && !env.DisableUserHooks {
 		locs = append(locs, Location{filepath.Join(env.UserHome, ".config", "babysitter", "hooks"), "per-user", "user"})
 	}
 	return append(locs, Location{filepath.Join(env.Workspace, "plugins", "babysitter", "hooks"), "plugin", "plugin"})

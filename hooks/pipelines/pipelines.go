@@ -100,7 +100,11 @@ func LoopPath(env hooks.LoadEnv) string {
 
 // GlobalPath is the global hooks file: $XDG_CONFIG_HOME/agent-pipelines/hooks.sh, else
 // ~/.config/agent-pipelines/hooks.sh.
+// It is "" when the project disables user hooks.
 func GlobalPath(env hooks.LoadEnv) string {
+	if env.DisableUserHooks {
+		return ""
+	}
 	base := ""
 	if env.Getenv != nil {
 		base = env.Getenv("XDG_CONFIG_HOME")

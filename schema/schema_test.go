@@ -107,6 +107,9 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 		`{"hooks": {"Stop": [{"type": "git-comit"}]}}`,
 		`{"hooks": {"9Stop": []}}`,
 		`{"stopBlockLimit": -1}`,
+		`{"hooks": {"Stop": [{"command": "x", "blockign": true}]}}`,
+		`{"hooks": {"PostExecutionEnd": [{"type": "git-push", "remote": "origin", "mesage": "x"}]}}`,
+		`{"hooks": {"Stop": [{"type": "webhook", "format": "irc"}]}}`,
 	}
 	for _, b := range bad {
 		var v any

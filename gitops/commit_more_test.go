@@ -70,9 +70,7 @@ func TestCommitInitialCommitOnUnbornBranch(t *testing.T) {
 		t.Errorf("reflog = %q", got)
 	}
 	e.fsck(t, dir)
-	if st := e.git(t, dir, "status", "--porcelain"); st != "" {
-		t.Errorf("status = %q", st)
-	}
+	e.wantClean(t, dir)
 }
 
 // TestCommitRacyTimestamp changes a file without changing its size or mtime, the mtime being the
@@ -252,8 +250,7 @@ func TestCommitIdentity(t *testing.T) {
 			e := newTestEnv(t)
 			dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
 			if !tc.config {
-				e.git(t, dir, "config", "--unset", "user.name")
-				e.git(t, dir, "config", "--unset", "user.email")
+				e.unsetIdentity(t, dir)
 			}
 			for k, v := range tc.vars {
 				e.vars[k] = v
@@ -328,9 +325,7 @@ func TestCommitConcludesAMerge(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".git", "MERGE_HEAD")); !os.IsNotExist(err) {
 		t.Errorf("MERGE_HEAD left: %v", err)
 	}
-	if st := e.git(t, dir, "status", "--porcelain"); st != "" {
-		t.Errorf("status = %q", st)
-	}
+	e.wantClean(t, dir)
 	if log := e.git(t, dir, "reflog", "-1", "--format=%gs"); log != "commit (merge): merge topic" {
 		t.Errorf("reflog = %q", log)
 	}
@@ -395,12 +390,8 @@ func TestCommitInLinkedWorktree(t *testing.T) {
 	if got := e.git(t, wt, "log", "-1", "--format=%B"); got != "from the worktree\nWorktree: yes" {
 		t.Errorf("message = %q (the shared commit-msg hook should run)", got)
 	}
-	if st := e.git(t, wt, "status", "--porcelain"); st != "" {
-		t.Errorf("worktree status = %q", st)
-	}
-	if st := e.git(t, dir, "status", "--porcelain"); st != "" {
-		t.Errorf("main checkout status = %q", st)
-	}
+	e.wantClean(t, wt)
+	e.wantClean(t, dir)
 	if got := e.git(t, wt, "reflog", "-1", "--format=%gs", "feature"); got != "commit: from the worktree" {
 		t.Errorf("reflog = %q", got)
 	}
@@ -410,8 +401,7 @@ func TestCommitNothingToCommitNeedsNoIdentity(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
-	e.git(t, dir, "config", "--unset", "user.name")
-	e.git(t, dir, "config", "--unset", "user.email")
+	e.unsetIdentity(t, dir)
 	res, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "m"})
 	if err != nil || res.Changes {
 		t.Fatalf("result = %+v, %v; want no changes and no error", res, err)
@@ -443,9 +433,7 @@ func TestCommitIndexFormats(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, ".git", "index")); err != nil || b[7] != 4 {
 		t.Errorf("index version = %v (%v), want 4 kept", b[4:8], err)
 	}
-	if st := e.git(t, dir, "status", "--porcelain"); st != "" {
-		t.Errorf("status = %q", st)
-	}
+	e.wantClean(t, dir)
 	e.git(t, dir, "ls-files", "--stage") // git reads our v4 index
 	e.fsck(t, dir)
 

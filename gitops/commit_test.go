@@ -85,9 +85,7 @@ func TestCommitTreeEqualsGitAddAll(t *testing.T) {
 		t.Errorf("HEAD = %s, result says %s", got, res.Hash)
 	}
 	e.fsck(t, dir)
-	if st := e.git(t, dir, "status", "--porcelain"); st != "" {
-		t.Errorf("git status after the commit:\n%s", st)
-	}
+	e.wantClean(t, dir)
 	if d := e.git(t, dir, "diff", "--cached", "--stat"); d != "" {
 		t.Errorf("index differs from HEAD:\n%s", d)
 	}

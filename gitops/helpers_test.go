@@ -128,3 +128,18 @@ func (e *testEnv) wantRef(t *testing.T, repo, ref, want string) {
 	}
 	e.fsck(t, repo)
 }
+
+// wantClean fails the test unless `git status --porcelain` in dir is empty.
+func (e *testEnv) wantClean(t *testing.T, dir string) {
+	t.Helper()
+	if st := e.git(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("git status in %s:\n%s", dir, st)
+	}
+}
+
+// unsetIdentity removes user.name and user.email from dir's config.
+func (e *testEnv) unsetIdentity(t *testing.T, dir string) {
+	t.Helper()
+	e.git(t, dir, "config", "--unset", "user.name")
+	e.git(t, dir, "config", "--unset", "user.email")
+}

@@ -35,7 +35,15 @@ func sshServer(t *testing.T, e *testEnv, clientKey ssh.PublicKey) (addr string, 
 		return nil, errors.New("unknown key")
 	}}
 	cfg.AddHostKey(hostSigner)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l := serve(t, "tcp", "127.0.0.1:0", func(c net.Conn) { serveSSH(e, c, cfg) })
+	return l.Addr().String(), hostSigner.PublicKey()
+}
+
+// serve accepts connections on a listener closed at the end of the test, handling each in a
+// goroutine of its own.
+func serve(t *testing.T, network, addr string, handle func(net.Conn)) net.Listener {
+	t.Helper()
+	l, err := net.Listen(network, addr)
 	must(t, err)
 	t.Cleanup(func() { l.Close() })
 	go func() {
@@ -44,10 +52,10 @@ func sshServer(t *testing.T, e *testEnv, clientKey ssh.PublicKey) (addr string, 
 			if err != nil {
 				return
 			}
-			go serveSSH(e, c, cfg)
+			go handle(c)
 		}
 	}()
-	return l.Addr().String(), hostSigner.PublicKey()
+	return l
 }
 
 func serveSSH(e *testEnv, c net.Conn, cfg *ssh.ServerConfig) {
@@ -134,18 +142,7 @@ func TestPushOverSSH(t *testing.T) {
 	keyring := agent.NewKeyring()
 	must(t, keyring.Add(agent.AddedKey{PrivateKey: priv}))
 	sock := filepath.Join(t.TempDir(), "agent.sock")
-	l, err := net.Listen("unix", sock)
-	must(t, err)
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _ = agent.ServeAgent(keyring, c); c.Close() }()
-		}
-	}()
+	serve(t, "unix", sock, func(c net.Conn) { _ = agent.ServeAgent(keyring, c); c.Close() })
 	sha = commitFile(t, e, dir, "c.txt", "c\n")
 	if _, err := openRepo(t, e, dir).Push(context.Background(), PushOptions{}); err == nil || !strings.Contains(err.Error(), "no ssh credentials") {
 		t.Fatalf("without key or agent: err = %v", err)

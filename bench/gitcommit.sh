@@ -120,10 +120,11 @@ done
 g=$(printf '%s\n' "${git_times[@]}" | median)
 a=$(printf '%s\n' "${ah_times[@]}" | median)
 printf 'files=%d modified=%d new=%d rounds=%d\n' "$files" "$modified" "$new" "$rounds"
-printf 'git add -A && git commit:            %7.1f ms (median)\n' "$(echo "$g / 1000000" | bc -l)"
-printf 'agent-hooks run PostExecutionEnd:    %7.1f ms (median)\n' "$(echo "$a / 1000000" | bc -l)"
-printf 'ratio (agent-hooks / git):           %7.2fx (budget 1.50x); same tree: yes\n' "$(echo "$a / $g" | bc -l)"
+div() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
+printf 'git add -A && git commit:            %7.1f ms (median)\n' "$(div "$g" 1000000)"
+printf 'agent-hooks run PostExecutionEnd:    %7.1f ms (median)\n' "$(div "$a" 1000000)"
+printf 'ratio (agent-hooks / git):           %7.2fx (budget 1.50x); same tree: yes\n' "$(div "$a" "$g")"
 if [[ $gogit == 1 ]]; then
   gg=$(printf '%s\n' "${gg_times[@]}" | median)
-  printf 'go-git AddWithOptions{All} + Commit: %7.1f ms (median), %.2fx git\n' "$(echo "$gg / 1000000" | bc -l)" "$(echo "$gg / $g" | bc -l)"
+  printf 'go-git AddWithOptions{All} + Commit: %7.1f ms (median), %.2fx git\n' "$(div "$gg" 1000000)" "$(div "$gg" "$g")"
 fi

@@ -165,3 +165,27 @@ sub/
 		t.Errorf("committed:\n%s\ngit add -A committed:\n%s", got, want)
 	}
 }
+
+// TestCommitCoreExcludesFile honours core.excludesFile from the global config (with ~), which
+// replaces the XDG default.
+func TestCommitCoreExcludesFile(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	writeFiles(t, e.home, map[string]string{
+		".gitconfig":         "[core]\n\texcludesFile = ~/.gitignore_global\n",
+		".gitignore_global":  "*.mine\n",
+		".config/git/ignore": "*.xdg\n", // not read: core.excludesFile is set
+	})
+	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
+	writeFiles(t, dir, map[string]string{"x.mine": "ignored\n", "y.xdg": "kept\n", "z.txt": "kept\n"})
+	res, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := filesString(res.Files); got != "A\ty.xdg\nA\tz.txt" {
+		t.Errorf("committed %q", got)
+	}
+	if got := e.git(t, dir, "status", "--porcelain", "--ignored"); got != "!! x.mine" {
+		t.Errorf("git status --ignored = %q, want only x.mine ignored", got)
+	}
+}

@@ -170,6 +170,9 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		if st, err = r.stage(o.Selection); err != nil {
 			return nil, err
 		}
+		if attempt == 0 {
+			res.Warnings = append(res.Warnings, st.warnings...)
+		}
 		if tb, root, err = buildFromIndex(st.idx); err != nil {
 			return nil, err
 		}

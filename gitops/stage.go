@@ -85,8 +85,9 @@ func globMatch(pat, p []string, prefix bool) bool {
 
 // staged is the index as it will be committed.
 type staged struct {
-	idx     *index
-	changed []string // paths whose entry was added, updated or removed
+	idx      *index
+	changed  []string // paths whose entry was added, updated or removed
+	warnings []string
 }
 
 // stager walks the work tree once, comparing it with the index. Directories are read by several
@@ -110,6 +111,7 @@ type stager struct {
 	added    []*entry
 	resolved map[string]bool // conflicted paths staged from the work tree (or found deleted)
 	changed  []string
+	warnings []string
 	err      error
 
 	wg  sync.WaitGroup
@@ -188,6 +190,12 @@ func (s *stager) fail(err error) {
 	}
 }
 
+func (s *stager) warn(msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.warnings = append(s.warnings, msg)
+}
+
 func (s *stager) failed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -200,7 +208,14 @@ func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) e
 	}
 	abs := filepath.Join(s.r.Root, filepath.FromSlash(dir))
 	des, err := os.ReadDir(abs)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && dir != "":
+		return nil // removed while walking: its tracked files are deleted
+	case errors.Is(err, fs.ErrPermission) && dir != "" && !s.hasTrackedUnder(dir):
+		// git add -A warns and goes on; tracked files it cannot read are an error.
+		s.warn(fmt.Sprintf("could not open directory %s/: %v", dir, err))
+		return nil
+	case err != nil:
 		return fmt.Errorf("read directory %s: %w", abs, err)
 	}
 	for _, de := range des {
@@ -422,8 +437,9 @@ func (s *stager) finish() *staged {
 	}
 	sort.Strings(s.changed)
 	return &staged{
-		idx:     &index{version: old.version, entries: out, tree: tree, sum: old.sum, mtimeS: old.mtimeS, mtimeN: old.mtimeN},
-		changed: s.changed,
+		idx:      &index{version: old.version, entries: out, tree: tree, sum: old.sum, mtimeS: old.mtimeS, mtimeN: old.mtimeN},
+		changed:  s.changed,
+		warnings: s.warnings,
 	}
 }
 

@@ -162,7 +162,12 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 		return hooks.Outcome{Status: hooks.StatusBlocked, Decision: hooks.DecisionBlock, Reason: reason, ExitCode: 2,
 			Details: map[string]any{"changes": false, "blockedBy": hooks.PreGitCommit}}
 	case errors.As(err, &hookErr):
-		return hooks.Outcome{Status: hooks.StatusError, Reason: "git-commit: " + hookErr.Error(), ExitCode: hookErr.ExitCode,
+		// The hook's output was shown as it ran; the reason names the hook and its last words.
+		reason := fmt.Sprintf("git-commit: %s hook failed with exit code %d; nothing was committed", hookErr.Hook, hookErr.ExitCode)
+		if last := lastLine(hookErr.Output); last != "" {
+			reason += ": " + last
+		}
+		return hooks.Outcome{Status: hooks.StatusError, Reason: reason, ExitCode: hookErr.ExitCode,
 			Stderr: hookErr.Output, Details: map[string]any{"changes": false}}
 	case err != nil:
 		return failed("git-commit: %v", err)
@@ -260,6 +265,16 @@ func (c *commitRunner) selection(r *Repo, inv *hooks.Invocation) (Selection, err
 		sel.Paths = append(sel.Paths, filepath.ToSlash(rel))
 	}
 	return sel, nil // an empty list selects nothing: the agent changed nothing
+}
+
+// lastLine is the last non-blank line of s, shortened to 200 bytes.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if len(last) > 200 {
+		last = last[:200] + "…"
+	}
+	return last
 }
 
 func paths(fs []FileChange) []string {

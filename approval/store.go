@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/autoagent/agent-hooks/notify"
 )
 
 // The states of a local approval request.
@@ -113,7 +113,7 @@ func (s *Store) locked(fn func() error) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", s.Dir, err)
 	}
-	return notify.Locked(filepath.Join(s.Dir, ".lock"), fn)
+	return atomicfile.WithLock(filepath.Join(s.Dir, ".lock"), fn)
 }
 
 func (s *Store) write(r *Request) error {
@@ -121,7 +121,7 @@ func (s *Store) write(r *Request) error {
 	if err != nil {
 		return fmt.Errorf("encode approval %s: %w", r.ID, err)
 	}
-	return notify.WriteFileAtomic(s.path(r.ID), append(data, '\n'), 0o600)
+	return atomicfile.WriteFile(s.path(r.ID), append(data, '\n'), 0o600)
 }
 
 func newID() string {

@@ -3,6 +3,7 @@ package configedit
 import (
 	"errors"
 	"fmt"
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -57,9 +58,12 @@ func Update(path string, edit func(src []byte) ([]byte, bool, error)) (changed b
 	if !changed {
 		return false, nil
 	}
-	return true, writeAtomic(path, out, mode)
+	return true, atomicfile.WriteFile(path, out, mode)
 }
 
+// lock takes path as a lock file created exclusively and removed on unlock, rather than the
+// flock of package atomicfile: the lock sits next to the user's config (often in their
+// repository), and a lock file that outlived every run would show up in git status.
 func lock(path string) (unlock func(), err error) {
 	deadline := time.Now().Add(lockWait)
 	for {
@@ -76,36 +80,4 @@ func lock(path string) (unlock func(), err error) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // after the rename there is nothing to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
 }

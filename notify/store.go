@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -204,7 +205,7 @@ func UpdateStore(path string, fn func(*Store) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	return Locked(path+".lock", func() error {
+	return atomicfile.WithLock(path+".lock", func() error {
 		s, err := ReadStore(path)
 		if err != nil {
 			return err
@@ -216,6 +217,6 @@ func UpdateStore(path string, fn func(*Store) error) error {
 		if err != nil {
 			return fmt.Errorf("encode webhooks: %w", err)
 		}
-		return WriteFileAtomic(path, append(data, '\n'), 0o600)
+		return atomicfile.WriteFile(path, append(data, '\n'), 0o600)
 	})
 }

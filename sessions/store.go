@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -271,11 +272,11 @@ func (s *Store) setCurrent(id string) error {
 			return fmt.Errorf("set current session: %w", err)
 		}
 	}
-	if err := replaceFile(tmp, link); err != nil {
+	if err := atomicfile.Rename(tmp, link); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("set current session: %w", err)
 	}
-	return syncDir(s.dir)
+	return nil
 }
 
 // read parses the record of id; the caller has checked the id.
@@ -322,37 +323,10 @@ func (s *Store) write(sess *Session) error {
 		return fmt.Errorf("encode session %s: %w", sess.ID, err)
 	}
 	b = append(b, '\n')
-	if err := writeFileAtomic(s.dir, s.Path(sess.ID), b); err != nil {
+	if err := atomicfile.WriteFile(s.Path(sess.ID), b, 0o600); err != nil {
 		return fmt.Errorf("write session %s: %w", sess.ID, err)
 	}
 	return nil
-}
-
-func writeFileAtomic(dir, path string, data []byte) error {
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := replaceFile(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(dir)
 }
 
 // locked runs fn holding the folder's exclusive lock, creating the folder if needed.
@@ -360,15 +334,5 @@ func (s *Store) locked(fn func() error) error {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return fmt.Errorf("create sessions folder: %w", err)
 	}
-	path := filepath.Join(s.dir, lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("open lock %s: %w", path, err)
-	}
-	defer f.Close()
-	if err := lockFile(f); err != nil {
-		return fmt.Errorf("lock %s: %w", path, err)
-	}
-	defer unlockFile(f) //nolint:errcheck // closing the file releases the lock anyway
-	return fn()
+	return atomicfile.WithLock(filepath.Join(s.dir, lockName), fn)
 }

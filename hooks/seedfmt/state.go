@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,16 +23,11 @@ func UpdateState[T any](dir, sessionID, name string, fn func(*T) (changed bool, 
 		return fmt.Errorf("session state: %w", err)
 	}
 	path := filepath.Join(dir, sessionID+"."+name+".json")
-	lf, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return fmt.Errorf("session state: %w", err)
-	}
-	defer lf.Close()
-	if err := lock(lf); err != nil {
-		return fmt.Errorf("lock %s: %w", lf.Name(), err)
-	}
-	defer unlock(lf) //nolint:errcheck // closing the file releases the lock too
+	return atomicfile.WithLock(path+".lock", func() error { return updateState(path, fn) })
+}
 
+// updateState is UpdateState's read-modify-write, under the lock.
+func updateState[T any](path string, fn func(*T) (changed bool, err error)) error {
 	var v T
 	b, err := os.ReadFile(path)
 	switch {
@@ -51,19 +47,7 @@ func UpdateState[T any](dir, sessionID, name string, fn func(*T) (changed bool, 
 	if err != nil {
 		return fmt.Errorf("encode session state: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+sessionID+"."+name+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write session state: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write session state: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write session state: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.WriteFile(path, b, 0o600); err != nil {
 		return fmt.Errorf("write session state: %w", err)
 	}
 	return nil

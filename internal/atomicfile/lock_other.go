@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package seedfmt
+package atomicfile
 
 import (
 	"errors"
@@ -8,7 +8,11 @@ import (
 	"runtime"
 )
 
-// lock fails: without a file lock, concurrent updates of session state could be lost.
+// lock fails: writing shared files without a lock could lose updates silently.
 func lock(*os.File) error { return errors.New("file locking is not supported on " + runtime.GOOS) }
 
 func unlock(*os.File) error { return nil }
+
+func replace(from, to string) error { return os.Rename(from, to) }
+
+func syncDir(string) error { return nil }

@@ -3,11 +3,12 @@ package configedit
 import (
 	"errors"
 	"fmt"
-	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // lockWait is how long Update waits for another process's lock on the same file.

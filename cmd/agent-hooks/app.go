@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,4 +174,11 @@ func (a *app) userHome() (string, error) {
 		}
 	}
 	return "", errors.New("cannot find the home directory: set HOME or AUTOAGENT_HOME")
+}
+
+// writeJSON prints v as indented JSON: the --json output of every command.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

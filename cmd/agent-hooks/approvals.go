@@ -113,7 +113,7 @@ func (a *app) newApprovalsListCmd() *cobra.Command {
 				}
 			}
 			if asJSON {
-				return sessJSON(a.stdout, shown)
+				return writeJSON(a.stdout, shown)
 			}
 			if len(shown) == 0 {
 				fmt.Fprintln(a.stderr, "agent-hooks: no pending approval requests")
@@ -147,7 +147,7 @@ func (a *app) newApprovalsShowCmd() *cobra.Command {
 			}
 			r.State = r.StateAt(time.Now())
 			if asJSON {
-				return sessJSON(a.stdout, r)
+				return writeJSON(a.stdout, r)
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			rows := [][2]string{

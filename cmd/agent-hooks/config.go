@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,9 +77,7 @@ func (a *app) newConfigShowCmd() *cobra.Command {
 				}
 			}
 			if asJSON {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(shown)
+				return writeJSON(a.stdout, shown)
 			}
 			return printShown(a, cfg, shown)
 		},

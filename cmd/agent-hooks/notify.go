@@ -218,7 +218,7 @@ func (a *app) newNotifyListCmd() *cobra.Command {
 					URLSet: e.URL != "" || a.getenv(e.URLEnv) != "", Title: e.Title})
 			}
 			if asJSON {
-				return sessJSON(a.stdout, list)
+				return writeJSON(a.stdout, list)
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(a.stderr, "agent-hooks: no webhooks (add one with agent-hooks notify setup slack|discord|teams|json)")

@@ -123,9 +123,7 @@ func (a *app) fire(ctx context.Context, req fireRequest) (*hooks.Result, error) 
 		if out == nil {
 			out = a.stdout
 		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := writeJSON(out, res); err != nil {
 			return res, err
 		}
 	}

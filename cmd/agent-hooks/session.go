@@ -159,7 +159,7 @@ func (a *app) endSession(cmd *cobra.Command, store *sessions.Store, sess *sessio
 	if err != nil {
 		if asJSON && stop != nil && stop.Blocked {
 			out["session"] = sess
-			if werr := sessJSON(a.stdout, out); werr != nil {
+			if werr := writeJSON(a.stdout, out); werr != nil {
 				return werr
 			}
 			return &silentError{code: exitBlocked}
@@ -188,7 +188,7 @@ func (a *app) endSession(cmd *cobra.Command, store *sessions.Store, sess *sessio
 	}
 	if asJSON {
 		out["session"] = final
-		return sessJSON(a.stdout, out)
+		return writeJSON(a.stdout, out)
 	}
 	return nil
 }
@@ -266,7 +266,7 @@ func (a *app) newSessionShowCmd() *cobra.Command {
 			}
 			if asJSON {
 				if !events {
-					return sessJSON(a.stdout, sess)
+					return writeJSON(a.stdout, sess)
 				}
 				b, err := json.Marshal(sess)
 				if err != nil {
@@ -280,7 +280,7 @@ func (a *app) newSessionShowCmd() *cobra.Command {
 					trail = []sessions.Event{}
 				}
 				obj["events"] = trail
-				return sessJSON(a.stdout, obj)
+				return writeJSON(a.stdout, obj)
 			}
 			return printSession(a.stdout, sess, trail, events)
 		},
@@ -367,7 +367,7 @@ and skipped. The current session is marked with *.`,
 				if list == nil {
 					list = []*sessions.Session{}
 				}
-				return sessJSON(a.stdout, list)
+				return writeJSON(a.stdout, list)
 			}
 			current, _ := store.CurrentID()
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
@@ -460,7 +460,7 @@ it. A completed or failed session cannot be resumed. Prints the id.`,
 // printSessionID prints a session's id alone on a line, or with asJSON its record.
 func (a *app) printSessionID(sess *sessions.Session, asJSON bool) error {
 	if asJSON {
-		return sessJSON(a.stdout, sess)
+		return writeJSON(a.stdout, sess)
 	}
 	_, err := fmt.Fprintln(a.stdout, sess.ID)
 	return err
@@ -471,12 +471,6 @@ func (a *app) reportProblems(problems []error) {
 	for _, p := range problems {
 		fmt.Fprintf(a.stderr, "agent-hooks: warning: skipped %v\n", p)
 	}
-}
-
-func sessJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func sessTime(t time.Time) string {

@@ -160,7 +160,7 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 		}
 		fmt.Fprintf(inv.Stdout, "git-commit: %s\n", reason)
 		return hooks.Outcome{Status: hooks.StatusBlocked, Decision: hooks.DecisionBlock, Reason: reason, ExitCode: 2,
-			Details: map[string]any{"changes": false, "blockedBy": hooks.PreGitCommit}}
+			BlockedBy: hooks.PreGitCommit, Details: map[string]any{"changes": false}}
 	case errors.As(err, &hookErr):
 		// The hook's output was shown as it ran; the reason names the hook and its last words.
 		reason := fmt.Sprintf("git-commit: %s hook failed with exit code %d; nothing was committed", hookErr.Hook, hookErr.ExitCode)

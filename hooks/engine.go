@@ -181,7 +181,7 @@ func (e *Engine) apply(event string, h *Hook, hr *HookResult, res *Result) bool 
 		e.warn(res, "%s asked to skip %s; only PreIteration can be skipped", h.Name, event)
 		return false
 	case hr.Status == StatusBlocked:
-		if blockable {
+		if blockable || hr.BlockedBy != "" && CanBlock(hr.BlockedBy) {
 			res.Decision, res.Blocked, res.Reason, res.Feedback = DecisionBlock, true, hr.Reason, hr.Feedback
 			return true
 		}
@@ -355,7 +355,7 @@ func (e *Engine) hookResult(h *Hook, o Outcome, d time.Duration) HookResult {
 	return HookResult{
 		Name: h.Name, Type: h.Type, Source: h.Source.Scope, Format: h.Source.Format, File: h.Source.File,
 		ExitCode: o.ExitCode, DurationMs: d.Milliseconds(), Status: o.Status, Decision: o.Decision,
-		Reason: o.Reason, Feedback: o.Feedback, Stdout: o.Stdout, Stderr: o.Stderr, Details: o.Details,
+		Reason: o.Reason, Feedback: o.Feedback, BlockedBy: o.BlockedBy, Stdout: o.Stdout, Stderr: o.Stderr, Details: o.Details,
 	}
 }
 

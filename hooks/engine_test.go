@@ -321,3 +321,26 @@ func TestOutcomeReportersRunAfterTheDecision(t *testing.T) {
 		t.Errorf("blocked=%v reason=%q seen=%v", res.Blocked, res.Reason, seen)
 	}
 }
+
+// A built-in on a Post event that was stopped by a blockable nested event blocks the run: the
+// gate held. Without BlockedBy, a block on a Post event is only a warning.
+func TestNestedGateBlocksPostEvent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		blockedBy string
+		blocked   bool
+	}{{PreGitCommit, true}, {PostGitCommit, false}, {"", false}} {
+		reg := NewRegistry()
+		reg.Register("gated", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) {
+			return RunnerFunc(func(context.Context, *Invocation) Outcome {
+				return Outcome{Status: StatusBlocked, Decision: DecisionBlock, Reason: "gate held", BlockedBy: tc.blockedBy}
+			}), nil
+		}))
+		e, _ := engineFor(t, hooksJSON("PostExecutionEnd", `{"type": "gated"}`), reg, nil)
+		res, err := e.Fire(context.Background(), "PostExecutionEnd", nil)
+		must(t, err)
+		if res.Blocked != tc.blocked || (tc.blocked && res.Reason != "gate held") || (!tc.blocked && len(res.Warnings) != 1) {
+			t.Errorf("blockedBy %q: blocked=%v reason=%q warnings=%v", tc.blockedBy, res.Blocked, res.Reason, res.Warnings)
+		}
+	}
+}

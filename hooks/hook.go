@@ -141,6 +141,10 @@ type Outcome struct {
 	ExitCode int
 	Stdout   string
 	Stderr   string
+	// BlockedBy names the nested event whose block this outcome carries (git-commit blocked by
+	// PreGitCommit). A block from a blockable nested event blocks the outer event too, even one
+	// that cannot block by itself: the gate the user configured held, and the agent must know.
+	BlockedBy string
 	// Set is merged into the payload of the hooks that run after this one (e.g. commitSha).
 	Set Payload
 	// Details are type-specific result fields (decider, url, changes, …), shown in --json output
@@ -161,6 +165,7 @@ type HookResult struct {
 	Decision   string         `json:"decision,omitempty"`
 	Reason     string         `json:"reason,omitempty"`
 	Feedback   string         `json:"feedback,omitempty"`
+	BlockedBy  string         `json:"blockedBy,omitempty"`
 	Stdout     string         `json:"stdout"`
 	Stderr     string         `json:"stderr"`
 	Details    map[string]any `json:"details,omitempty"`

@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,9 +27,7 @@ type Common struct {
 // DecodeOptions decodes a provider's options strictly into dst (a pointer to a struct that may
 // embed Common) and checks the common ones.
 func DecodeOptions(raw json.RawMessage, dst any, c *Common) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
+	if err := hooks.DecodeOptions(raw, dst); err != nil {
 		return fmt.Errorf("approval options: %w", err)
 	}
 	switch c.TimeoutAction {

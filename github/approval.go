@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autoagent/agent-hooks/approval"
 	"regexp"
 	"sort"
 	"strings"
@@ -26,12 +27,11 @@ type ApprovalProvider struct {
 const DefaultPollInterval = 15000
 
 type approvalConfig struct {
-	Message           string   `json:"message"`
+	approval.Common
 	PollInterval      *int     `json:"pollInterval"`
 	MinApprovals      *int     `json:"minApprovals"`
 	Approvers         []string `json:"approvers"`
 	RequireHeadCommit *bool    `json:"requireHeadCommit"`
-	TimeoutAction     string   `json:"timeoutAction"`
 	Wait              *bool    `json:"wait"`
 	Key               string   `json:"key"`
 }
@@ -51,7 +51,7 @@ type approvalRunner struct {
 // Configure implements approval.Provider.
 func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
 	var c approvalConfig
-	if err := hooks.DecodeOptions(options, &c); err != nil {
+	if err := approval.DecodeOptions(options, &c, &c.Common); err != nil {
 		return nil, err
 	}
 	r := &approvalRunner{
@@ -61,7 +61,7 @@ func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hoo
 		interval:      DefaultPollInterval * time.Millisecond,
 		minApprovals:  1,
 		requireHead:   true,
-		timeoutAction: hooks.DecisionBlock,
+		timeoutAction: c.TimeoutAction,
 		wait:          true,
 	}
 	if c.PollInterval != nil {
@@ -86,13 +86,6 @@ func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hoo
 	if c.RequireHeadCommit != nil {
 		r.requireHead = *c.RequireHeadCommit
 	}
-	switch c.TimeoutAction {
-	case "", hooks.DecisionBlock:
-	case hooks.DecisionApprove:
-		r.timeoutAction = hooks.DecisionApprove
-	default:
-		return nil, fmt.Errorf("timeoutAction: %q is not block or approve", c.TimeoutAction)
-	}
 	if c.Wait != nil {
 		r.wait = *c.Wait
 	}
@@ -114,25 +107,13 @@ func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 	if timeout <= 0 {
 		timeout = hooks.DefaultTimeout
 	}
-	deadline := start.Add(timeout)
-	if dl, ok := ctx.Deadline(); ok {
-		// Decide before the engine's own deadline, so that timeoutAction is what happens.
-		margin := min(2*time.Second, timeout/10)
-		deadline = minTime(deadline, dl.Add(-margin))
-	}
+	deadline := approval.DecideBy(ctx, inv.Hook, start)
 	key := inv.Event + ":" + inv.Hook.Name
 	if r.key != "" {
 		key = hooks.ExpandMessage(r.key, inv.Payload)
 	}
 	a := &approvalRun{approvalRunner: r, c: c, t: t, inv: inv, key: markerKey(key), timeout: timeout, deadline: deadline}
 	return a.run(ctx)
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // approvalRun is one execution of a github approval hook.

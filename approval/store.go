@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // The states of a local approval request.

@@ -5,15 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/autoagent/agent-hooks/approval"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
-	gh "github.com/google/go-github/v60/github"
-
+	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/hooks"
+	gh "github.com/google/go-github/v60/github"
 )
 
 // ApprovalProvider is the "github" provider of the approval hook type: it asks for approval in

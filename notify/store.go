@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // StoreFile is the name of the webhooks file in $AUTOAGENT_HOME.

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // ErrNotFound is returned (wrapped) for a session that has no record.

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // UpdateState reads the JSON state <dir>/<sessionID>.<name>.json into a T (the zero T when

@@ -5,6 +5,7 @@ package hooks
 import (
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 )
 
@@ -30,5 +31,17 @@ func signalGroup(p *os.Process, kill bool) {
 // reapGroup kills whatever is left of the hook's process group after its main process exited.
 func reapGroup(p *os.Process) { signalGroup(p, true) }
 
-// shellPath is the POSIX shell that runs command hooks.
-func shellPath() string { return "sh" }
+// stdinPrefill is the largest payload written into the hook's stdin pipe before it starts:
+// within the smallest default pipe buffer of the Unix systems agent-hooks runs on (16 KiB on
+// macOS), so the write never blocks.
+const stdinPrefill = 16 << 10
+
+var shellOnce = sync.OnceValue(func() string {
+	if p, err := exec.LookPath("sh"); err == nil {
+		return p
+	}
+	return "sh"
+})
+
+// shellPath is the POSIX shell that runs command hooks, looked up on PATH once.
+func shellPath() string { return shellOnce() }

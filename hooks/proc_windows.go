@@ -34,6 +34,10 @@ func signalGroup(p *os.Process, kill bool) {
 // exited cannot be found on Windows, so leftovers are only bounded by the pipe drain timeout.
 func reapGroup(*os.Process) {}
 
+// stdinPrefill is 0: an anonymous pipe's buffer on Windows may be smaller than a payload, and a
+// blocked write before the hook starts would never end, so a goroutine always feeds stdin.
+const stdinPrefill = 0
+
 var (
 	shellOnce sync.Once
 	shell     = "sh"

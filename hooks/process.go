@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,15 +53,13 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	if prog == "sh" {
 		prog = shellPath()
 	}
-	cmd := exec.CommandContext(runCtx, prog, p.Argv[1:]...)
+	// exec.Command rather than CommandContext: every stdio is an *os.File, so os/exec starts no
+	// copying goroutines and needs no WaitDelay, and the context is watched with AfterFunc
+	// callbacks instead of a goroutine per hook (the per-hook path is hot: see BenchmarkFireTrue).
+	cmd := exec.Command(prog, p.Argv[1:]...)
 	cmd.Dir = p.Dir
-	cmd.Env = append(append([]string(nil), r.Environ...), p.Env...)
+	cmd.Env = append(append(make([]string, 0, len(r.Environ)+len(p.Env)), r.Environ...), p.Env...)
 	setProcessGroup(cmd)
-	cmd.Cancel = func() error {
-		signalGroup(cmd.Process, false)
-		return nil
-	}
-	cmd.WaitDelay = grace
 
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
@@ -78,6 +77,14 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, outW, errW
 
+	// A payload that fits in the pipe's buffer is written before the hook starts, so no goroutine
+	// has to feed it.
+	prefilled := len(p.Stdin) <= stdinPrefill
+	if prefilled {
+		_, _ = stdinW.Write(p.Stdin)
+		_ = stdinW.Close()
+	}
+
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		closeAll(stdinR, stdinW, outR, outW, errR, errW)
@@ -87,28 +94,60 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	}
 	closeAll(stdinR, outW, errW) // the child holds its own copies
 
-	var stdout, stderr capture
-	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() {
-		defer wg.Done()
-		_, _ = stdinW.Write(p.Stdin) // EPIPE when the hook does not read: fine
-		_ = stdinW.Close()
+	// On timeout or cancellation: SIGTERM to the group, SIGKILL after the grace period.
+	var killTimer *time.Timer
+	var killMu sync.Mutex
+	stopWatch := context.AfterFunc(runCtx, func() {
+		signalGroup(cmd.Process, false)
+		killMu.Lock()
+		killTimer = time.AfterFunc(grace, func() { signalGroup(cmd.Process, true) })
+		killMu.Unlock()
+	})
+	defer func() {
+		stopWatch()
+		killMu.Lock()
+		if killTimer != nil {
+			killTimer.Stop()
+		}
+		killMu.Unlock()
 	}()
-	go func() { defer wg.Done(); stdout.copyFrom(outR, liveOut) }()
-	go func() { defer wg.Done(); stderr.copyFrom(errR, liveErr) }()
+
+	// The copiers signal the last one out instead of a goroutine waiting on a WaitGroup.
+	var stdout, stderr capture
+	drained := make(chan struct{})
+	var pending atomic.Int32
+	pending.Store(2)
+	done := func() {
+		if pending.Add(-1) == 0 {
+			close(drained)
+		}
+	}
+	if !prefilled {
+		pending.Add(1)
+		go func() {
+			defer done()
+			_, _ = stdinW.Write(p.Stdin) // EPIPE when the hook does not read: fine
+			_ = stdinW.Close()
+		}()
+	}
+	go func() { defer done(); stdout.copyFrom(outR, liveOut) }()
+	go func() { defer done(); stderr.copyFrom(errR, liveErr) }()
 
 	waitErr := cmd.Wait()
 	res.Duration = time.Since(start)
 	reapGroup(cmd.Process) // nothing the hook started may outlive it
 
-	drained := make(chan struct{})
-	go func() { wg.Wait(); close(drained) }()
 	select {
 	case <-drained:
-	case <-time.After(pipeDrain):
-		closeAll(outR, errR, stdinW) // unblock the copiers
-		<-drained
+	default:
+		t := time.NewTimer(pipeDrain)
+		select {
+		case <-drained:
+		case <-t.C:
+			closeAll(outR, errR, stdinW) // unblock the copiers
+			<-drained
+		}
+		t.Stop()
 	}
 	closeAll(outR, errR)
 
@@ -116,7 +155,7 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	res.Truncated = stdout.dropped > 0 || stderr.dropped > 0
 	res.ExitCode = cmd.ProcessState.ExitCode()
 	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
 		res.StartErr = waitErr
 	}
 	if ctx.Err() != nil {

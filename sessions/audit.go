@@ -30,8 +30,8 @@ type Event struct {
 	Details    map[string]any `json:"details,omitempty"`
 }
 
-// Append adds events to the audit trail of session id, one JSON line each, in one write made
-// under the folder's lock so that lines of concurrent processes never interleave. An event
+// Append adds events to the audit trail of session id, one JSON line each, in one appending
+// write so that lines of concurrent processes never interleave. An event
 // without a time gets the store's clock.
 func (s *Store) Append(id string, events ...Event) error {
 	if !ValidID(id) {
@@ -53,21 +53,27 @@ func (s *Store) Append(id string, events ...Event) error {
 	if buf.Len() == 0 {
 		return nil
 	}
+	// One write(2) on a file opened with O_APPEND: the kernel places each write at the end of the
+	// file whole, so lines of concurrent writers never interleave, and no lock is needed (the
+	// folder lock would also make every hook wait for other processes' record updates).
 	path := s.EventsPath(id)
-	return s.locked(func() error {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return fmt.Errorf("append to audit trail: %w", err)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(s.dir, 0o700); err == nil {
+			f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		}
-		if _, err := f.Write(buf.Bytes()); err != nil {
-			f.Close()
-			return fmt.Errorf("append to audit trail %s: %w", path, err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("append to audit trail %s: %w", path, err)
-		}
-		return nil
-	})
+	}
+	if err != nil {
+		return fmt.Errorf("append to audit trail: %w", err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("append to audit trail %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("append to audit trail %s: %w", path, err)
+	}
+	return nil
 }
 
 // Events reads the audit trail of session id in order. A line that is not a JSON event is skipped

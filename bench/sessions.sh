@@ -55,4 +55,4 @@ printf 'session list (process), median / best:  %.1f ms / %.1f ms  ratio to 100 
 printf 'List(10) in-process:                    %.1f ms  ratio to 100 ms budget: %.3f\n' \
   "$(bc -l <<<"$list_ns/1000000")" "$(bc -l <<<"$list_ns/100000000")"
 printf 'record update (lock+read+fsync+rename): %.3f ms\n' "$(bc -l <<<"$update_ns/1000000")"
-printf 'audit line append (lock+write):         %.3f ms\n' "$(bc -l <<<"$append_ns/1000000")"
+printf 'audit line append (one O_APPEND write):         %.3f ms\n' "$(bc -l <<<"$append_ns/1000000")"

@@ -18,7 +18,9 @@
 //	on_approval_required  session iteration
 //
 // `checkpoints.every: N` in loop.yaml makes Extension fire Checkpoint after every Nth
-// PostIteration.
+// PostIteration. A `type: await_poll` hook becomes an approval hook with the http-poll provider
+// (await.go), and the seed's webhooks.yaml beside hooks.sh becomes webhook hooks (webhooks.go).
+// await_webhook (a callback server), await_input and spawn are reported as not run.
 package pipelines
 
 import (
@@ -132,7 +134,11 @@ func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error)
 		}
 		out, diags = append(out, global...), append(diags, more...)
 	}
-	return out, diags, nil
+	webhooks, more, err := readWebhooks(WebhooksPath(env))
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(out, webhooks...), append(diags, more...), nil
 }
 
 // Settings returns the loop's format-level settings for hooks.Config.Settings
@@ -197,13 +203,7 @@ func (p *parser) parseHook(k, v *yaml.Node) {
 		p.Errorf(k, "%s", seedfmt.UnknownPoint(Name, k.Value, append(points.Names(), "disable_global")))
 	case seedfmt.IsNull(v):
 	case v.Kind == yaml.MappingNode:
-		typ := "structured"
-		for j := 0; j+1 < len(v.Content); j += 2 {
-			if v.Content[j].Value == "type" {
-				typ = v.Content[j+1].Value
-			}
-		}
-		p.Warnf(v, "hooks.%s: %s hooks are not run from loop.yaml; use an approval or webhook hook in .autoagent/config.json", k.Value, typ)
+		p.parseAwait(k.Value, event, v)
 	case v.Kind != yaml.ScalarNode:
 		p.Errorf(v, "hooks.%s: expected a command", k.Value)
 	case k.Value == "on_checkpoint" && v.Value == "spawn":

@@ -60,6 +60,9 @@ type LoadEnv struct {
 	AutoagentHome string              // $AUTOAGENT_HOME, default ~/.autoagent
 	Getenv        func(string) string // the environment
 	LoopFile      string              // agent-pipelines: --loop FILE, if given
+	// ExtraConfig is one more native config file (the Action's config input), loaded after the
+	// project's and before the user's, with scope "extra".
+	ExtraConfig string
 	// DisableUserHooks is the project's "disableUserHooks", set by Load before it asks formats:
 	// a format with user-level hooks (webhooks.json, ~/.config/...) leaves them out.
 	DisableUserHooks bool

@@ -48,6 +48,19 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 	if pf != nil {
 		files = append(files, pf)
 	}
+	if env.ExtraConfig != "" {
+		xf, diags, err := readNative(env.ExtraConfig, "extra")
+		if err != nil {
+			return nil, err
+		}
+		if xf == nil && len(diags) == 0 {
+			return nil, fmt.Errorf("read %s: %w", env.ExtraConfig, fs.ErrNotExist)
+		}
+		errs = append(errs, diags...)
+		if xf != nil {
+			files = append(files, xf)
+		}
+	}
 	if env.AutoagentHome != "" && (pf == nil || !pf.disableUserHooks) {
 		user := filepath.Join(env.AutoagentHome, UserConfigName)
 		if !samePath(user, project) {

@@ -164,3 +164,23 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadExtraConfigBetweenProjectAndUser(t *testing.T) {
+	t.Parallel()
+	env := writeConfig(t, `{"hooks": {"Stop": [{"name": "p", "command": "true"}]}}`, `{"hooks": {"Stop": [{"name": "u", "command": "true"}]}}`)
+	env.ExtraConfig = filepath.Join(t.TempDir(), "extra.json")
+	must(t, os.WriteFile(env.ExtraConfig, []byte(`{"hooks": {"Stop": [{"name": "x", "command": "true"}]}}`), 0o644))
+	cfg, err := Load(NewRegistry(), env)
+	must(t, err)
+	var got []string
+	for _, h := range cfg.Hooks[Stop] {
+		got = append(got, h.Name+"/"+h.Source.Scope)
+	}
+	if strings.Join(got, " ") != "p/project x/extra u/user" {
+		t.Errorf("order %v", got)
+	}
+	env.ExtraConfig = filepath.Join(t.TempDir(), "missing.json")
+	if _, err := Load(NewRegistry(), env); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("missing extra config: %v", err)
+	}
+}

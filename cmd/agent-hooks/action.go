@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +19,7 @@ func (a *app) newActionCmd() *cobra.Command {
 		Short: "Run an event as a GitHub Actions step (the entry point of action.yml)",
 		Long: `Run one event as a GitHub Actions step. The inputs come from INPUT_* variables, which
 action.yml passes explicitly: event, payload (a JSON object or a file), config (extra hook
-configuration, a JSON object or a file, loaded as the user-level config), working-directory,
+configuration, a JSON object or a file, loaded after the project's config), working-directory,
 github-token (masked at once, and handed to the hooks as GITHUB_TOKEN), session-id and
 fail-on-block (default true).
 
@@ -82,64 +81,68 @@ func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.Action
 			env["GH_TOKEN"] = in.GitHubToken
 		}
 	}
-	home, err := a.actionHome(in.Config)
+	if home := a.actionHome(); home != "" {
+		env["AUTOAGENT_HOME"] = home
+	}
+	configFile, cleanup, err := a.actionConfig(in.Config)
 	if err != nil {
 		return nil, err
 	}
-	if home != "" {
-		env["AUTOAGENT_HOME"] = home
-	}
+	defer cleanup()
 	b := a.withEnv(env)
 	resume := act.StopCommands()
-	res, err := b.fire(cmd.Context(), fireRequest{Event: in.Event, Data: data, SessionID: in.SessionID, Workspace: in.WorkingDirectory})
+	res, err := b.fire(cmd.Context(), fireRequest{Event: in.Event, Data: data, SessionID: in.SessionID, Workspace: in.WorkingDirectory, ConfigFile: configFile})
 	resume()
 	return res, err
 }
 
-// actionHome is the AUTOAGENT_HOME of the step ("" keeps the usual one). In a workflow run
-// (RUNNER_TEMP set) with no AUTOAGENT_HOME of the user's, every step shares one under RUNNER_TEMP,
-// so that the steps of a job share their sessions; its config.json is the config input of the
-// step (or absent), so that the input is loaded as the user-level config after the project's. A
-// config input with the user's own AUTOAGENT_HOME gets a home of its own, never overwriting the
-// user's config.json.
-func (a *app) actionHome(config string) (string, error) {
-	own := a.getenv("AUTOAGENT_HOME") == ""
-	base := a.getenv("RUNNER_TEMP")
+// actionHome is the AUTOAGENT_HOME of the step ("" keeps the usual one): in a workflow run
+// (RUNNER_TEMP set) without an AUTOAGENT_HOME of the user's, one under RUNNER_TEMP, so that the
+// steps of a job share their sessions and a self-hosted runner keeps nothing between jobs.
+func (a *app) actionHome() string {
+	if a.getenv("AUTOAGENT_HOME") != "" || a.getenv("RUNNER_TEMP") == "" {
+		return ""
+	}
+	return filepath.Join(a.getenv("RUNNER_TEMP"), "agent-hooks-home")
+}
+
+// actionConfig is the file of the config input: the path it names, or inline JSON written to a
+// temporary file (removed by cleanup). The hooks load it after the project's config and before
+// the user's; no config.json of anyone's is written.
+func (a *app) actionConfig(config string) (file string, cleanup func(), err error) {
+	cleanup = func() {}
+	config = strings.TrimSpace(config)
 	switch {
-	case config == "" && (!own || base == ""):
-		return "", nil
-	case base == "":
-		base = os.TempDir()
-	}
-	home := filepath.Join(base, "agent-hooks-home")
-	if !own {
-		home = filepath.Join(base, "agent-hooks-config")
-	}
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return "", fmt.Errorf("input config: %w", err)
-	}
-	path := filepath.Join(home, "config.json")
-	if config == "" {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("input config: %w", err)
+	case config == "":
+		return "", cleanup, nil
+	case !strings.HasPrefix(config, "{"):
+		if !filepath.IsAbs(config) {
+			config = filepath.Join(a.cwd, config)
 		}
-		return home, nil
+		return config, cleanup, nil
 	}
-	src := []byte(config)
-	if !strings.HasPrefix(strings.TrimSpace(config), "{") {
-		file := config
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(a.cwd, file)
-		}
-		var err error
-		if src, err = os.ReadFile(file); err != nil {
-			return "", fmt.Errorf("input config: %w", err)
-		}
+	dir := a.getenv("RUNNER_TEMP")
+	if dir == "" {
+		dir = os.TempDir()
 	}
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		return "", fmt.Errorf("input config: %w", err)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", cleanup, fmt.Errorf("input config: %w", err)
 	}
-	return home, nil
+	f, err := os.CreateTemp(dir, "agent-hooks-config-*.json")
+	if err != nil {
+		return "", cleanup, fmt.Errorf("input config: %w", err)
+	}
+	cleanup = func() { os.Remove(f.Name()) }
+	if _, err := f.WriteString(config); err != nil {
+		f.Close()
+		cleanup()
+		return "", func() {}, fmt.Errorf("input config: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		cleanup()
+		return "", func() {}, fmt.Errorf("input config: %w", err)
+	}
+	return f.Name(), cleanup, nil
 }
 
 // withEnv is a copy of the app whose environment has the given variables set.

@@ -71,8 +71,10 @@ type fireRequest struct {
 	SessionID string
 	Workspace string // the --workspace flag; "" finds it
 	LoopFile  string
-	JSON      bool      // print the JSON result on stdout instead of streaming hook output there
-	Output    io.Writer // where the JSON result goes (default a.stdout)
+	// ConfigFile is one more native config, loaded after the project's (the Action's config input).
+	ConfigFile string
+	JSON       bool      // print the JSON result on stdout instead of streaming hook output there
+	Output     io.Writer // where the JSON result goes (default a.stdout)
 }
 
 // fire runs an event exactly like `agent-hooks run`: it loads the configuration, attaches the
@@ -83,6 +85,7 @@ func (a *app) fire(ctx context.Context, req fireRequest) (*hooks.Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	env.ExtraConfig = req.ConfigFile
 	reg := a.newRegistry()
 	cfg, err := a.loadConfig(reg, env)
 	if err != nil {

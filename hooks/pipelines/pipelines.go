@@ -245,15 +245,9 @@ func (p *parser) parseCheckpoint(k, v *yaml.Node) {
 
 // readGlobal finds the hook functions a global hooks.sh defines.
 func readGlobal(file string) ([]*hooks.Hook, []hooks.Diagnostic, error) {
-	if file == "" {
-		return nil, nil, nil
-	}
-	data, err := os.ReadFile(file)
-	if os.IsNotExist(err) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("read global hooks: %w", err)
+	data, err := readUserFile(file)
+	if data == nil || err != nil {
+		return nil, nil, err
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), file)
 	if err != nil {
@@ -369,4 +363,20 @@ func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.
 		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("%s %s failed (exit %d): %s", kind, point, p.ExitCode, seedfmt.Reason(p))
 	}
 	return o
+}
+
+// readUserFile reads an optional file of the user's configuration: nil when file is "" or
+// missing.
+func readUserFile(file string) ([]byte, error) {
+	if file == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	return data, nil
 }

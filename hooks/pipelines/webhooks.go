@@ -2,8 +2,6 @@ package pipelines
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -39,15 +37,9 @@ var webhookFormats = []string{"slack", "discord", "teams", "json"}
 // name agent-hooks knows. The URL is a secret: it stays in the hook's options, never in a name or
 // a message.
 func readWebhooks(file string) ([]*hooks.Hook, []hooks.Diagnostic, error) {
-	if file == "" {
-		return nil, nil, nil
-	}
-	data, err := os.ReadFile(file)
-	if os.IsNotExist(err) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("read webhooks: %w", err)
+	data, err := readUserFile(file)
+	if data == nil || err != nil {
+		return nil, nil, err
 	}
 	y := &seedfmt.YAMLFile{Path: file}
 	root := y.Parse(data)

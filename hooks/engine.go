@@ -307,6 +307,9 @@ func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.
 	if err != nil {
 		return Outcome{Status: StatusError, Reason: err.Error()}
 	}
+	if p.Cleanup != nil {
+		defer p.Cleanup()
+	}
 	if p.Dir == "" {
 		p.Dir = e.Workspace
 	}

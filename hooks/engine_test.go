@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -342,5 +343,30 @@ func TestNestedGateBlocksPostEvent(t *testing.T) {
 		if res.Blocked != tc.blocked || (tc.blocked && res.Reason != "gate held") || (!tc.blocked && len(res.Warnings) != 1) {
 			t.Errorf("blockedBy %q: blocked=%v reason=%q warnings=%v", tc.blockedBy, res.Blocked, res.Reason, res.Warnings)
 		}
+	}
+}
+
+// A payload too large for one environment variable (Linux: 128 KiB) still reaches the hook whole
+// on stdin, and through a file named by AUTOAGENT_PAYLOAD_FILE that is removed afterwards.
+func TestLargePayloadGoesThroughAFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := `wc -c < "$AUTOAGENT_PAYLOAD_FILE" > ` + dir + `/file.n; echo "$AUTOAGENT_PAYLOAD_FILE" > ` + dir + `/file.path; wc -c > ` + dir + `/stdin.n; test -z "$AUTOAGENT_PAYLOAD"`
+	e, _ := engineFor(t, hooksJSON("PreExecutionEnd", cmdHook("big", script, `"blocking": true`)), nil, nil)
+	res, err := e.Fire(context.Background(), "PreExecutionEnd", Payload{"output": strings.Repeat("x", 300000)})
+	must(t, err)
+	if res.Blocked || res.Hooks[0].Status != StatusOK {
+		t.Fatalf("hook failed: %+v", res.Hooks[0])
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		must(t, err)
+		return strings.TrimSpace(string(b))
+	}
+	if n, _ := strconv.Atoi(read("stdin.n")); read("file.n") != read("stdin.n") || n < 300000 {
+		t.Errorf("file has %s bytes, stdin %s", read("file.n"), read("stdin.n"))
+	}
+	if _, err := os.Stat(read("file.path")); !os.IsNotExist(err) {
+		t.Errorf("payload file left behind: %v", err)
 	}
 }

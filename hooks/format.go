@@ -24,6 +24,7 @@ type Process struct {
 	Stdin   []byte
 	Dir     string        // defaults to the workspace
 	Timeout time.Duration // defaults to the hook's timeout
+	Cleanup func()        // called when the process is done (removes temporary files); may be nil
 }
 
 // ProcessResult is what a hook process did.

@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 )
@@ -20,21 +21,51 @@ func (nativeDialect) Prepare(inv *Invocation) (Process, error) {
 	if err != nil {
 		return Process{}, fmt.Errorf("encode payload: %w", err)
 	}
-	return Process{
-		Argv:  []string{"sh", "-c", command},
-		Env:   append(ProtocolEnv(inv, stdin), env...),
-		Stdin: stdin,
-	}, nil
-}
-
-// ProtocolEnv is the AUTOAGENT_* environment every command hook gets.
-func ProtocolEnv(inv *Invocation, payloadJSON []byte) []string {
-	return []string{
+	payloadVar, cleanup, err := PayloadEnv("AUTOAGENT_PAYLOAD", stdin)
+	if err != nil {
+		return Process{}, err
+	}
+	protocol := []string{
 		"AUTOAGENT_EVENT=" + inv.Event,
 		"AUTOAGENT_SESSION_ID=" + inv.SessionID,
 		"AUTOAGENT_WORKSPACE=" + inv.Workspace,
-		"AUTOAGENT_PAYLOAD=" + string(payloadJSON),
+		payloadVar,
 	}
+	return Process{
+		Argv:    []string{"sh", "-c", command},
+		Env:     append(protocol, env...),
+		Stdin:   stdin,
+		Cleanup: cleanup,
+	}, nil
+}
+
+// MaxEnvPayload is the largest payload handed over in an environment variable. Linux refuses to
+// start a process with one variable over 128 KiB, so a larger payload (an agent's whole output,
+// say) is written to a private temporary file named by <NAME>_FILE instead; stdin always carries
+// the payload whole.
+const MaxEnvPayload = 64 << 10
+
+// PayloadEnv is the NAME=payload variable of a hook process, or NAME_FILE=path for a payload
+// over MaxEnvPayload; cleanup removes the file once the hook is done.
+func PayloadEnv(name string, payloadJSON []byte) (variable string, cleanup func(), err error) {
+	if len(payloadJSON) <= MaxEnvPayload {
+		return name + "=" + string(payloadJSON), func() {}, nil
+	}
+	f, err := os.CreateTemp("", "agent-hooks-payload-*.json")
+	if err != nil {
+		return "", nil, fmt.Errorf("write payload file: %w", err)
+	}
+	cleanup = func() { os.Remove(f.Name()) }
+	if _, err := f.Write(payloadJSON); err != nil {
+		f.Close()
+		cleanup()
+		return "", nil, fmt.Errorf("write payload file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("write payload file: %w", err)
+	}
+	return name + "_FILE=" + f.Name(), cleanup, nil
 }
 
 func (nativeDialect) Interpret(inv *Invocation, p *ProcessResult) Outcome {

@@ -199,11 +199,15 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	if err != nil {
 		return hooks.Process{}, err
 	}
-	env := []string{"BREAKPOINT_PAYLOAD=" + string(payload), seedfmt.RepoRootEnv(inv.Workspace)}
+	payloadVar, cleanup, err := hooks.PayloadEnv("BREAKPOINT_PAYLOAD", payload)
+	if err != nil {
+		return hooks.Process{}, err
+	}
+	env := []string{payloadVar, seedfmt.RepoRootEnv(inv.Workspace)}
 	if d.PluginRoot != "" {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+d.PluginRoot)
 	}
-	return hooks.Process{Argv: []string{inv.Hook.Command}, Env: env, Stdin: payload}, nil
+	return hooks.Process{Argv: []string{inv.Hook.Command}, Env: env, Stdin: payload, Cleanup: cleanup}, nil
 }
 
 // Interpret implements hooks.Dialect: non-zero is a failure, never a block.

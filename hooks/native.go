@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -31,8 +34,15 @@ func (nativeDialect) Prepare(inv *Invocation) (Process, error) {
 		"AUTOAGENT_WORKSPACE=" + inv.Workspace,
 		payloadVar,
 	}
+	var argv []string
+	if _, setsPath := inv.Hook.Env["PATH"]; !setsPath {
+		argv = directArgv(command, inv.Workspace)
+	}
+	if argv == nil {
+		argv = []string{"sh", "-c", command}
+	}
 	return Process{
-		Argv:    []string{"sh", "-c", command},
+		Argv:    argv,
 		Env:     append(protocol, env...),
 		Stdin:   stdin,
 		Cleanup: cleanup,
@@ -119,4 +129,78 @@ func (h *Hook) timeout() time.Duration {
 		return h.Timeout
 	}
 	return DefaultTimeout
+}
+
+// directArgv returns the argv of a command that is a plain program invocation — words of
+// letters, digits and _ . / , : + @ % - = only, the first naming an executable file that is not
+// a shell builtin — so that it runs without the intermediate sh (dash forks once more for
+// `sh -c prog`, a whole process per hook). Anything else, or anything it cannot be sure of,
+// returns nil and runs with sh -c as written: the result is the same either way.
+func directArgv(command, dir string) []string {
+	words := strings.Fields(command)
+	if len(words) == 0 || strings.ContainsAny(command, "\n\r") {
+		return nil
+	}
+	for i, w := range words {
+		for _, r := range w {
+			plain := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+				strings.ContainsRune("_./,:+@%-", r) || r == '=' && i > 0
+			if !plain {
+				return nil
+			}
+		}
+	}
+	if shellBuiltins[words[0]] {
+		return nil
+	}
+	path := words[0]
+	if !strings.Contains(path, "/") {
+		found, err := exec.LookPath(path)
+		if err != nil {
+			return nil
+		}
+		path = found
+	} else if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	if !runnable(path) {
+		return nil
+	}
+	return append([]string{path}, words[1:]...)
+}
+
+// runnable reports whether path is an executable regular file the kernel can start by itself:
+// a script with a #! line or a binary. A script without #! needs sh, which runs it as a script.
+func runnable(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		return false
+	}
+	var head [4]byte
+	n, _ := f.Read(head[:])
+	magic := string(head[:n])
+	if runtime.GOOS == "windows" {
+		return strings.HasPrefix(magic, "MZ") // Windows starts no #! script by itself
+	}
+	return strings.HasPrefix(magic, "#!") || magic == "\x7fELF" || magic == "\xcf\xfa\xed\xfe" || magic == "\xca\xfe\xba\xbe"
+}
+
+// shellBuiltins are the POSIX special and regular builtins and reserved words: a command
+// starting with one runs in sh, where the builtin (not a same-named binary) is what the user
+// wrote against.
+var shellBuiltins = map[string]bool{
+	"alias": true, "bg": true, "break": true, "cd": true, "command": true, "continue": true,
+	"echo": true, "eval": true, "exec": true, "exit": true, "export": true, "false": true,
+	"fc": true, "fg": true, "getopts": true, "hash": true, "jobs": true, "kill": true,
+	"local": true, "printf": true, "pwd": true, "read": true, "readonly": true, "return": true,
+	"set": true, "shift": true, "test": true, "times": true, "trap": true, "true": true,
+	"type": true, "ulimit": true, "umask": true, "unalias": true, "unset": true, "wait": true,
+	"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
+	"case": true, "esac": true, "while": true, "until": true, "for": true, "in": true,
+	"function": true, "select": true, "time": true, "source": true,
 }

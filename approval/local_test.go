@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -311,5 +312,41 @@ func TestRequestStateAt(t *testing.T) {
 		if got := tt.r.StateAt(now); got != tt.want {
 			t.Errorf("%d: got %s, want %s", i, got, tt.want)
 		}
+	}
+}
+
+// TestStoreIDFromFileName: a request is known by its file's name. A file whose "id" says something
+// else (a foreign or hand-edited file, say "../../x") is not a request: deciding it must not write
+// outside the approvals folder, and list reports it instead of showing it.
+func TestStoreIDFromFileName(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	s := NewStore(filepath.Join(base, "home", "approvals"))
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const id = "apr-aaaaaaaa"
+	forged := `{"id": "../../escaped", "state": "pending", "event": "Stop", "expiresAt": "2999-01-01T00:00:00Z"}`
+	if err := os.WriteFile(filepath.Join(s.Dir, id+".json"), []byte(forged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, decideErr := s.Decide(id, StateApproved, Decision{By: "ann", Via: "cli"})
+	if _, err := os.Stat(filepath.Join(base, "escaped.json")); err == nil {
+		t.Errorf("deciding %s wrote %s, outside the approvals folder", id, filepath.Join(base, "escaped.json"))
+	}
+	if decideErr == nil {
+		t.Errorf("deciding a request whose file names another id succeeded")
+	}
+	list, problems, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list {
+		if r.ID != id {
+			t.Errorf("list shows a request as %q", r.ID)
+		}
+	}
+	if len(list) != 0 || len(problems) != 1 {
+		t.Errorf("list: got %d requests and problems %v, want the file reported as a problem", len(list), problems)
 	}
 }

@@ -170,6 +170,10 @@ func (s *Store) Get(id string) (*Request, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("read %s: %w", s.path(id), err)
 	}
+	if r.ID != id {
+		// Every write goes to path(r.ID): a file naming another id must not send it elsewhere.
+		return nil, fmt.Errorf("read %s: not a request: its id is %q", s.path(id), r.ID)
+	}
 	return &r, nil
 }
 

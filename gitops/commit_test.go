@@ -189,3 +189,32 @@ func TestCommitCoreExcludesFile(t *testing.T) {
 		t.Errorf("git status --ignored = %q, want only x.mine ignored", got)
 	}
 }
+
+// TestCommitIgnoreRulesMatchThePathItself checks ignore rules that go-git's matcher applies to a
+// path's parent directories, or to a directory itself for a trailing "/**", where git matches the
+// path alone: the whitelist idiom (`*`, `!*/`), `dir/**` with a re-included file, and negations
+// naming a directory.
+func TestCommitIgnoreRulesMatchThePathItself(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir := e.newRepo(t, map[string]string{"README": "r\n"})
+	writeFiles(t, dir, map[string]string{
+		"white/.gitignore": "*\n!*/\n!*.go\n!.gitignore\n",
+		"white/a.go":       "a\n", "white/a.txt": "ignored\n", "white/src/b.go": "b\n", "white/src/c.txt": "ignored\n",
+		"stars/.gitignore": "foo/**\n!foo/bar\n",
+		"stars/foo/bar":    "re-included\n", "stars/foo/baz": "ignored\n",
+		"neg/.gitignore":      "*.log\n!important\n!doc/keep\n",
+		"neg/important/x.log": "ignored: the negation names the directory, not the file\n",
+		"neg/doc/keep/y.log":  "ignored too\n", "neg/important/z.txt": "kept\n",
+	})
+	ref := copyTree(t, dir)
+	e.git(t, ref, "add", "-A")
+	e.git(t, ref, "commit", "-q", "-m", "by git")
+	if _, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "by gitops"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.git(t, dir, "ls-tree", "-r", "--name-only", "HEAD"), e.git(t, ref, "ls-tree", "-r", "--name-only", "HEAD"); got != want {
+		t.Errorf("committed:\n%s\ngit add -A committed:\n%s", got, want)
+	}
+	e.wantClean(t, dir)
+}

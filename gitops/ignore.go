@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -55,7 +56,9 @@ func readIgnoreFile(path string, domain []string) ([]gitignore.Pattern, error) {
 		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
 			continue
 		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
+		if r := parseIgnoreRule(line, domain); r != nil {
+			ps = append(ps, r)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read ignore file %s: %w", path, err)
@@ -79,4 +82,106 @@ func ignored(patterns []gitignore.Pattern, path string, isDir bool) bool {
 		}
 	}
 	return false
+}
+
+// ignoreRule is one line of an ignore file, matched as git matches it: against the path itself
+// only. (go-git's gitignore.Pattern also matches a path through its parent directories, so that
+// `!*/` or `!somedir` re-includes every file below, and lets `dir/**` match dir itself.) The walk
+// prunes excluded directories, so a rule never needs to look at a path's parents.
+type ignoreRule struct {
+	domain   []string // the directory of the ignore file, below which the rule applies
+	segs     []string // the pattern's segments; one (the base name's) when not anchored
+	anchored bool     // the pattern has a slash: matched against the whole path below domain
+	negate   bool
+	dirOnly  bool
+}
+
+// parseIgnoreRule reads one non-comment line; nil when it holds no pattern.
+func parseIgnoreRule(line string, domain []string) *ignoreRule {
+	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, "\\ ") {
+		line = line[:len(line)-1]
+	}
+	r := &ignoreRule{domain: append([]string(nil), domain...)}
+	if rest, ok := strings.CutPrefix(line, "!"); ok {
+		r.negate, line = true, rest
+	}
+	if rest, ok := strings.CutSuffix(line, "/"); ok {
+		r.dirOnly, line = true, rest
+	}
+	if line == "" {
+		return nil
+	}
+	if strings.Contains(line, "/") {
+		r.anchored = true
+		line = strings.TrimPrefix(line, "/")
+	}
+	for _, s := range strings.Split(line, "/") {
+		r.segs = append(r.segs, bracketNegation(s))
+	}
+	return r
+}
+
+// bracketNegation turns git's [!…] into path.Match's [^…].
+func bracketNegation(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '\\':
+			i++
+		case b[i] == '[' && i+1 < len(b) && b[i+1] == '!':
+			b[i+1] = '^'
+		}
+	}
+	return string(b)
+}
+
+// Match implements gitignore.Pattern for the path itself (slash-separated segments).
+func (r *ignoreRule) Match(p []string, isDir bool) gitignore.MatchResult {
+	if len(p) <= len(r.domain) || (r.dirOnly && !isDir) {
+		return gitignore.NoMatch
+	}
+	for i, d := range r.domain {
+		if p[i] != d {
+			return gitignore.NoMatch
+		}
+	}
+	p = p[len(r.domain):]
+	var ok bool
+	if r.anchored {
+		ok = matchSegments(r.segs, p)
+	} else {
+		ok = matchSegment(r.segs[0], p[len(p)-1])
+	}
+	switch {
+	case !ok:
+		return gitignore.NoMatch
+	case r.negate:
+		return gitignore.Include
+	}
+	return gitignore.Exclude
+}
+
+// matchSegments matches path segments against pattern segments: "**" matches any number of
+// segments, and at the end at least one (everything inside).
+func matchSegments(pat, p []string) bool {
+	if len(pat) == 0 {
+		return len(p) == 0
+	}
+	if pat[0] == "**" {
+		if len(pat) == 1 {
+			return len(p) > 0
+		}
+		for i := 0; i <= len(p); i++ {
+			if matchSegments(pat[1:], p[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(p) > 0 && matchSegment(pat[0], p[0]) && matchSegments(pat[1:], p[1:])
+}
+
+func matchSegment(pat, name string) bool {
+	ok, err := path.Match(pat, name)
+	return err == nil && ok
 }

@@ -443,3 +443,24 @@ func TestCommitIndexFormats(t *testing.T) {
 		t.Errorf("split index: err = %v", err)
 	}
 }
+
+// TestCommitRunsHookWithoutShebang runs a hook script that has no #! line with sh, as git does
+// (git falls back to the shell when the kernel cannot execute the file).
+func TestCommitRunsHookWithoutShebang(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
+	writeFiles(t, dir, map[string]string{"a.txt": "changed\n"})
+	hook := filepath.Join(dir, ".git/hooks/pre-commit")
+	must(t, os.WriteFile(hook, []byte("echo 'no shebang here' >&2\nexit 1\n"), 0o755))
+	var he *HookError
+	_, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "m"})
+	if !errors.As(err, &he) || he.ExitCode != 1 || !strings.Contains(he.Output, "no shebang here") {
+		t.Fatalf("err = %v, want the hook's own failure with its output", err)
+	}
+	must(t, os.WriteFile(hook, []byte("test \"$1\" = '' && exit 0\nexit 1\n"), 0o755))
+	if res, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "m"}); err != nil || !res.Changes {
+		t.Fatalf("passing hook: %+v, %v", res, err)
+	}
+	e.fsck(t, dir)
+}

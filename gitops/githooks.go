@@ -2,12 +2,14 @@ package gitops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
@@ -67,12 +69,18 @@ func (r *Repo) runGitHook(ctx context.Context, name string, args []string, out i
 	runner := hooks.ProcessRunner{Environ: env}
 	combined := &boundedBuffer{max: 64 << 10}
 	w := io.MultiWriter(out, combined)
-	res, err := runner.Run(ctx, hooks.Process{
+	p := hooks.Process{
 		Argv:    append([]string{path}, args...),
 		Env:     []string{"GIT_INDEX_FILE=" + r.indexPath(), "GIT_EDITOR=:"},
 		Dir:     r.Root,
 		Timeout: timeout,
-	}, w, w)
+	}
+	res, err := runner.Run(ctx, p, w, w)
+	if err == nil && errors.Is(res.StartErr, syscall.ENOEXEC) {
+		// A script without a #! line: git runs it with the shell.
+		p.Argv = append([]string{"sh"}, p.Argv...)
+		res, err = runner.Run(ctx, p, w, w)
+	}
 	if err != nil {
 		return hookRun{}, fmt.Errorf("run %s hook: %w", name, err)
 	}

@@ -92,6 +92,10 @@ SessionEnd,Error).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format := args[0]
+			if !notify.ValidName(format) {
+				// Most likely the URL itself, pasted where the format goes: never echo it.
+				return fmt.Errorf("the argument is not a webhook format (want %s; it is not shown, as it may be a webhook URL: give the URL with --url, --url-env or on standard input)", strings.Join(notify.Formats(), ", "))
+			}
 			if name == "" {
 				name = format
 			}
@@ -271,6 +275,14 @@ func (a *app) newNotifyRemoveCmd() *cobra.Command {
 }
 
 func unknownWebhook(s *notify.Store, name string) error {
+	if !notify.ValidName(name) {
+		// Not a name, so perhaps a webhook URL given where its name belongs: never echo it.
+		msg := "no such webhook (the argument is not a webhook name; it is not shown, as it may be a webhook URL)"
+		if len(s.Names()) > 0 {
+			msg += "; have: " + strings.Join(s.Names(), ", ")
+		}
+		return errors.New(msg)
+	}
 	msg := fmt.Sprintf("no webhook named %q", name)
 	if sug := hooks.Suggest(name, s.Names()); sug != "" {
 		msg += fmt.Sprintf("; did you mean %q?", sug)

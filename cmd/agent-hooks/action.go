@@ -49,9 +49,12 @@ Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-
 			var silent *silentError
 			switch {
 			case res.Blocked && !in.FailOnBlock:
-				fmt.Fprintf(a.stderr, "agent-hooks: %s blocked (fail-on-block is false): %s\n", res.Event, res.Reason)
+				a.sayUnobeyed(fmt.Sprintf("agent-hooks: %s blocked (fail-on-block is false): %s", res.Event, res.Reason))
 				return nil
-			case errors.As(err, &blocked), errors.As(err, &silent):
+			case errors.As(err, &blocked):
+				a.sayUnobeyed(blocked.reason)
+				return &silentError{code: exitBlocked}
+			case errors.As(err, &silent):
 				return err
 			case res.Decision == hooks.DecisionSkip:
 				return nil
@@ -59,6 +62,15 @@ Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-
 			return err
 		},
 	}
+}
+
+// sayUnobeyed prints a message that carries hook output (a block reason, feedback) on stderr with
+// workflow commands stopped on that stream, so that no line of it is obeyed as one (::warning::,
+// ::add-mask::, ::stop-commands:: …).
+func (a *app) sayUnobeyed(msg string) {
+	resume := github.NewAction(a.stderr, a.getenv).StopCommands()
+	fmt.Fprintln(a.stderr, msg)
+	resume()
 }
 
 // runAction fires the event of the inputs with the token and configuration they name.

@@ -220,9 +220,10 @@ func (a *approvalRun) refreshPR(ctx context.Context) error {
 	return nil
 }
 
-// The request comment carries a hidden marker naming the request and the head commit it was
-// made for; the part after the status marker is rewritten as the request progresses.
-var approvalMarker = regexp.MustCompile(`<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" -->`)
+// The request comment begins with a hidden marker naming the request and the head commit it was
+// made for; the part after the status marker is rewritten as the request progresses. Only a
+// marker at the very start counts: other comments of the same identity may quote one.
+var approvalMarker = regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" -->`)
 
 const statusMarker = "<!-- agent-hooks:status -->"
 

@@ -70,12 +70,21 @@ func (s *Store) FindActive(workspace string, scan int) (*Session, []error, error
 	return found, problems, err
 }
 
-// SameWorkspace reports whether two workspace paths name the same folder.
+// SameWorkspace reports whether two workspace paths name the same folder, also when one of them
+// goes through a symbolic link.
 func SameWorkspace(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}
-	return filepath.Clean(a) == filepath.Clean(b)
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
 }
 
 // ids lists the session ids in the folder, newest first.

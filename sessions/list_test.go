@@ -293,3 +293,37 @@ func TestOpenActiveAgreesOnOneSession(t *testing.T) {
 		t.Fatalf("OpenActive after the end = %+v, %v, %v; want a new session", next, isNew, err)
 	}
 }
+
+// TestActiveThroughASymlink: a workspace reached through a symbolic link (a shell's $PWD under
+// /tmp on macOS, a linked home) is the same workspace: a run there attaches to the session
+// started from the other path instead of starting a second one.
+func TestActiveThroughASymlink(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestStore(t)
+	base := t.TempDir()
+	real := filepath.Join(base, "repo")
+	link := filepath.Join(base, "link")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symlinks: %v", err)
+	}
+	started, err := s.Create(Params{Workspace: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(Params{Workspace: filepath.Join(base, "elsewhere")}); err != nil { // current moves away
+		t.Fatal(err)
+	}
+	got, created, err := s.OpenActive(real, 50, func() Params { return Params{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created || got.ID != started.ID {
+		t.Errorf("OpenActive(%s) = %s (created %v), want %s, started in %s", real, got.ID, created, started.ID, link)
+	}
+	if SameWorkspace(real, filepath.Join(base, "elsewhere")) {
+		t.Error("two folders are the same workspace")
+	}
+}

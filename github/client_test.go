@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +76,27 @@ func TestRateLimitWait(t *testing.T) {
 		if got != tt.want || limited != tt.limited {
 			t.Errorf("%s: got %s %v, want %s %v", tt.name, got, limited, tt.want, tt.limited)
 		}
+	}
+}
+
+// TestLargePageIsNotCut: a page bigger than the ETag cache keeps (100 comments of GitHub's
+// maximum 65536 characters, quotes escaped in JSON) is not cached, and must reach go-github whole.
+func TestLargePageIsNotCut(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	body := strings.Repeat(`"`, 65536)
+	for range 100 {
+		s.AddComment(prNumber, "alice", body, time.Time{})
+	}
+	c, err := NewClient(testToken, s.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	comments, err := c.Comments(context.Background(), Target{"octo", "hello", prNumber}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(comments) != 100 || comments[99].GetBody() != body {
+		t.Fatalf("got %d comments", len(comments))
 	}
 }

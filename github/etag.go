@@ -71,16 +71,25 @@ func (c *etagCache) RoundTrip(req *http.Request) (*http.Response, error) {
 		}, nil
 	case resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "":
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxCachedBody+1))
-		resp.Body.Close()
 		if err != nil {
+			resp.Body.Close()
 			return nil, err
 		}
-		if len(body) <= maxCachedBody {
-			c.mu.Lock()
-			c.entries[key] = &cacheEntry{etag: resp.Header.Get("ETag"), header: resp.Header.Clone(), body: body}
-			c.mu.Unlock()
+		if len(body) > maxCachedBody {
+			// Too large to keep: hand on what was read and the rest still unread.
+			resp.Body = readCloser{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+			return resp, nil
 		}
+		resp.Body.Close()
+		c.mu.Lock()
+		c.entries[key] = &cacheEntry{etag: resp.Header.Get("ETag"), header: resp.Header.Clone(), body: body}
+		c.mu.Unlock()
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	return resp, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }

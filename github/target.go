@@ -28,7 +28,8 @@ func (t Target) String() string { return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo
 // FindTarget works out the repository and pull request: from the Actions context first
 // (GITHUB_REPOSITORY and the pull request of the event payload at GITHUB_EVENT_PATH), else from
 // the hook payload (pullRequest: a number, "#12", a pull request URL or an object with number
-// or html_url; prNumber) and the workspace's origin remote.
+// or html_url; prNumber) and the workspace's origin remote. A pull request URL in the payload
+// names its repository too.
 func FindTarget(getenv func(string) string, workspace string, p hooks.Payload) (Target, error) {
 	var t Target
 	actx, err := githubactions.New(githubactions.WithGetenv(getenv)).Context()
@@ -47,7 +48,8 @@ func FindTarget(getenv func(string) string, workspace string, p hooks.Payload) (
 			return t, err
 		}
 		t.Number = n
-		if t.Owner == "" && owner != "" {
+		if owner != "" {
+			// A pull request URL's number belongs to its own repository, whatever the workflow's.
 			t.Owner, t.Repo = owner, repo
 		}
 	}

@@ -203,9 +203,23 @@ func (r *Repo) pushOnce(ctx context.Context, rem *git.Remote, opts *git.PushOpti
 		if have != want {
 			return errStaleLease
 		}
-		o.Force = true
+		switch {
+		case want.IsZero():
+			// The lease is that the branch does not exist: a plain push creates it, and does not
+			// replace one that appeared meanwhile unless that is a fast-forward.
+		case t.local != "":
+			// The lease again, against what the remote answers in the push itself, so that a
+			// commit arriving after the look above is not overwritten.
+			o.ForceWithLease = &git.ForceWithLease{RefName: t.dst, Hash: want}
+		default:
+			o.Force = true
+		}
 	}
-	return rem.PushContext(ctx, &o)
+	err := rem.PushContext(ctx, &o)
+	if err != nil && o.ForceWithLease != nil && strings.Contains(err.Error(), "non-fast-forward update") {
+		return errStaleLease
+	}
+	return err
 }
 
 var errStaleLease = errors.New("stale lease")

@@ -311,3 +311,52 @@ func TestPushCredentialsInURLNeverShown(t *testing.T) {
 		t.Errorf("URL credentials leaked: %v / %s", err, res.URL)
 	}
 }
+
+// TestPushForceLeaseHoldsWhenTheRemoteMovesDuringThePush moves the remote branch after the lease
+// could have been checked and before the push's own look at the remote: the force push must be
+// refused rather than overwrite the commit that just arrived.
+func TestPushForceLeaseHoldsWhenTheRemoteMovesDuringThePush(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	root := t.TempDir()
+	bare := e.newBare(t, filepath.Join(root, "repo.git"))
+	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
+	base := e.git(t, dir, "rev-parse", "HEAD")
+	e.git(t, dir, "push", "-q", bare, "main")
+
+	// Someone else's commit, on a side branch of the remote until it "arrives" on main.
+	other := filepath.Join(t.TempDir(), "other")
+	e.git(t, "", "clone", "-q", bare, other)
+	e.git(t, other, "-c", "user.name=O", "-c", "user.email=o@example.com", "commit", "-q", "--allow-empty", "-m", "theirs")
+	e.git(t, other, "push", "-q", "origin", "HEAD:refs/heads/side")
+	theirs := e.git(t, other, "rev-parse", "HEAD")
+
+	execPath := e.git(t, "", "--exec-path")
+	backend := &cgi.Handler{
+		Path: filepath.Join(execPath, "git-http-backend"),
+		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "HOME=" + e.home,
+			"GIT_CONFIG_NOSYSTEM=1", "PATH=" + e.vars["PATH"]},
+	}
+	var moved atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("service") == "git-receive-pack" && !moved.Swap(true) {
+			if out, err := e.gitErr(bare, "update-ref", "refs/heads/main", theirs, base); err != nil {
+				t.Errorf("update-ref: %v\n%s", err, out)
+			}
+		}
+		backend.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	e.git(t, dir, "remote", "add", "origin", srv.URL+"/repo.git")
+	e.git(t, dir, "update-ref", "refs/remotes/origin/main", base) // fetched: the lease is base
+
+	e.git(t, dir, "commit", "-q", "--amend", "-m", "rewritten")
+	ours := e.git(t, dir, "rev-parse", "HEAD")
+	_, err := openRepo(t, e, dir).Push(context.Background(), PushOptions{Force: true})
+	var pe *PushError
+	if !errors.As(err, &pe) || !pe.Rejected {
+		t.Errorf("force push over a commit that arrived meanwhile: err = %v, want a rejection", err)
+	}
+	e.wantRef(t, bare, "main", theirs)
+	e.wantRef(t, dir, "HEAD", ours)
+}

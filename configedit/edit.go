@@ -116,6 +116,32 @@ func step(src []byte, b Builtin, enable bool) (out []byte, did bool, err error) 
 	if disabled != nil {
 		return splice(src, disabled.start, disabled.end, "true"), true, nil
 	}
+	// The event's hooks run in the file's order of its keys (the event and its aliases): go after
+	// the last hook it must follow, else before the first hook it must precede, wherever they are.
+	var arrs []*node
+	for _, mem := range hooksNode.members {
+		if (mem.key == b.Event || contains(b.Aliases, mem.key)) && mem.val.kind == '[' {
+			arrs = append(arrs, mem.val)
+		}
+	}
+	var after, before *node
+	afterPos, beforePos := 0, 0
+	for _, a := range arrs {
+		for i, el := range a.elems {
+			if contains(b.After, hookType(el)) {
+				after, afterPos = a, i+1
+			}
+			if before == nil && contains(b.Before, hookType(el)) {
+				before, beforePos = a, i
+			}
+		}
+	}
+	switch {
+	case after != nil:
+		return insertElem(src, after, afterPos, b.Fields, unit), true, nil
+	case before != nil:
+		return insertElem(src, before, beforePos, b.Fields, unit), true, nil
+	}
 	arr, _ := hooksNode.get(b.Event)
 	if arr == nil {
 		for _, a := range b.Aliases {
@@ -131,18 +157,7 @@ func step(src []byte, b Builtin, enable bool) (out []byte, did bool, err error) 
 	if arr.kind != '[' {
 		return nil, false, fmt.Errorf("hooks.%s is not an array", b.Event)
 	}
-	pos := len(arr.elems)
-	for i, el := range arr.elems {
-		if contains(b.After, hookType(el)) {
-			pos = i + 1
-		}
-	}
-	for i := len(arr.elems) - 1; i >= 0; i-- {
-		if contains(b.Before, hookType(arr.elems[i])) && i < pos {
-			pos = i
-		}
-	}
-	return insertElem(src, arr, pos, b.Fields, unit), true, nil
+	return insertElem(src, arr, len(arr.elems), b.Fields, unit), true, nil
 }
 
 func contains(list []string, s string) bool {

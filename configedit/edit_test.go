@@ -155,6 +155,12 @@ func TestSetPlacement(t *testing.T) {
 			`{"hooks":{"on_task_complete":[{"type":"git-commit"}]}}`},
 		{"alias array is used", `{"hooks":{"on-task-complete":[{"type":"git-commit"}]}}`, push,
 			`{"hooks":{"on-task-complete":[{"type":"git-commit"},{"type": "git-push", "remote": "origin", "branch": "current"}]}}`},
+		// Hooks run in the file's order of event keys: the commit under a later alias key must
+		// still come before the push.
+		{"push after a commit under a later alias", `{"hooks":{"PostExecutionEnd":[{"command":"x"}],"on_task_complete":[{"type":"git-commit"}]}}`, push,
+			`{"hooks":{"PostExecutionEnd":[{"command":"x"}],"on_task_complete":[{"type":"git-commit"},{"type": "git-push", "remote": "origin", "branch": "current"}]}}`},
+		{"commit before a push under an earlier alias", `{"hooks":{"on_task_complete":[{"type":"git-push"}],"PostExecutionEnd":[{"command":"x"}]}}`, commit,
+			`{"hooks":{"on_task_complete":[{"type": "git-commit", "message": "Complete issue #{{issueNumber}}: {{issueTitle}}"},{"type":"git-push"}],"PostExecutionEnd":[{"command":"x"}]}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, _ := set(t, tc.src, tc.b, true)

@@ -502,3 +502,27 @@ func TestApprovalRequestIsNotForgedByQuotedText(t *testing.T) {
 		t.Errorf("%d request comments posted, want 1", requests)
 	}
 }
+
+// TestApprovalSeesAnAnswerPastAFullPage: with exactly 100 reviews, the first check reads one full
+// page and no Link header. The approving review that comes next is the first of page 2, while
+// page 1 answers 304 Not Modified (its body is unchanged) and carries no Link header of its own:
+// the review must still be seen.
+func TestApprovalSeesAnAnswerPastAFullPage(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	old := time.Now().Add(-time.Hour)
+	for range 100 {
+		s.AddReview(prNumber, "mallory", "COMMENTED", "hm", "", old)
+	}
+	sl := &sleeper{}
+	sl.after = func(n int) {
+		if n == 1 {
+			s.AddReview(prNumber, "alice", "APPROVED", "", "", time.Time{})
+		}
+	}
+	r := configureApproval(t, Options{Sleep: sl.sleep}, `{"pollInterval": 5}`)
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, 2*time.Second, nil)
+	if out := r.Run(context.Background(), inv); out.Status != hooks.StatusOK || out.Details["decider"] != "alice" {
+		t.Fatalf("got %s %q, want approved by alice", out.Status, out.Reason)
+	}
+}

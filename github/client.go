@@ -357,7 +357,8 @@ func (c *Client) Reviews(ctx context.Context, t Target) ([]*gh.PullRequestReview
 	})
 }
 
-// collect calls list for every page, moving page.Page along the Link header's next page.
+// collect calls list for every page, moving page.Page along the Link header's next page (and past
+// a full page revalidated from the ETag cache, whose Link header may be out of date).
 func collect[T any](ctx context.Context, c *Client, what string, page *gh.ListOptions, list func() ([]T, *gh.Response, error)) ([]T, error) {
 	var all []T
 	for {
@@ -373,10 +374,15 @@ func collect[T any](ctx context.Context, c *Client, what string, page *gh.ListOp
 			return nil, err
 		}
 		all = append(all, items...)
-		if resp.NextPage == 0 {
+		next := resp.NextPage
+		if next == 0 && len(items) == page.PerPage && resp.Header.Get(revalidatedHeader) != "" {
+			// A full page revalidated from the cache: more may have come since it was first read.
+			next = max(page.Page, 1) + 1
+		}
+		if next == 0 {
 			return all, nil
 		}
-		page.Page = resp.NextPage
+		page.Page = next
 	}
 }
 

@@ -24,6 +24,11 @@ type etagCache struct {
 	notModified atomic.Int64
 }
 
+// revalidatedHeader marks a response answered from the cache after a 304. Its Link header is the
+// one of the first fetch: GitHub's ETag covers the body only, so a full last page that the list
+// has since grown past still says there is no next page.
+const revalidatedHeader = "X-Agent-Hooks-Revalidated"
+
 type cacheEntry struct {
 	etag   string
 	header http.Header
@@ -58,6 +63,7 @@ func (c *etagCache) RoundTrip(req *http.Request) (*http.Response, error) {
 				h[k] = v
 			}
 		}
+		h.Set(revalidatedHeader, "1")
 		return &http.Response{
 			Status:        "200 OK",
 			StatusCode:    http.StatusOK,

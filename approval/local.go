@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/autoagent/agent-hooks/hooks"
 )
@@ -120,7 +123,7 @@ func (l *Local) wait(ctx context.Context, req *Request, by time.Time, c Common) 
 	var lines <-chan string
 	if t != nil {
 		lines = l.terminalLines() // lines typed ahead count, as in a shell
-		fmt.Fprintf(t.Out, "\n%s\n\nApprove? [y/n, optionally followed by a reason] ", req.Message)
+		fmt.Fprintf(t.Out, "\n%s\n\nApprove? [y/n, optionally followed by a reason] ", Printable(req.Message))
 	}
 	poll := time.NewTicker(l.o.PollInterval)
 	defer poll.Stop()
@@ -225,8 +228,34 @@ func (l *Local) terminalLines() <-chan string {
 
 func oneLine(s string) string {
 	s, _, cut := strings.Cut(strings.TrimSpace(s), "\n")
+	s = Printable(s)
 	if cut {
 		s += " …"
 	}
 	return s
+}
+
+// Printable is s as it may be shown to the person who decides: a request's text holds payload
+// values (an issue title, a command) that the agent or an issue's author chose, and control
+// characters in them (an escape sequence that clears the line, a carriage return, a bidi
+// override) could make the text on the screen differ from the request. They are shown escaped
+// (\x1b, \r, \u202e); newlines and tabs are kept.
+func Printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

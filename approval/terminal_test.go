@@ -168,3 +168,34 @@ func TestWithoutEcho(t *testing.T) {
 		t.Errorf("WithoutEcho on a reader: ran=%v err=%v", ran, err)
 	}
 }
+
+// TestLocalTerminalShowsNoControlCharacters: the request text is rendered from payload values
+// that the agent or an issue's author chose. Terminal control sequences in them (clear the
+// line, move the cursor, a carriage return) could make the question the person reads differ from
+// the one they approve, so they are shown escaped, on the terminal and in the pending notice.
+func TestLocalTerminalShowsNoControlCharacters(t *testing.T) {
+	t.Parallel()
+	master, tty, screen := openPTY(t)
+	l := NewLocal(LocalOptions{Dir: t.TempDir(), Terminal: &Terminal{In: tty, Out: tty}, User: "ann", PollInterval: 10 * time.Millisecond})
+	r, h := localRunner(t, l, time.Minute, `{"message": "Run {{cmd}}?"}`)
+	var stderr syncBuffer
+	evil := "rm -rf /\x1b[2K\rls -l\x07\u009b31m"
+	done := runAsync(context.Background(), r, localInvocation(h, hooks.Payload{"cmd": evil}, &stderr))
+	waitFor(t, "the question", func() bool { return strings.Contains(screen.String(), "Approve? [y/n") })
+	if _, err := io.WriteString(master, "n no\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	for where, shown := range map[string]string{"terminal": screen.String(), "stderr": stderr.String()} {
+		if strings.ContainsAny(shown, "\x1b\x07\u009b") || strings.Contains(shown, "/\r") {
+			t.Errorf("the %s shows control characters: %q", where, shown)
+		}
+		if !strings.Contains(shown, `Run rm -rf /\x1b[2K\rls -l\a\u009b31m?`) {
+			t.Errorf("the %s does not show the escaped request: %q", where, shown)
+		}
+	}
+	list, _, _ := l.Store().List()
+	if len(list) != 1 || list[0].Message != "Run "+evil+"?" {
+		t.Errorf("the recorded request must keep the text as rendered: %+v", list)
+	}
+}

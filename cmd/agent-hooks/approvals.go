@@ -123,7 +123,7 @@ func (a *app) newApprovalsListCmd() *cobra.Command {
 			fmt.Fprintln(tw, "ID\tSTATE\tSESSION\tEVENT\tCREATED\tEXPIRES\tMESSAGE")
 			for _, r := range shown {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, sessDash(r.SessionID), r.Event,
-					sessTime(r.CreatedAt), sessTime(r.ExpiresAt), sessLine(r.Message))
+					sessTime(r.CreatedAt), sessTime(r.ExpiresAt), approval.Printable(sessLine(r.Message)))
 			}
 			return tw.Flush()
 		},
@@ -164,7 +164,7 @@ func (a *app) newApprovalsShowCmd() *cobra.Command {
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(a.stdout, "\n%s\n", r.Message)
+			_, err = fmt.Fprintf(a.stdout, "\n%s\n", approval.Printable(r.Message))
 			return err
 		},
 	}

@@ -25,7 +25,8 @@ fail-on-block (default true).
 
 The step gets the outputs decision, blocked, reason, feedback, session-id, commit-sha and result
 (the JSON result), a summary table of the hooks, an error annotation when the event is blocked and
-a warning for each hook that failed. Workflow commands in hook output are not obeyed.
+a warning for each hook that failed. Workflow commands in hook output are not obeyed (hook stderr
+is logged on stdout, where they are stopped while the hooks run).
 
 Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-hooks failed.`,
 		Example: `  INPUT_EVENT=PreExecutionEnd INPUT_PAYLOAD='{"issueNumber":42}' agent-hooks action`,
@@ -101,7 +102,11 @@ func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.Action
 		return nil, err
 	}
 	defer cleanup()
-	b := a.withEnv(env)
+	b := *a.withEnv(env)
+	// Hook stderr and the engine's messages go to stdout, the stream on which workflow commands
+	// are stopped: the runner reads stdout and stderr in no order between them, so a line on
+	// stderr could be read before the stop or after the resume and be obeyed.
+	b.stderr = a.stdout
 	resume := act.StopCommands()
 	res, err := b.fire(cmd.Context(), fireRequest{Event: in.Event, Data: data, SessionID: in.SessionID, Workspace: in.WorkingDirectory, ConfigFile: configFile})
 	resume()

@@ -24,7 +24,7 @@ import (
 func (r *Repo) auth(rawURL string) (transport.AuthMethod, []string, error) {
 	ep, err := transport.NewEndpoint(rawURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("remote URL %s: %w", redactURL(rawURL), err)
+		return nil, nil, urlError(rawURL, err)
 	}
 	switch ep.Protocol {
 	case "https", "http":

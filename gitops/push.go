@@ -294,7 +294,7 @@ func (r *Repo) transportURL(raw string, dst plumbing.ReferenceName) (string, err
 		}
 	} else {
 		if _, err := transport.NewEndpoint(raw); err != nil {
-			return "", fmt.Errorf("remote URL %s: %w", redactURL(raw), err)
+			return "", urlError(raw, err)
 		}
 		return raw, nil
 	}
@@ -350,6 +350,27 @@ var userinfo = regexp.MustCompile(`://[^/@\s]+@`)
 
 // redactURL removes credentials from a URL.
 func redactURL(s string) string { return userinfo.ReplaceAllString(s, "://***@") }
+
+// urlError says why a remote URL cannot be read without showing its credentials: Go's URL
+// parser quotes the whole URL in its errors, and a malformed one may defeat redactURL.
+func urlError(raw string, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	msg, shown := err.Error(), raw
+	if i := strings.Index(raw, "://"); i >= 0 {
+		if j := strings.LastIndex(raw, "@"); j > i {
+			for _, part := range strings.FieldsFunc(raw[i+3:j], func(r rune) bool { return r == ':' || r == '/' || r == ' ' }) {
+				if len(part) >= 4 {
+					msg = strings.ReplaceAll(msg, part, "***")
+				}
+			}
+			shown = raw[:i+3] + "***" + raw[j:]
+		}
+	}
+	return fmt.Errorf("remote URL %s: %s", shown, msg)
+}
 
 // redact removes every secret and URL credential from a message.
 func redact(s string, secrets []string) string {

@@ -360,3 +360,29 @@ func TestPushForceLeaseHoldsWhenTheRemoteMovesDuringThePush(t *testing.T) {
 	e.wantRef(t, bare, "main", theirs)
 	e.wantRef(t, dir, "HEAD", ours)
 }
+
+// TestPushMalformedURLNeverShowsItsCredentials: a remote URL that does not parse (a typo in the
+// port, a bad escape, a space in the password) is reported without the credentials it holds;
+// Go's URL parser quotes the whole URL in its errors.
+func TestPushMalformedURLNeverShowsItsCredentials(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
+	for _, u := range []string{
+		"https://x-access-token:Secret0123456789@127.0.0.1:badport/repo.git",
+		"https://Secret0123456789@example.com/re%zzpo.git",
+		"https://x-access-token:Secret01 23456789@example.com/repo.git",
+	} {
+		e.git(t, dir, "config", "remote.origin.url", u)
+		_, err := openRepo(t, e, dir).Push(context.Background(), PushOptions{})
+		var pe *PushError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%s: err = %v, want a PushError", u, err)
+		}
+		for _, s := range []string{"Secret01", "23456789"} {
+			if strings.Contains(err.Error(), s) {
+				t.Errorf("the URL's credentials leaked: %v", err)
+			}
+		}
+	}
+}

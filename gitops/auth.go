@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -18,7 +20,7 @@ import (
 //
 //   - https (and http to a loopback address): GITHUB_TOKEN, else GH_TOKEN, as the password of
 //     x-access-token, unless the URL carries its own credentials. The token is not sent over
-//     plain http to other hosts.
+//     plain http to other hosts, nor to hosts that are not GitHub's (see githubHost).
 //   - ssh: the keys of the ssh agent at SSH_AUTH_SOCK and the unencrypted ~/.ssh/id_* keys, the
 //     host checked against ~/.ssh/known_hosts (or SSH_KNOWN_HOSTS).
 func (r *Repo) auth(rawURL string) (transport.AuthMethod, []string, error) {
@@ -35,7 +37,7 @@ func (r *Repo) auth(rawURL string) (transport.AuthMethod, []string, error) {
 		if token == "" || ep.User != "" || ep.Password != "" {
 			return nil, nil, nil
 		}
-		if ep.Protocol == "http" && !isLoopback(ep.Host) {
+		if ep.Protocol == "http" && !isLoopback(ep.Host) || !r.githubHost(ep.Host) {
 			return nil, []string{token}, nil
 		}
 		return &githttp.BasicAuth{Username: "x-access-token", Password: token}, []string{token}, nil
@@ -43,6 +45,20 @@ func (r *Repo) auth(rawURL string) (transport.AuthMethod, []string, error) {
 		return r.sshAuth(ep)
 	}
 	return nil, nil, nil
+}
+
+// githubHost reports whether host is GitHub's, the only kind the tokens are for: github.com, a
+// GitHub Enterprise Cloud host (*.ghe.com), the server of $GITHUB_SERVER_URL (Actions, also on
+// GitHub Enterprise Server) or $GH_HOST, or a loopback address (a local test server).
+func (r *Repo) githubHost(host string) bool {
+	host = strings.ToLower(host)
+	if host == "github.com" || strings.HasSuffix(host, ".ghe.com") || isLoopback(host) {
+		return true
+	}
+	if u, err := url.Parse(r.env.getenv("GITHUB_SERVER_URL")); err == nil && u.Host != "" && strings.EqualFold(u.Hostname(), host) {
+		return true
+	}
+	return host != "" && strings.EqualFold(r.env.getenv("GH_HOST"), host)
 }
 
 func isLoopback(host string) bool {

@@ -237,7 +237,7 @@ func explainPushError(remote string, t target, err error, secrets []string, atte
 		e.Reason = fmt.Sprintf("rejected: %s on the remote has commits that are not in the local branch (non-fast-forward); fetch and integrate them, or set \"force\": true. The local commit is kept", t.dst.Short())
 	case errors.Is(err, transport.ErrAuthenticationRequired):
 		e.Auth = true
-		e.Reason = "authentication required: the remote refused the credentials (set GITHUB_TOKEN or GH_TOKEN for https remotes)"
+		e.Reason = "authentication required: the remote refused the credentials (set GITHUB_TOKEN or GH_TOKEN for https remotes; they are sent only to github.com, *.ghe.com, the host of GITHUB_SERVER_URL or GH_HOST)"
 	case errors.Is(err, transport.ErrAuthorizationFailed):
 		e.Auth = true
 		e.Reason = "authorization failed: the credentials may not push to this repository"

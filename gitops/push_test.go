@@ -386,3 +386,34 @@ func TestPushMalformedURLNeverShowsItsCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestPushTokenOnlyForGitHubHosts: GITHUB_TOKEN and GH_TOKEN are GitHub's credentials; an https
+// remote elsewhere (GitLab, a mirror) must not be sent them.
+func TestPushTokenOnlyForGitHubHosts(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.vars["GITHUB_TOKEN"] = "ghs_Token0123456789"
+	r := openRepo(t, e, e.newRepo(t, map[string]string{"a.txt": "a\n"}))
+	for _, tc := range []struct {
+		url, serverURL string
+		want           bool
+	}{
+		{"https://github.com/o/r.git", "", true},
+		{"https://GitHub.com:443/o/r.git", "", true},
+		{"https://octo.ghe.com/o/r.git", "", true},
+		{"https://git.corp.example/o/r.git", "https://git.corp.example", true}, // GitHub Enterprise Server in Actions
+		{"http://127.0.0.1:8080/r.git", "", true},
+		{"https://gitlab.com/o/r.git", "", false},
+		{"https://github.com.evil.example/o/r.git", "", false},
+		{"https://git.corp.example/o/r.git", "", false},
+	} {
+		e.vars["GITHUB_SERVER_URL"] = tc.serverURL
+		a, _, err := r.auth(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a != nil; got != tc.want {
+			t.Errorf("%s (GITHUB_SERVER_URL %q): token sent = %v, want %v", tc.url, tc.serverURL, got, tc.want)
+		}
+	}
+}

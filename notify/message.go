@@ -53,8 +53,9 @@ const DefaultTitle = "agent-hooks: {{event}} in session {{session}} ({{status}})
 //   - status: status; else success (true: completed, false: failed); else failed on Error,
 //     completed on SessionEnd, running otherwise
 //   - iterations: iterations, else iteration, else currentIteration
-//   - duration: duration or durationSeconds (seconds), durationMs or totalDuration
-//     (milliseconds), or metadata.totalDuration (milliseconds); a string is used as written
+//   - duration: duration, durationMs or totalDuration (milliseconds: the AutoAgent and babysitter
+//     payloads' duration, and what session end sends), durationSeconds (seconds), or
+//     metadata.totalDuration (milliseconds); a string is used as written
 //   - reason: reason, else error, else errorMessage
 //
 // title is a message template: {{key}} is replaced by the payload value verbatim, and {{session}},
@@ -115,13 +116,13 @@ func first(p hooks.Payload, paths ...string) string {
 	return ""
 }
 
-// duration renders the payload's duration; numbers are seconds or milliseconds by key.
+// duration renders the payload's duration; numbers are milliseconds, or seconds for durationSeconds.
 func duration(p hooks.Payload) string {
 	for _, k := range []struct {
 		path string
 		unit time.Duration
 	}{
-		{"duration", time.Second}, {"durationSeconds", time.Second},
+		{"duration", time.Millisecond}, {"durationSeconds", time.Second},
 		{"durationMs", time.Millisecond}, {"totalDuration", time.Millisecond},
 		{"metadata.totalDuration", time.Millisecond},
 	} {

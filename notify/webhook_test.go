@@ -127,9 +127,15 @@ func TestMessageFromPayload(t *testing.T) {
 		want  Message
 	}{
 		{
+			// The AutoAgent seed's PostExecutionEnd payload: duration is in milliseconds.
 			name: "success and iteration", event: hooks.PostExecutionEnd,
-			p:    hooks.Payload{"sessionId": "s", "success": true, "iteration": float64(3), "duration": float64(42)},
-			want: Message{Title: "agent-hooks: PostExecutionEnd in session s (completed)", Session: "s", Event: hooks.PostExecutionEnd, Status: "completed", Iterations: "3", Duration: "42s"},
+			p:    hooks.Payload{"sessionId": "s", "success": true, "iteration": float64(3), "duration": float64(45000)},
+			want: Message{Title: "agent-hooks: PostExecutionEnd in session s (completed)", Session: "s", Event: hooks.PostExecutionEnd, Status: "completed", Iterations: "3", Duration: "45s"},
+		},
+		{
+			name: "durationSeconds", event: hooks.SessionEnd,
+			p:    hooks.Payload{"sessionId": "s", "durationSeconds": float64(42)},
+			want: Message{Title: "agent-hooks: SessionEnd in session s (completed)", Session: "s", Event: hooks.SessionEnd, Status: "completed", Duration: "42s"},
 		},
 		{
 			name: "error event and error field", event: hooks.Error,

@@ -117,13 +117,17 @@ func payloadPR(p hooks.Payload) (owner, repo string, number int, err error) {
 		return "", "", 0, nil
 	}
 	if m, isMap := v.(map[string]any); isMap {
+		u := m["html_url"]
+		if u == nil {
+			u = m["url"]
+		}
 		if n := toInt(m["number"]); n > 0 {
+			if um := prURL.FindStringSubmatch(hooks.FormatValue(u)); um != nil {
+				return um[1], um[2], n, nil
+			}
 			return "", "", n, nil
 		}
-		v = m["html_url"]
-		if v == nil {
-			v = m["url"]
-		}
+		v = u
 	}
 	s := hooks.FormatValue(v)
 	if m := prURL.FindStringSubmatch(s); m != nil {

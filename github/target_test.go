@@ -35,6 +35,7 @@ func TestFindTarget(t *testing.T) {
 			"", hooks.Payload{"pullRequest": "#5"}, Target{"Codertocat", "Hello-World", 5}, ""},
 		{"payload URL names the repository", env{}, "", hooks.Payload{"pullRequest": "https://github.com/octo/hello/pull/77"}, Target{"octo", "hello", 77}, ""},
 		{"a payload URL's repository goes with its number", env{"GITHUB_REPOSITORY": "octo/hello"}, "", hooks.Payload{"pullRequest": "https://github.com/other/agent-target/pull/77"}, Target{"other", "agent-target", 77}, ""},
+		{"a payload object's html_url names its repository", env{"GITHUB_REPOSITORY": "octo/hello"}, "", hooks.Payload{"pullRequest": map[string]any{"number": float64(78), "html_url": "https://github.com/other/agent-target/pull/78"}}, Target{"other", "agent-target", 78}, ""},
 		{"payload object", env{"GITHUB_REPOSITORY": "octo/hello"}, "", hooks.Payload{"pullRequest": map[string]any{"number": float64(3)}}, Target{"octo", "hello", 3}, ""},
 		{"origin remote of the workspace", env{}, filepath.Join(repo, "sub"), hooks.Payload{"prNumber": "41"}, Target{"octo", "from-origin", 41}, ""},
 		{"no pull request", env{"GITHUB_REPOSITORY": "octo/hello"}, "", hooks.Payload{}, Target{}, "no pull request"},

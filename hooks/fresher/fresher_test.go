@@ -132,7 +132,7 @@ func TestFinishedCallsCustomHook(t *testing.T) {
 
 	w := newWorkspace(t)
 	w.Env["FRESHER_SLACK_WEBHOOK"] = srv.URL
-	res := w.Fire(hooks.SessionEnd, "finishType", "complete", "iteration", 7, "commitsMade", 4, "duration", 120)
+	res := w.Fire(hooks.SessionEnd, "finishType", "complete", "iteration", 7, "commitsMade", 4, "duration", 120000)
 	if res.Hooks[0].Status != hooks.StatusOK {
 		t.Fatalf("finished: %+v", res.Hooks[0])
 	}

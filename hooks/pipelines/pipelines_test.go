@@ -111,7 +111,7 @@ func TestLoopEnv(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, "hooks:\n  on_iteration_start: env | grep ^LOOP_ | sort\n", "")
 	res := w.Fire("on_iteration_start", "iteration", 2, "maxIterations", 5, "loopType", "work", "status", "running",
-		"progressFile", "p.md", "stateFile", "state.json", "error", "none", "duration", 12.5)
+		"progressFile", "p.md", "stateFile", "state.json", "error", "none", "duration", 12500)
 	want := strings.Join([]string{
 		"LOOP_DURATION=12.5", "LOOP_ERROR=none", "LOOP_ITERATION=2", "LOOP_MAX_ITERATIONS=5", "LOOP_PROGRESS_FILE=p.md",
 		"LOOP_SESSION=" + w.Session, "LOOP_STATE_FILE=state.json", "LOOP_STATUS=running", "LOOP_TYPE=work",

@@ -18,7 +18,8 @@
 //	stateFile                                  LOOP_STATE_FILE ${STATE_FILE}
 //	loopType                                   LOOP_TYPE ${LOOP_TYPE}
 //	finishType       FRESHER_FINISH_TYPE
-//	duration         FRESHER_DURATION          LOOP_DURATION ${DURATION}
+//	duration (ms)    FRESHER_DURATION (s)      LOOP_DURATION ${DURATION} (s)
+//	durationSeconds  (the same, for callers that count in seconds; wins over duration)
 //	logDir           FRESHER_LOG_DIR (default <workspace>/.fresher/logs)
 //	startedAt        FRESHER_STARTED_AT
 //	planFile         FRESHER_PLAN_FILE
@@ -36,6 +37,7 @@ package seedfmt
 
 import (
 	"path/filepath"
+	"strconv"
 
 	"github.com/autoagent/agent-hooks/hooks"
 )
@@ -52,6 +54,9 @@ type Var struct {
 	LoopShell string
 	// Iteratr is the iteratr template variable, used as {{name}}.
 	Iteratr string
+	// Millis names the key among Keys whose value is in milliseconds (the native protocol's
+	// duration) while the seeds' variable is in seconds: it is divided by 1000.
+	Millis string
 }
 
 // Table is the seed-variable mapping, documented in the package comment.
@@ -67,7 +72,7 @@ var Table = []Var{
 	{Keys: []string{"stateFile"}, Loop: "LOOP_STATE_FILE", LoopShell: "STATE_FILE"},
 	{Keys: []string{"loopType"}, Loop: "LOOP_TYPE", LoopShell: "LOOP_TYPE"},
 	{Keys: []string{"finishType"}, Fresher: "FRESHER_FINISH_TYPE"},
-	{Keys: []string{"duration"}, Fresher: "FRESHER_DURATION", Loop: "LOOP_DURATION", LoopShell: "DURATION"},
+	{Keys: []string{"durationSeconds", "duration"}, Millis: "duration", Fresher: "FRESHER_DURATION", Loop: "LOOP_DURATION", LoopShell: "DURATION"},
 	{Keys: []string{"logDir"}, Fresher: "FRESHER_LOG_DIR"},
 	{Keys: []string{"startedAt"}, Fresher: "FRESHER_STARTED_AT"},
 	{Keys: []string{"planFile"}, Fresher: "FRESHER_PLAN_FILE"},
@@ -83,6 +88,11 @@ var Table = []Var{
 func (v Var) Value(p hooks.Payload) (string, bool) {
 	for _, k := range v.Keys {
 		if x, ok := p[k]; ok && x != nil {
+			if k == v.Millis {
+				if ms, err := strconv.ParseFloat(hooks.FormatValue(x), 64); err == nil {
+					return strconv.FormatFloat(ms/1000, 'f', -1, 64), true
+				}
+			}
 			return hooks.FormatValue(x), true
 		}
 	}

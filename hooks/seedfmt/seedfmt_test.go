@@ -16,7 +16,7 @@ import (
 func TestMapping(t *testing.T) {
 	t.Parallel()
 	// --data values arrive as strings or JSON numbers; both read the same.
-	p := hooks.Payload{"iteration": 2.0, "maxIterations": "5", "mode": "building", "taskId": "T-1", "error": "boom", "duration": 1.5}
+	p := hooks.Payload{"iteration": 2.0, "maxIterations": "5", "mode": "building", "taskId": "T-1", "error": "boom", "duration": 1500}
 	fresher := seedfmt.FresherEnv(p, "/ws")
 	for _, want := range []string{"FRESHER_PROJECT_DIR=/ws", "FRESHER_ITERATION=2", "FRESHER_MAX_ITERATIONS=5", "FRESHER_MODE=building",
 		"FRESHER_DURATION=1.5", "FRESHER_TOTAL_ITERATIONS=2", "FRESHER_LOG_DIR=" + filepath.Join("/ws", ".fresher", "logs")} {
@@ -125,6 +125,29 @@ func TestYAMLError(t *testing.T) {
 		d := seedfmt.YAMLError("f.yml", err)
 		if d.Line != tt.line || d.Severity != hooks.SeverityError {
 			t.Errorf("%q: %s, want line %d", tt.src, d, tt.line)
+		}
+	}
+}
+
+// duration is milliseconds in the native protocol (session end sends it so) and seconds in the
+// seeds' variables; durationSeconds, for callers that count in seconds, wins.
+func TestDurationIsMillisecondsUnlessGivenInSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		p    hooks.Payload
+		want string
+	}{
+		{hooks.Payload{"duration": 90000}, "LOOP_DURATION=90"},
+		{hooks.Payload{"duration": 1500}, "LOOP_DURATION=1.5"},
+		{hooks.Payload{"duration": 90000, "durationSeconds": 7}, "LOOP_DURATION=7"},
+		{hooks.Payload{"duration": "soon"}, "LOOP_DURATION=soon"},
+	} {
+		env := LoopEnv(tc.p, "s-1")
+		found := false
+		for _, kv := range env {
+			found = found || kv == tc.want
+		}
+		if !found {
+			t.Errorf("%v: env %v lacks %s", tc.p, env, tc.want)
 		}
 	}
 }

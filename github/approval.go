@@ -252,6 +252,14 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 			}
 			break
 		}
+		if status := statusOf(cm.GetBody()); strings.HasPrefix(status, "⌛") || strings.HasPrefix(status, "🛑") {
+			// An earlier run timed out or was cancelled: the request is waited on again.
+			edited, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), a.waitingStatus()))
+			if err != nil {
+				return err
+			}
+			cm = edited
+		}
 		a.request = cm
 		progress(a.inv.Stderr, "approval: waiting on the request at %s", cm.GetHTMLURL())
 		return nil
@@ -290,8 +298,12 @@ func (a *approvalRun) requestBody() string {
 	fmt.Fprintf(&b, "Reply **`/approve`** to let the agent proceed, or **`/reject <reason>`** to stop it; %s. "+
 		"Decided by %s; %s needed.\n\n", review, who, count)
 	b.WriteString(statusMarker + "\n")
-	fmt.Fprintf(&b, "⏳ **Waiting for a decision** (up to %s, then %s).", roundDuration(a.timeout), a.timeoutVerb())
+	b.WriteString(a.waitingStatus())
 	return b.String()
+}
+
+func (a *approvalRun) waitingStatus() string {
+	return fmt.Sprintf("⏳ **Waiting for a decision** (up to %s, then %s).", roundDuration(a.timeout), a.timeoutVerb())
 }
 
 func (a *approvalRun) timeoutVerb() string {
@@ -299,6 +311,12 @@ func (a *approvalRun) timeoutVerb() string {
 		return "approved automatically"
 	}
 	return "blocked"
+}
+
+// statusOf is the status part of a request comment.
+func statusOf(body string) string {
+	_, status, _ := strings.Cut(body, statusMarker+"\n")
+	return status
 }
 
 // withStatus replaces the status part of a request comment.

@@ -526,3 +526,27 @@ func TestApprovalSeesAnAnswerPastAFullPage(t *testing.T) {
 		t.Fatalf("got %s %q, want approved by alice", out.Status, out.Reason)
 	}
 }
+
+// TestApprovalWaitsAgainOnATimedOutRequest: a run that finds its earlier request timed out (or
+// cancelled) waits on it again, and the comment must say so instead of still reading "Timed out".
+func TestApprovalWaitsAgainOnATimedOutRequest(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	r := configureApproval(t, Options{}, `{"pollInterval": 10}`)
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, 50*time.Millisecond, nil)
+	if out := r.Run(context.Background(), inv); out.Details["timedOut"] != true {
+		t.Fatalf("first run: got %s %v, want a timeout", out.Status, out.Details)
+	}
+	if req := requestComment(t, s); !strings.Contains(req.Body, "Timed out") {
+		t.Fatalf("first run did not record the timeout:\n%s", req.Body)
+	}
+	r = configureApproval(t, Options{}, `{"wait": false}`)
+	inv, _ = invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
+	if out := r.Run(context.Background(), inv); out.Details["pending"] != true {
+		t.Fatalf("second run: got %s %v, want pending", out.Status, out.Details)
+	}
+	req := requestComment(t, s)
+	if strings.Contains(req.Body, "Timed out") || !strings.Contains(req.Body, "Waiting for a decision") {
+		t.Errorf("the request waited on again still reads:\n%s", req.Body)
+	}
+}

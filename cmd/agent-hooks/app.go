@@ -91,7 +91,9 @@ func Main() int {
 		environ: os.Environ(),
 		cwd:     cwd,
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: a closed terminal must stop the running hook's group (and mark a pending local
+	// approval cancelled) like Ctrl-C does.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return a.execute(ctx, os.Args[1:])
 }

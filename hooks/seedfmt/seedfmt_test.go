@@ -141,7 +141,7 @@ func TestDurationIsMillisecondsUnlessGivenInSeconds(t *testing.T) {
 		{hooks.Payload{"duration": 90000, "durationSeconds": 7}, "LOOP_DURATION=7"},
 		{hooks.Payload{"duration": "soon"}, "LOOP_DURATION=soon"},
 	} {
-		env := LoopEnv(tc.p, "s-1")
+		env := seedfmt.LoopEnv(tc.p, "s-1")
 		found := false
 		for _, kv := range env {
 			found = found || kv == tc.want

@@ -25,14 +25,14 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-// TestInterruptStopsHookGroupAndExits130: SIGINT or SIGTERM to agent-hooks stops the running
+// TestInterruptStopsHookGroupAndExits130: SIGINT, SIGTERM or SIGHUP to agent-hooks stops the running
 // hook's whole process group and exits 130.
 func TestInterruptStopsHookGroupAndExits130(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			ws := t.TempDir()
 			must(t, os.MkdirAll(filepath.Join(ws, ".autoagent"), 0o755))

@@ -116,9 +116,11 @@ func NewClient(token, apiURL string, o Options) (*Client, error) {
 
 // NewClientFromEnv builds a client from GITHUB_TOKEN (else GH_TOKEN) and GITHUB_API_URL.
 func NewClientFromEnv(getenv func(string) string, o Options) (*Client, error) {
-	token := getenv("GITHUB_TOKEN")
+	// A token read from a file (GITHUB_TOKEN=$(cat token)) may end in a newline, which net/http
+	// refuses in a header.
+	token := strings.TrimSpace(getenv("GITHUB_TOKEN"))
 	if token == "" {
-		token = getenv("GH_TOKEN")
+		token = strings.TrimSpace(getenv("GH_TOKEN"))
 	}
 	return NewClient(token, getenv("GITHUB_API_URL"), o)
 }

@@ -30,9 +30,9 @@ func (r *Repo) auth(rawURL string) (transport.AuthMethod, []string, error) {
 	}
 	switch ep.Protocol {
 	case "https", "http":
-		token := r.env.getenv("GITHUB_TOKEN")
+		token := strings.TrimSpace(r.env.getenv("GITHUB_TOKEN"))
 		if token == "" {
-			token = r.env.getenv("GH_TOKEN")
+			token = strings.TrimSpace(r.env.getenv("GH_TOKEN"))
 		}
 		if token == "" || ep.User != "" || ep.Password != "" {
 			return nil, nil, nil

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // Native is the AutoAgent protocol (SPEC.md section 4): sh -c with {{key}} bound safely, the
@@ -61,21 +63,11 @@ func PayloadEnv(name string, payloadJSON []byte) (variable string, cleanup func(
 	if len(payloadJSON) <= MaxEnvPayload {
 		return name + "=" + string(payloadJSON), func() {}, nil
 	}
-	f, err := os.CreateTemp("", "agent-hooks-payload-*.json")
+	path, cleanup, err := atomicfile.WriteTemp("", "agent-hooks-payload-*.json", payloadJSON)
 	if err != nil {
-		return "", nil, fmt.Errorf("write payload file: %w", err)
+		return "", nil, fmt.Errorf("payload file: %w", err)
 	}
-	cleanup = func() { os.Remove(f.Name()) }
-	if _, err := f.Write(payloadJSON); err != nil {
-		f.Close()
-		cleanup()
-		return "", nil, fmt.Errorf("write payload file: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("write payload file: %w", err)
-	}
-	return name + "_FILE=" + f.Name(), cleanup, nil
+	return name + "_FILE=" + path, cleanup, nil
 }
 
 func (nativeDialect) Interpret(inv *Invocation, p *ProcessResult) Outcome {

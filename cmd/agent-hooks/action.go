@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 func (a *app) newActionCmd() *cobra.Command {
@@ -138,28 +138,11 @@ func (a *app) actionConfig(config string) (file string, cleanup func(), err erro
 		}
 		return config, cleanup, nil
 	}
-	dir := a.getenv("RUNNER_TEMP")
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", cleanup, fmt.Errorf("input config: %w", err)
-	}
-	f, err := os.CreateTemp(dir, "agent-hooks-config-*.json")
+	path, cleanup, err := atomicfile.WriteTemp(a.getenv("RUNNER_TEMP"), "agent-hooks-config-*.json", []byte(config))
 	if err != nil {
-		return "", cleanup, fmt.Errorf("input config: %w", err)
-	}
-	cleanup = func() { os.Remove(f.Name()) }
-	if _, err := f.WriteString(config); err != nil {
-		f.Close()
-		cleanup()
 		return "", func() {}, fmt.Errorf("input config: %w", err)
 	}
-	if err := f.Close(); err != nil {
-		cleanup()
-		return "", func() {}, fmt.Errorf("input config: %w", err)
-	}
-	return f.Name(), cleanup, nil
+	return path, cleanup, nil
 }
 
 // withEnv is a copy of the app whose environment has the given variables set.

@@ -69,3 +69,29 @@ func Rename(from, to string) error {
 	}
 	return syncDir(filepath.Dir(to))
 }
+
+// WriteTemp writes data to a new private (0600) temporary file in dir ("" for the system's
+// temporary folder, created if missing) named after pattern (as os.CreateTemp), for handing data
+// to another process; cleanup removes it.
+func WriteTemp(dir, pattern string, data []byte) (path string, cleanup func(), err error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", nil, fmt.Errorf("write temporary file: %w", err)
+		}
+	}
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", nil, fmt.Errorf("write temporary file: %w", err)
+	}
+	cleanup = func() { os.Remove(f.Name()) }
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		cleanup()
+		return "", nil, fmt.Errorf("write temporary file %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("write temporary file %s: %w", f.Name(), err)
+	}
+	return f.Name(), cleanup, nil
+}

@@ -104,3 +104,23 @@ func TestLockedIncrementsLoseNothing(t *testing.T) {
 	default:
 	}
 }
+
+func TestWriteTempIsPrivateAndRemoved(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "made")
+	path, cleanup, err := WriteTemp(dir, "x-*.json", []byte(`{"a":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != `{"a":1}` || filepath.Dir(path) != dir {
+		t.Fatalf("read %q, %v from %s", got, err, path)
+	}
+	if st, _ := os.Stat(path); runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", st.Mode().Perm())
+	}
+	cleanup()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("not removed: %v", err)
+	}
+}

@@ -38,40 +38,37 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 	cfg := &Config{Hooks: map[string][]*Hook{}, Settings: map[string]any{}}
 	var errs []Diagnostic
 
-	project := filepath.Join(env.Workspace, filepath.FromSlash(ProjectConfigPath))
+	// The native files in run order: project, the extra config, user. A missing project or user
+	// file configures nothing; a missing extra config was named explicitly, so it is an error.
 	var files []*nativeFile
-	pf, diags, err := readNative(project, "project")
+	read := func(path, scope string, required bool) (*nativeFile, error) {
+		f, diags, err := readNative(path, scope)
+		switch {
+		case err != nil:
+			return nil, err
+		case f == nil && len(diags) == 0 && required:
+			return nil, fmt.Errorf("read %s: %w", path, fs.ErrNotExist)
+		}
+		errs = append(errs, diags...)
+		if f != nil {
+			files = append(files, f)
+		}
+		return f, nil
+	}
+	project := filepath.Join(env.Workspace, filepath.FromSlash(ProjectConfigPath))
+	pf, err := read(project, "project", false)
 	if err != nil {
 		return nil, err
 	}
-	errs = append(errs, diags...)
-	if pf != nil {
-		files = append(files, pf)
-	}
 	if env.ExtraConfig != "" {
-		xf, diags, err := readNative(env.ExtraConfig, "extra")
-		if err != nil {
+		if _, err := read(env.ExtraConfig, "extra", true); err != nil {
 			return nil, err
 		}
-		if xf == nil && len(diags) == 0 {
-			return nil, fmt.Errorf("read %s: %w", env.ExtraConfig, fs.ErrNotExist)
-		}
-		errs = append(errs, diags...)
-		if xf != nil {
-			files = append(files, xf)
-		}
 	}
-	if env.AutoagentHome != "" && (pf == nil || !pf.disableUserHooks) {
-		user := filepath.Join(env.AutoagentHome, UserConfigName)
-		if !samePath(user, project) {
-			uf, diags, err := readNative(user, "user")
-			if err != nil {
-				return nil, err
-			}
-			errs = append(errs, diags...)
-			if uf != nil {
-				files = append(files, uf)
-			}
+	if user := filepath.Join(env.AutoagentHome, UserConfigName); env.AutoagentHome != "" &&
+		(pf == nil || !pf.disableUserHooks) && !samePath(user, project) {
+		if _, err := read(user, "user", false); err != nil {
+			return nil, err
 		}
 	}
 	for _, f := range files {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -346,8 +345,8 @@ func (e *Engine) skipReason(h *Hook, payload Payload) string {
 	}
 	if m := h.Matcher; m != nil {
 		v, ok := Lookup(payload, m.Field)
-		re, err := regexp.Compile(m.Regex)
-		if err != nil || !ok || !re.MatchString(FormatValue(v)) {
+		re := h.matcherRegexp()
+		if re == nil || !ok || !re.MatchString(FormatValue(v)) {
 			return fmt.Sprintf("matcher: %s does not match %q", m.Field, m.Regex)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"regexp"
+	"sync"
 	"time"
 )
 
@@ -72,6 +74,16 @@ type Hook struct {
 	Dialect Dialect
 
 	runner Runner // set for built-in types when the config is loaded
+
+	matcherOnce sync.Once // compiles Matcher.Regex once, on first use
+	matcherRE   *regexp.Regexp
+}
+
+// matcherRegexp is the compiled Matcher.Regex (nil if it does not compile; the loader has
+// reported that already).
+func (h *Hook) matcherRegexp() *regexp.Regexp {
+	h.matcherOnce.Do(func() { h.matcherRE, _ = regexp.Compile(h.Matcher.Regex) })
+	return h.matcherRE
 }
 
 // DefaultTimeout applies to hooks that set none (SPEC.md section 3).

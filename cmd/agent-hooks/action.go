@@ -26,22 +26,28 @@ fail-on-block (default true).
 The step gets the outputs decision, blocked, reason, feedback, session-id, commit-sha and result
 (the JSON result), a summary table of the hooks, an error annotation when the event is blocked and
 a warning for each hook that failed. Workflow commands in hook output are not obeyed (hook stderr
-is logged on stdout, where they are stopped while the hooks run).
+is logged on stdout, where they are stopped while the hooks run). A failure of agent-hooks itself
+is one error annotation.
 
 Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-hooks failed.`,
 		Example: `  INPUT_EVENT=PreExecutionEnd INPUT_PAYLOAD='{"issueNumber":42}' agent-hooks action`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			act := github.NewAction(a.stdout, a.getenv)
+			// A failure is reported once, as an error annotation, whose text go-githubactions
+			// escapes; printed again on stderr, an input with a line break in it (a path, the
+			// event) could issue workflow commands.
+			fail := func(err error) error {
+				act.Errorf("%v", err)
+				return &silentError{code: exitCode(err)}
+			}
 			in, err := act.Inputs()
 			if err != nil {
-				act.Errorf("%v", err)
-				return err
+				return fail(err)
 			}
 			res, err := a.runAction(cmd, act, in)
 			if res == nil {
-				act.Errorf("%v", err)
-				return err
+				return fail(err)
 			}
 			if rerr := act.Report(res); rerr != nil {
 				fmt.Fprintf(a.stderr, "agent-hooks: warning: %v\n", rerr)
@@ -59,8 +65,10 @@ Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-
 				return err
 			case res.Decision == hooks.DecisionSkip:
 				return nil
+			case err != nil:
+				return fail(err)
 			}
-			return err
+			return nil
 		},
 	}
 }

@@ -196,8 +196,10 @@ func clip(s string, n int) string {
 }
 
 // Report writes what a step shows for an event's result: outputs, the step summary, an error
-// annotation for a block and a warning for each hook that failed.
-func (a *Action) Report(res *hooks.Result) error {
+// annotation for a block and a warning for each hook that failed. An approval that is still
+// pending is a notice when the block does not fail the step (failOnBlock false): waiting is the
+// expected state of a green job, not an error.
+func (a *Action) Report(res *hooks.Result, failOnBlock bool) error {
 	var errs []error
 	values, err := Outputs(res)
 	if err == nil {
@@ -208,8 +210,25 @@ func (a *Action) Report(res *hooks.Result) error {
 	for _, w := range res.Warnings {
 		fields.Warningf("%s", w)
 	}
-	if res.Blocked {
+	switch {
+	case !failOnBlock && Pending(res):
+		fields.Noticef("%s is waiting for approval: %s", res.Event, res.Reason)
+	case res.Blocked:
 		fields.Errorf("%s blocked: %s", res.Event, res.Reason)
 	}
 	return errors.Join(errs...)
+}
+
+// Pending reports whether an event is blocked by an approval nobody has decided yet (a github
+// approval with "wait": false). The first block stops the event, and its reason is the event's.
+func Pending(res *hooks.Result) bool {
+	if !res.Blocked {
+		return false
+	}
+	for _, h := range res.Hooks {
+		if pending, _ := h.Details[detailPending].(bool); pending && h.Status == hooks.StatusBlocked && h.Reason == res.Reason {
+			return true
+		}
+	}
+	return false
 }

@@ -301,7 +301,7 @@ func TestActionReport(t *testing.T) {
 	}
 	var stdout bytes.Buffer
 	a := NewAction(&stdout, env{"GITHUB_OUTPUT": outFile, "GITHUB_STEP_SUMMARY": summary}.get)
-	if err := a.Report(res); err != nil {
+	if err := a.Report(res, true); err != nil {
 		t.Fatal(err)
 	}
 	src, _ := os.ReadFile(outFile)
@@ -353,7 +353,7 @@ func TestActionOutsideActions(t *testing.T) {
 	t.Parallel()
 	res := &hooks.Result{Event: "Stop", Decision: hooks.DecisionApprove}
 	a := NewAction(&bytes.Buffer{}, env{}.get)
-	if err := a.Report(res); err == nil || !strings.Contains(err.Error(), "GITHUB_OUTPUT is not set") {
+	if err := a.Report(res, true); err == nil || !strings.Contains(err.Error(), "GITHUB_OUTPUT is not set") {
 		t.Fatalf("want a clear error instead of go-githubactions' panic, got %v", err)
 	}
 	a = NewAction(&bytes.Buffer{}, env{"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "missing", "out")}.get)

@@ -24,10 +24,10 @@ github-token (masked at once, and handed to the hooks as GITHUB_TOKEN), session-
 fail-on-block (default true).
 
 The step gets the outputs decision, blocked, reason, feedback, session-id, commit-sha and result
-(the JSON result), a summary table of the hooks, an error annotation when the event is blocked and
-a warning for each hook that failed. Workflow commands in hook output are not obeyed (hook stderr
-is logged on stdout, where they are stopped while the hooks run). A failure of agent-hooks itself
-is one error annotation.
+(the JSON result), a summary table of the hooks, an error annotation when the event is blocked (a
+notice when an approval is pending and fail-on-block is false) and a warning for each hook that
+failed. Workflow commands in hook output are not obeyed (hook stderr is logged on stdout, where they
+are stopped while the hooks run). A failure of agent-hooks itself is one error annotation.
 
 Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-hooks failed.`,
 		Example: `  INPUT_EVENT=PreExecutionEnd INPUT_PAYLOAD='{"issueNumber":42}' agent-hooks action`,
@@ -49,14 +49,18 @@ Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-
 			if res == nil {
 				return fail(err)
 			}
-			if rerr := act.Report(res); rerr != nil {
+			if rerr := act.Report(res, in.FailOnBlock); rerr != nil {
 				fmt.Fprintf(a.stderr, "agent-hooks: warning: %v\n", rerr)
 			}
 			var blocked *blockedError
 			var silent *silentError
 			switch {
 			case res.Blocked && !in.FailOnBlock:
-				a.sayUnobeyed(fmt.Sprintf("agent-hooks: %s blocked (fail-on-block is false): %s", res.Event, res.Reason))
+				verb := "blocked"
+				if github.Pending(res) {
+					verb = "is waiting for approval"
+				}
+				a.sayUnobeyed(fmt.Sprintf("agent-hooks: %s %s (fail-on-block is false): %s", res.Event, verb, res.Reason))
 				return nil
 			case errors.As(err, &blocked):
 				a.sayUnobeyed(blocked.reason)

@@ -27,7 +27,10 @@ The step gets the outputs decision, blocked, reason, feedback, session-id, commi
 (the JSON result), a summary table of the hooks, an error annotation when the event is blocked (a
 notice when an approval is pending and fail-on-block is false) and a warning for each hook that
 failed. Workflow commands in hook output are not obeyed (hook stderr is logged on stdout, where they
-are stopped while the hooks run). A failure of agent-hooks itself is one error annotation.
+are stopped while the hooks run). Hooks write GITHUB_OUTPUT, GITHUB_ENV, GITHUB_STATE, GITHUB_PATH
+and GITHUB_STEP_SUMMARY to files of their own; what they wrote is forwarded to the step's files
+entry by entry, and an entry the runner would refuse is dropped with a warning. A failure of
+agent-hooks itself is one error annotation.
 
 Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-hooks failed.`,
 		Example: `  INPUT_EVENT=PreExecutionEnd INPUT_PAYLOAD='{"issueNumber":42}' agent-hooks action`,
@@ -45,10 +48,26 @@ Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-
 			if err != nil {
 				return fail(err)
 			}
-			res, err := a.runAction(cmd, act, in)
-			if res == nil {
+			// The hooks write to files of their own, forwarded when they are done: one malformed
+			// entry of theirs in the step's GITHUB_OUTPUT or GITHUB_ENV would fail the step and
+			// lose agent-hooks' outputs.
+			files, err := act.IsolateHookFiles(a.getenv("RUNNER_TEMP"))
+			if err != nil {
 				return fail(err)
 			}
+			defer files.Remove()
+			res, err := a.runAction(cmd, act, in, files.Env())
+			warnings, ferr := act.ForwardHookFiles(files)
+			if ferr != nil {
+				warnings = append(warnings, ferr.Error())
+			}
+			if res == nil {
+				for _, w := range warnings {
+					act.Warningf("%s", w)
+				}
+				return fail(err)
+			}
+			res.Warnings = append(res.Warnings, warnings...)
 			if rerr := act.Report(res, in.FailOnBlock); rerr != nil {
 				fmt.Fprintf(a.stderr, "agent-hooks: warning: %v\n", rerr)
 			}
@@ -87,7 +106,8 @@ func (a *app) sayUnobeyed(msg string) {
 }
 
 // runAction fires the event of the inputs with the token and configuration they name.
-func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.ActionInputs) (*hooks.Result, error) {
+// fileEnv names the hooks' own file commands (GITHUB_OUTPUT, GITHUB_ENV, …).
+func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.ActionInputs, fileEnv map[string]string) (*hooks.Result, error) {
 	data := hooks.Payload{}
 	if p := strings.TrimSpace(in.Payload); strings.HasPrefix(p, "{") {
 		if err := decodePayload("input payload", []byte(p), &data); err != nil {
@@ -100,6 +120,9 @@ func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.Action
 		}
 	}
 	env := map[string]string{}
+	for k, v := range fileEnv {
+		env[k] = v
+	}
 	if in.GitHubToken != "" {
 		env["GITHUB_TOKEN"] = in.GitHubToken
 		if a.getenv("GH_TOKEN") == "" {

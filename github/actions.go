@@ -103,6 +103,11 @@ func (a *Action) Errorf(format string, args ...any) {
 	a.gha.WithFieldsMap(map[string]string{"title": "agent-hooks"}).Errorf(format, args...)
 }
 
+// Warningf writes a warning annotation.
+func (a *Action) Warningf(format string, args ...any) {
+	a.gha.WithFieldsMap(map[string]string{"title": "agent-hooks"}).Warningf(format, args...)
+}
+
 // ErrNoOutputFile is returned when GITHUB_OUTPUT is not set (agent-hooks action run outside
 // Actions): the outputs cannot be written.
 var ErrNoOutputFile = errors.New("GITHUB_OUTPUT is not set: step outputs were not written (is this running in GitHub Actions?)")
@@ -111,44 +116,28 @@ var outputName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
 // SetOutputs writes step outputs to the GITHUB_OUTPUT file. go-githubactions' SetOutput uses a
 // fixed heredoc delimiter, so a value containing it could add outputs of its own; here every
-// value gets a fresh random delimiter that it does not contain. go-githubactions panics when the
-// file cannot be written; that becomes an error.
-func (a *Action) SetOutputs(names []string, values map[string]string) (err error) {
+// value gets a fresh random delimiter that it does not contain.
+func (a *Action) SetOutputs(names []string, values map[string]string) error {
 	if a.getenv("GITHUB_OUTPUT") == "" {
 		return ErrNoOutputFile
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("write step outputs: %v", r)
-		}
-	}()
 	for _, name := range names {
 		if !outputName.MatchString(name) {
 			return fmt.Errorf("output name %q is not valid", name)
 		}
-		v := values[name]
-		delim := "ghadelimiter_" + randomHex()
-		for strings.Contains(v, delim) {
-			delim = "ghadelimiter_" + randomHex()
+		if err := a.writeEntry("output", name, values[name]); err != nil {
+			return err
 		}
-		eol := githubactions.EOF
-		a.gha.IssueFileCommand(&githubactions.Command{Name: "output", Message: name + "<<" + delim + eol + v + eol + delim})
 	}
 	return nil
 }
 
 // AddSummary appends markdown to the job summary; it does nothing outside Actions.
-func (a *Action) AddSummary(markdown string) (err error) {
+func (a *Action) AddSummary(markdown string) error {
 	if a.getenv("GITHUB_STEP_SUMMARY") == "" {
 		return nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("write the step summary: %v", r)
-		}
-	}()
-	a.gha.AddStepSummary(markdown)
-	return nil
+	return a.issueFileCommand("step_summary", markdown)
 }
 
 // OutputNames are the outputs of action.yml, in order.
@@ -196,8 +185,10 @@ func clip(s string, n int) string {
 }
 
 // Report writes what a step shows for an event's result: outputs, the step summary, an error
-// annotation for a block and a warning for each hook that failed.
-func (a *Action) Report(res *hooks.Result) error {
+// annotation for a block and a warning for each hook that failed. An approval that is still
+// pending is a notice when the block does not fail the step (failOnBlock false): waiting is the
+// expected state of a green job, not an error.
+func (a *Action) Report(res *hooks.Result, failOnBlock bool) error {
 	var errs []error
 	values, err := Outputs(res)
 	if err == nil {
@@ -208,8 +199,25 @@ func (a *Action) Report(res *hooks.Result) error {
 	for _, w := range res.Warnings {
 		fields.Warningf("%s", w)
 	}
-	if res.Blocked {
+	switch {
+	case !failOnBlock && Pending(res):
+		fields.Noticef("%s is waiting for approval: %s", res.Event, res.Reason)
+	case res.Blocked:
 		fields.Errorf("%s blocked: %s", res.Event, res.Reason)
 	}
 	return errors.Join(errs...)
+}
+
+// Pending reports whether an event is blocked by an approval nobody has decided yet (a github
+// approval with "wait": false). The first block stops the event, and its reason is the event's.
+func Pending(res *hooks.Result) bool {
+	if !res.Blocked {
+		return false
+	}
+	for _, h := range res.Hooks {
+		if pending, _ := h.Details[detailPending].(bool); pending && h.Status == hooks.StatusBlocked && h.Reason == res.Reason {
+			return true
+		}
+	}
+	return false
 }

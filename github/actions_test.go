@@ -256,25 +256,16 @@ func TestActionInputs(t *testing.T) {
 
 // parseOutputFile reads a GITHUB_OUTPUT file the way the runner does: name=value lines and
 // name<<DELIM heredocs.
+// parseOutputFile reads an environment file by the runner's rules; every entry must be complete.
 func parseOutputFile(t *testing.T, src string) map[string][]string {
 	t.Helper()
+	entries, problems := ParseEnvFile(src, false)
+	if len(problems) > 0 {
+		t.Fatalf("the runner would refuse this file: %+v\n%s", problems, src)
+	}
 	out := map[string][]string{}
-	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
-		name, delim, ok := strings.Cut(lines[i], "<<")
-		if !ok {
-			k, v, _ := strings.Cut(lines[i], "=")
-			out[k] = append(out[k], v)
-			continue
-		}
-		var val []string
-		for i++; i < len(lines) && lines[i] != delim; i++ {
-			val = append(val, lines[i])
-		}
-		if i == len(lines) {
-			t.Fatalf("unterminated heredoc for %s", name)
-		}
-		out[name] = append(out[name], strings.Join(val, "\n"))
+	for _, e := range entries {
+		out[e.Name] = append(out[e.Name], e.Value)
 	}
 	return out
 }
@@ -301,7 +292,7 @@ func TestActionReport(t *testing.T) {
 	}
 	var stdout bytes.Buffer
 	a := NewAction(&stdout, env{"GITHUB_OUTPUT": outFile, "GITHUB_STEP_SUMMARY": summary}.get)
-	if err := a.Report(res); err != nil {
+	if err := a.Report(res, true); err != nil {
 		t.Fatal(err)
 	}
 	src, _ := os.ReadFile(outFile)
@@ -353,7 +344,7 @@ func TestActionOutsideActions(t *testing.T) {
 	t.Parallel()
 	res := &hooks.Result{Event: "Stop", Decision: hooks.DecisionApprove}
 	a := NewAction(&bytes.Buffer{}, env{}.get)
-	if err := a.Report(res); err == nil || !strings.Contains(err.Error(), "GITHUB_OUTPUT is not set") {
+	if err := a.Report(res, true); err == nil || !strings.Contains(err.Error(), "GITHUB_OUTPUT is not set") {
 		t.Fatalf("want a clear error instead of go-githubactions' panic, got %v", err)
 	}
 	a = NewAction(&bytes.Buffer{}, env{"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "missing", "out")}.get)

@@ -530,11 +530,14 @@ func (a *approvalRun) record(ctx context.Context, status string) error {
 	return err
 }
 
+// detailPending marks the result of an approval nobody has decided yet.
+const detailPending = "pending"
+
 // pending is the answer of wait: false when nobody has decided yet.
 func (a *approvalRun) pending(v verdict) hooks.Outcome {
 	details := a.details(v)
 	details["decision"] = "pending"
-	details["pending"] = true
+	details[detailPending] = true
 	return hooks.Outcome{
 		Status:   hooks.StatusBlocked,
 		Decision: hooks.DecisionBlock,

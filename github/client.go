@@ -21,6 +21,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
 // DefaultAPIURL is used when GITHUB_API_URL is not set.
@@ -77,6 +79,7 @@ type Client struct {
 	cache   *etagCache
 	opts    Options
 	retries int
+	secrets []string // never in an error: the token, the credentials of GITHUB_API_URL
 
 	mu            sync.Mutex
 	identity      string // "" while unknown for an installation token
@@ -98,10 +101,14 @@ func NewClient(token, apiURL string, o Options) (*Client, error) {
 	if token == "" {
 		return nil, ErrNoToken
 	}
+	secrets := append([]string{token}, redact.URLSecrets(apiURL)...)
 	base, err := apiBaseURL(apiURL)
 	if err != nil {
-		return nil, err
+		return nil, redact.Error(err, secrets)
 	}
+	// Credentials in GITHUB_API_URL are never sent (the token is) and must not be quoted in
+	// errors, which carry the request URL.
+	base.User = nil
 	tr := o.Transport
 	if tr == nil {
 		tr = http.DefaultTransport
@@ -111,18 +118,25 @@ func NewClient(token, apiURL string, o Options) (*Client, error) {
 	// Set BaseURL directly: GITHUB_API_URL is already the API root (https://api.github.com or
 	// https://HOST/api/v3), and WithEnterpriseURLs would append api/v3/ to any other URL.
 	c.BaseURL = base
-	return &Client{gh: c, cache: cache, opts: o, retries: 5, perms: map[string]string{}}, nil
+	return &Client{gh: c, cache: cache, opts: o, retries: 5, secrets: secrets, perms: map[string]string{}}, nil
 }
 
 // NewClientFromEnv builds a client from GITHUB_TOKEN (else GH_TOKEN) and GITHUB_API_URL.
 func NewClientFromEnv(getenv func(string) string, o Options) (*Client, error) {
 	// A token read from a file (GITHUB_TOKEN=$(cat token)) may end in a newline, which net/http
 	// refuses in a header.
-	token := strings.TrimSpace(getenv("GITHUB_TOKEN"))
+	ghToken, ghCLIToken := strings.TrimSpace(getenv("GITHUB_TOKEN")), strings.TrimSpace(getenv("GH_TOKEN"))
+	token := ghToken
 	if token == "" {
-		token = strings.TrimSpace(getenv("GH_TOKEN"))
+		token = ghCLIToken
 	}
-	return NewClient(token, getenv("GITHUB_API_URL"), o)
+	c, err := NewClient(token, getenv("GITHUB_API_URL"), o)
+	if err != nil {
+		return nil, redact.Error(err, []string{ghToken, ghCLIToken})
+	}
+	// The token not sent is no less secret.
+	c.secrets = append(c.secrets, ghToken, ghCLIToken)
+	return c, nil
 }
 
 func apiBaseURL(raw string) (*url.URL, error) {
@@ -146,8 +160,20 @@ func (c *Client) CacheStats() (notModified, requests int64) {
 }
 
 // call runs one API request, waiting and retrying while GitHub reports a rate limit. what names
-// the request in errors ("list comments of octo/repo#12").
+// the request in errors ("list comments of octo/repo#12"). Every error of every request passes
+// here, and leaves without a secret: a server or proxy may echo the Authorization header in its
+// message, a transport error quotes the request URL.
 func (c *Client) call(ctx context.Context, what string, f func() (*gh.Response, error)) error {
+	err := c.retry(ctx, what, f)
+	if apiErr, ok := err.(*APIError); ok {
+		apiErr.Msg = redact.String(apiErr.Msg, c.secrets)
+		return apiErr
+	}
+	return redact.Error(err, c.secrets)
+}
+
+// retry is call without the scrubbing.
+func (c *Client) retry(ctx context.Context, what string, f func() (*gh.Response, error)) error {
 	for attempt := 0; ; attempt++ {
 		resp, err := f()
 		if resp != nil && resp.Rate.Limit > 0 {
@@ -215,8 +241,7 @@ func rateLimitWait(err error, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// describe turns an API error into one line that says what failed and what to check. The
-// token is never part of it: go-github errors carry the method and URL, not the headers.
+// describe turns an API error into one line that says what failed and what to check.
 func describe(what string, err error) error {
 	var e *gh.ErrorResponse
 	if !errors.As(err, &e) || e.Response == nil {

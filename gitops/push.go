@@ -19,6 +19,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
 // PushOptions say what to push where.
@@ -146,11 +148,11 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 			secrets = append(secrets, p)
 		}
 	}
-	res := &PushResult{Remote: o.Remote, URL: redactURL(rawURL), RemoteRef: t.dst.String(), Hash: t.hash.String()}
+	res := &PushResult{Remote: o.Remote, URL: redact.URL(rawURL), RemoteRef: t.dst.String(), Hash: t.hash.String()}
 	spec := config.RefSpec(t.src + ":" + t.dst.String())
 	opts := &git.PushOptions{RemoteName: o.Remote, RemoteURL: pushURL, RefSpecs: []config.RefSpec{spec}, Auth: auth}
 	if o.Progress != nil {
-		opts.Progress = &redactingWriter{w: o.Progress, secrets: secrets}
+		opts.Progress = &redact.Writer{W: o.Progress, Secrets: secrets}
 	}
 	delay := o.RetryDelay
 	for {
@@ -160,7 +162,7 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 			break
 		}
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "push to %s failed (%s); retrying in %s\n", o.Remote, redact(err.Error(), secrets), delay)
+			fmt.Fprintf(o.Progress, "push to %s failed (%s); retrying in %s\n", o.Remote, redact.String(err.Error(), secrets), delay)
 		}
 		select {
 		case <-ctx.Done():
@@ -226,7 +228,7 @@ var errStaleLease = errors.New("stale lease")
 
 // explainPushError turns go-git's errors into messages a user can act on, without credentials.
 func explainPushError(remote string, t target, err error, secrets []string, attempts int) error {
-	msg := redact(err.Error(), secrets)
+	msg := redact.String(err.Error(), secrets)
 	e := &PushError{Remote: remote}
 	switch {
 	case errors.Is(err, errStaleLease):
@@ -346,13 +348,8 @@ var (
 	scpLike   = regexp.MustCompile(`^(?:[^@/:]+@)?[^@/:]+:`) // git@host:owner/repo
 )
 
-var userinfo = regexp.MustCompile(`://[^/@\s]+@`)
-
-// redactURL removes credentials from a URL.
-func redactURL(s string) string { return userinfo.ReplaceAllString(s, "://***@") }
-
 // urlError says why a remote URL cannot be read without showing its credentials: Go's URL
-// parser quotes the whole URL in its errors, and a malformed one may defeat redactURL.
+// parser quotes the whole URL in its errors, and a malformed one may defeat redact.URL.
 func urlError(raw string, err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -370,27 +367,4 @@ func urlError(raw string, err error) error {
 		}
 	}
 	return fmt.Errorf("remote URL %s: %s", shown, msg)
-}
-
-// redact removes every secret and URL credential from a message.
-func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "***")
-		}
-	}
-	return redactURL(s)
-}
-
-// redactingWriter passes output on with secrets removed.
-type redactingWriter struct {
-	w       io.Writer
-	secrets []string
-}
-
-func (w *redactingWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(w.w, redact(string(p), w.secrets)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

@@ -24,33 +24,62 @@ github-token (masked at once, and handed to the hooks as GITHUB_TOKEN), session-
 fail-on-block (default true).
 
 The step gets the outputs decision, blocked, reason, feedback, session-id, commit-sha and result
-(the JSON result), a summary table of the hooks, an error annotation when the event is blocked and
-a warning for each hook that failed. Workflow commands in hook output are not obeyed (hook stderr
-is logged on stdout, where they are stopped while the hooks run).
+(the JSON result), a summary table of the hooks, an error annotation when the event is blocked (a
+notice when an approval is pending and fail-on-block is false) and a warning for each hook that
+failed. Workflow commands in hook output are not obeyed (hook stderr is logged on stdout, where they
+are stopped while the hooks run). Hooks write GITHUB_OUTPUT, GITHUB_ENV, GITHUB_STATE, GITHUB_PATH
+and GITHUB_STEP_SUMMARY to files of their own; what they wrote is forwarded to the step's files
+entry by entry, and an entry the runner would refuse is dropped with a warning. A failure of
+agent-hooks itself is one error annotation.
 
 Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-hooks failed.`,
 		Example: `  INPUT_EVENT=PreExecutionEnd INPUT_PAYLOAD='{"issueNumber":42}' agent-hooks action`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			act := github.NewAction(a.stdout, a.getenv)
+			// A failure is reported once, as an error annotation, whose text go-githubactions
+			// escapes; printed again on stderr, an input with a line break in it (a path, the
+			// event) could issue workflow commands.
+			fail := func(err error) error {
+				act.Errorf("%v", err)
+				return &silentError{code: exitCode(err)}
+			}
 			in, err := act.Inputs()
 			if err != nil {
-				act.Errorf("%v", err)
-				return err
+				return fail(err)
 			}
-			res, err := a.runAction(cmd, act, in)
+			// The hooks write to files of their own, forwarded when they are done: one malformed
+			// entry of theirs in the step's GITHUB_OUTPUT or GITHUB_ENV would fail the step and
+			// lose agent-hooks' outputs.
+			files, err := act.IsolateHookFiles(a.getenv("RUNNER_TEMP"))
+			if err != nil {
+				return fail(err)
+			}
+			defer files.Remove()
+			res, err := a.runAction(cmd, act, in, files.Env())
+			warnings, ferr := act.ForwardHookFiles(files)
+			if ferr != nil {
+				warnings = append(warnings, ferr.Error())
+			}
 			if res == nil {
-				act.Errorf("%v", err)
-				return err
+				for _, w := range warnings {
+					act.Warningf("%s", w)
+				}
+				return fail(err)
 			}
-			if rerr := act.Report(res); rerr != nil {
+			res.Warnings = append(res.Warnings, warnings...)
+			if rerr := act.Report(res, in.FailOnBlock); rerr != nil {
 				fmt.Fprintf(a.stderr, "agent-hooks: warning: %v\n", rerr)
 			}
 			var blocked *blockedError
 			var silent *silentError
 			switch {
 			case res.Blocked && !in.FailOnBlock:
-				a.sayUnobeyed(fmt.Sprintf("agent-hooks: %s blocked (fail-on-block is false): %s", res.Event, res.Reason))
+				verb := "blocked"
+				if github.Pending(res) {
+					verb = "is waiting for approval"
+				}
+				a.sayUnobeyed(fmt.Sprintf("agent-hooks: %s %s (fail-on-block is false): %s", res.Event, verb, res.Reason))
 				return nil
 			case errors.As(err, &blocked):
 				a.sayUnobeyed(blocked.reason)
@@ -59,8 +88,10 @@ Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-
 				return err
 			case res.Decision == hooks.DecisionSkip:
 				return nil
+			case err != nil:
+				return fail(err)
 			}
-			return err
+			return nil
 		},
 	}
 }
@@ -75,7 +106,8 @@ func (a *app) sayUnobeyed(msg string) {
 }
 
 // runAction fires the event of the inputs with the token and configuration they name.
-func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.ActionInputs) (*hooks.Result, error) {
+// fileEnv names the hooks' own file commands (GITHUB_OUTPUT, GITHUB_ENV, …).
+func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.ActionInputs, fileEnv map[string]string) (*hooks.Result, error) {
 	data := hooks.Payload{}
 	if p := strings.TrimSpace(in.Payload); strings.HasPrefix(p, "{") {
 		if err := decodePayload("input payload", []byte(p), &data); err != nil {
@@ -88,6 +120,9 @@ func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.Action
 		}
 	}
 	env := map[string]string{}
+	for k, v := range fileEnv {
+		env[k] = v
+	}
 	if in.GitHubToken != "" {
 		env["GITHUB_TOKEN"] = in.GitHubToken
 		if a.getenv("GH_TOKEN") == "" {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/github/githubtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -46,9 +48,9 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// scriptCmds are the custom script commands: expect-exit, and the fake GitHub's commands.
+// scriptCmds are the custom script commands: expect-exit, envfile, and the fake GitHub's commands.
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){"expect-exit": expectExit}
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){"expect-exit": expectExit, "envfile": envFile}
 	for name, cmd := range githubtest.ScriptCmds() {
 		cmds[name] = cmd
 	}
@@ -78,5 +80,24 @@ func expectExit(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// envFile runs `envfile FILE`: it reads an environment file (GITHUB_OUTPUT, GITHUB_ENV,
+// GITHUB_STATE) by the runner's rules, prints each entry as NAME=value with the value quoted, one
+// a line, and fails when the runner would refuse any part of the file (and so fail the step).
+func envFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: envfile FILE")
+	}
+	entries, problems := github.ParseEnvFile(ts.ReadFile(args[0]), false)
+	for _, e := range entries {
+		fmt.Fprintf(ts.Stdout(), "%s=%s\n", e.Name, strconv.Quote(e.Value))
+	}
+	for _, p := range problems {
+		ts.Logf("%s line %d: %s", args[0], p.Line, p.Msg)
+	}
+	if len(problems) > 0 {
+		ts.Fatalf("the runner would fail the step on %s", args[0])
 	}
 }

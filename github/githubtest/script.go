@@ -1,6 +1,7 @@
 package githubtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,7 +23,8 @@ var (
 // script:
 //
 //	github-fake start [login]            start it for octo/hello (no login: the Actions bot) and set
-//	                                     GITHUB_API_URL, GITHUB_TOKEN and GITHUB_REPOSITORY
+//	                                     GITHUB_API_URL, GITHUB_TOKEN and GITHUB_REPOSITORY (and
+//	                                     GITHUB_FAKE_HOST, its host:port)
 //	github-fake pr N SHA                 add pull request N with head SHA (or move its head)
 //	github-fake perm LOGIN PERM          set LOGIN's permission (admin, maintain, write, read, …)
 //	github-fake comment N LOGIN BODY     add a comment now (-old: an hour ago)
@@ -30,7 +32,10 @@ var (
 //	github-fake on-request comment N LOGIN BODY
 //	github-fake on-request review N LOGIN STATE [BODY]
 //	                                     answer the next approval request comment that way
-//	github-fake fail METHOD SUFFIX COUNT STATUS [Header=Value]...
+//	github-fake fail METHOD SUFFIX COUNT STATUS [Header=Value]... [message=TEXT]
+//	                                     the next COUNT matching requests fail with STATUS; TEXT is
+//	                                     the error message ({authorization}: the request's
+//	                                     Authorization header, echoed)
 //	github-fake comments N | reviews N   print them, one per line: login: body (escaped)
 //	github-fake requests                 print METHOD PATH?QUERY STATUS per request
 func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
@@ -84,6 +89,7 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 			scriptMu.Unlock()
 		})
 		ts.Setenv("GITHUB_API_URL", s.URL)
+		ts.Setenv("GITHUB_FAKE_HOST", strings.TrimPrefix(s.URL, "http://"))
 		ts.Setenv("GITHUB_TOKEN", ScriptToken)
 		ts.Setenv("GITHUB_REPOSITORY", "octo/hello")
 	case "pr":
@@ -122,11 +128,17 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 	case "fail":
 		need(5)
 		f := Fault{Method: args[1], PathSuffix: args[2], Count: atoi(ts, args[3]), Status: atoi(ts, args[4]), Header: map[string]string{}}
+		msg := fmt.Sprintf("injected %d", f.Status)
 		for _, kv := range args[5:] {
 			k, v, _ := strings.Cut(kv, "=")
+			if k == "message" {
+				msg = v
+				continue
+			}
 			f.Header[k] = v
 		}
-		f.Body = fmt.Sprintf(`{"message":"injected %d","documentation_url":"https://docs.github.com/rest"}`, f.Status)
+		body, _ := json.Marshal(map[string]string{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+		f.Body = string(body)
 		server(ts).Fail(f)
 	case "comments":
 		need(2)

@@ -358,7 +358,10 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 			for k, v := range f.Header {
 				h.Set(k, strings.ReplaceAll(v, "{now}", strconv.FormatInt(s.now().Unix(), 10)))
 			}
-			return reply{status: f.Status, header: h, body: json.RawMessage(f.Body)}, nil
+			// {authorization}: the request's Authorization header, as servers and proxies that
+			// echo what they were sent put it in their error messages.
+			body, _ := json.Marshal(r.Header.Get("Authorization"))
+			return reply{status: f.Status, header: h, body: json.RawMessage(strings.ReplaceAll(f.Body, "{authorization}", strings.Trim(string(body), `"`)))}, nil
 		}
 	}
 	if r.Header.Get("Authorization") != "Bearer "+s.token {

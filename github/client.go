@@ -338,6 +338,10 @@ func (c *Client) PullRequest(ctx context.Context, t Target) (*gh.PullRequest, er
 // pageSize is the most GitHub returns per page.
 const pageSize = 100
 
+// maxPages bounds how many pages one list reads (10,000 items): a longer list is an error
+// rather than a read without end.
+const maxPages = 100
+
 // Comments lists every comment of the pull request updated at or after since (zero: all),
 // following the Link headers through every page.
 func (c *Client) Comments(ctx context.Context, t Target, since time.Time) ([]*gh.IssueComment, error) {
@@ -360,9 +364,12 @@ func (c *Client) Reviews(ctx context.Context, t Target) ([]*gh.PullRequestReview
 }
 
 // collect calls list for every page, moving page.Page along the Link header's next page (and past
-// a full page revalidated from the ETag cache, whose Link header may be out of date).
+// a full page revalidated from the ETag cache, whose Link header may be out of date). Paging that
+// does not advance — a next page already read, an empty page that links another — and a list of
+// more than maxPages pages are errors: nothing is decided on a list that was not read whole.
 func collect[T any](ctx context.Context, c *Client, what string, page *gh.ListOptions, list func() ([]T, *gh.Response, error)) ([]T, error) {
 	var all []T
+	read := map[int]bool{}
 	for {
 		var (
 			items []T
@@ -375,14 +382,23 @@ func collect[T any](ctx context.Context, c *Client, what string, page *gh.ListOp
 		if err != nil {
 			return nil, err
 		}
+		current := max(page.Page, 1)
+		read[current] = true
 		all = append(all, items...)
 		next := resp.NextPage
 		if next == 0 && len(items) == page.PerPage && resp.Header.Get(revalidatedHeader) != "" {
 			// A full page revalidated from the cache: more may have come since it was first read.
-			next = max(page.Page, 1) + 1
+			next = current + 1
 		}
-		if next == 0 {
+		switch {
+		case next == 0:
 			return all, nil
+		case read[next]:
+			return nil, fmt.Errorf("%s: GitHub's paging does not advance: page %d's rel=\"next\" link leads back to page %d, already read", what, current, next)
+		case len(items) == 0:
+			return nil, fmt.Errorf("%s: GitHub's paging does not advance: page %d is empty but links a next page", what, current)
+		case len(read) >= maxPages:
+			return nil, fmt.Errorf("%s: more than %d pages of %d; not read further", what, maxPages, page.PerPage)
 		}
 		page.Page = next
 	}

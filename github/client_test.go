@@ -2,11 +2,13 @@ package github
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/autoagent/agent-hooks/github/githubtest"
 	gh "github.com/google/go-github/v60/github"
 )
 
@@ -98,5 +100,63 @@ func TestLargePageIsNotCut(t *testing.T) {
 	}
 	if len(comments) != 100 || comments[99].GetBody() != body {
 		t.Fatalf("got %d comments", len(comments))
+	}
+}
+
+// TestPagingThatDoesNotAdvanceIsAnError: a server whose rel="next" link repeats, or whose pages
+// never end, is read a bounded number of times and reported, instead of being asked forever
+// (5,701 requests in 60 s before).
+func TestPagingThatDoesNotAdvanceIsAnError(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		paging githubtest.Paging
+		want   string
+	}{
+		{"repeated next link", githubtest.PagingRepeatNext, `page 2's rel="next" link leads back to page 2, already read`},
+		{"endless empty pages", githubtest.PagingEndless, `page 3 is empty but links a next page`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, "agent-bot")
+			for i := range 150 {
+				s.AddComment(prNumber, "alice", fmt.Sprint("comment ", i), time.Time{})
+			}
+			s.SetPaging(tt.paging)
+			c, err := NewClient(testToken, s.URL, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The deadline only ends the loop this test is about if it comes back.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err = c.Comments(ctx, Target{"octo", "hello", prNumber}, time.Time{})
+			if err == nil || !strings.Contains(err.Error(), "list the comments of octo/hello#12: ") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error saying %q", err, tt.want)
+			}
+			if n := len(s.Requests()); n > 3 {
+				t.Errorf("%d requests, want the paging given up at the first page that does not advance", n)
+			}
+		})
+	}
+}
+
+// TestPagingIsBounded: a list longer than maxPages pages is an error, not an unbounded read.
+func TestPagingIsBounded(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	for range maxPages*pageSize + 1 {
+		s.AddReview(prNumber, "mallory", "COMMENTED", "hm", "", time.Time{})
+	}
+	c, err := NewClient(testToken, s.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Reviews(context.Background(), Target{"octo", "hello", prNumber})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d pages", maxPages)) {
+		t.Errorf("got %v, want an error about the page bound", err)
+	}
+	if n := len(s.Requests()); n != maxPages {
+		t.Errorf("%d requests, want %d", n, maxPages)
 	}
 }

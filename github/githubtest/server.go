@@ -547,13 +547,13 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 		body["base"] = base
 		return reply{status: http.StatusOK, body: body}, nil
 	case reReviews.MatchString(path) && r.Method == http.MethodGet:
-		var list []any
+		var list []*Review
 		for _, rv := range s.reviews {
 			if rv.PR == number {
-				list = append(list, s.reviewJSON(rv))
+				list = append(list, rv)
 			}
 		}
-		return s.page(r, list), nil
+		return page(s, r, list, s.reviewJSON), nil
 	case reReviews.MatchString(path) && r.Method == http.MethodPost:
 		var in struct {
 			CommitID *string `json:"commit_id"`
@@ -586,13 +586,13 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 			}
 			since = t
 		}
-		var list []any
+		var list []*Comment
 		for _, c := range s.comments {
 			if c.PR == number && !c.UpdatedAt.Before(since) {
-				list = append(list, s.commentJSON(r, c))
+				list = append(list, c)
 			}
 		}
-		return s.page(r, list), nil
+		return page(s, r, list, func(c *Comment) map[string]any { return s.commentJSON(r, c) }), nil
 	case reComments.MatchString(path) && r.Method == http.MethodPost:
 		var in struct{ Body *string }
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == nil {
@@ -616,8 +616,8 @@ func legacyPermission(role string) string {
 	return role
 }
 
-// page answers one page of a list with GitHub's Link header.
-func (s *Server) page(r *http.Request, list []any) reply {
+// page answers one page of a list with GitHub's Link header; only the items on it are rendered.
+func page[T any](s *Server, r *http.Request, list []T, render func(T) map[string]any) reply {
 	q := r.URL.Query()
 	per, _ := strconv.Atoi(q.Get("per_page"))
 	if per <= 0 {
@@ -651,9 +651,9 @@ func (s *Server) page(r *http.Request, list []any) reply {
 	if len(links) > 0 {
 		h.Set("Link", strings.Join(links, ", "))
 	}
-	body := list[from:to]
-	if body == nil {
-		body = []any{}
+	body := []any{}
+	for _, it := range list[from:to] {
+		body = append(body, render(it))
 	}
 	return reply{status: http.StatusOK, body: body, header: h}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -96,11 +97,11 @@ func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 	start := r.opts.now()
 	c, err := NewClientFromEnv(inv.Getenv, r.opts)
 	if err != nil {
-		return failed(fmt.Errorf("github approval: %w", err))
+		return approval.Undecided("github", err, nil)
 	}
 	t, err := FindTarget(inv.Getenv, inv.Workspace, inv.Payload)
 	if err != nil {
-		return failed(fmt.Errorf("github approval: %w", err))
+		return approval.Undecided("github", err, nil)
 	}
 	timeout := inv.Hook.Timeout
 	if timeout <= 0 {
@@ -125,9 +126,11 @@ type approvalRun struct {
 	timeout  time.Duration
 	deadline time.Time
 
-	head    string
-	prURL   string
-	request *gh.IssueComment
+	head     string
+	prURL    string
+	headRepo string // full name of the repository the pull request's commits come from
+	request  *gh.IssueComment
+	last     verdict // of the latest check that succeeded
 }
 
 // vote is one review or command comment that counts toward the decision.
@@ -151,17 +154,35 @@ type verdict struct {
 
 func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 	if err := a.refreshPR(ctx); err != nil {
-		return failed(fmt.Errorf("github approval: %w", err))
+		return a.failed(ctx, err)
 	}
 	if err := a.findOrPostRequest(ctx); err != nil {
-		return failed(fmt.Errorf("github approval: %w", err))
+		return a.failed(ctx, err)
 	}
+	var lastErr error // of the latest check
 	errorsInARow := 0
-	for {
-		v, err := a.check(ctx)
+	for first := true; ; first = false {
+		if !first {
+			// No check starts at or after the deadline, so one in flight is never mistaken
+			// for a failure of GitHub's; a check that fails, or that the engine's deadline cuts
+			// short, leaves the request undecided.
+			now := a.opts.now()
+			if !now.Before(a.deadline) {
+				return a.timedOut(ctx, lastErr)
+			}
+			if err := a.opts.sleep(ctx, min(a.nextPoll(now), a.deadline.Sub(now))); err != nil {
+				return a.stopped(ctx, lastErr)
+			}
+			if !a.opts.now().Before(a.deadline) {
+				return a.timedOut(ctx, lastErr)
+			}
+		}
+		v, err := a.poll(ctx, first)
+		lastErr = err
 		switch {
 		case err == nil:
 			errorsInARow = 0
+			a.last = v
 			if v.decided {
 				return a.finish(ctx, v)
 			}
@@ -169,26 +190,36 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 				return a.pending(v)
 			}
 		case ctx.Err() != nil:
-			return a.stopped(ctx)
+			return a.stopped(ctx, err)
 		default:
 			var apiErr *APIError
 			errorsInARow++
 			if !a.wait || errorsInARow >= 3 || errors.As(err, &apiErr) && apiErr.Status >= 400 && apiErr.Status < 500 {
-				return failed(fmt.Errorf("github approval: %w", err))
+				return a.undecided(ctx, err)
 			}
 			progress(a.inv.Stderr, "approval: %v (will retry)", err)
 		}
-		now := a.opts.now()
-		if !now.Before(a.deadline) {
-			return a.timedOut(ctx, v)
-		}
-		if err := a.opts.sleep(ctx, min(a.nextPoll(now), a.deadline.Sub(now))); err != nil {
-			return a.stopped(ctx)
-		}
-		if err := a.refreshPR(ctx); err != nil && ctx.Err() != nil {
-			return a.stopped(ctx)
+	}
+}
+
+// poll checks the request once; every check but the first reads the pull request again, for
+// its head commit.
+func (a *approvalRun) poll(ctx context.Context, first bool) (verdict, error) {
+	if !first {
+		if err := a.refreshPR(ctx); err != nil {
+			return verdict{}, err
 		}
 	}
+	return a.check(ctx)
+}
+
+// failed is the outcome of a request that could not be made: stopped if the run was, else
+// undecided.
+func (a *approvalRun) failed(ctx context.Context, err error) hooks.Outcome {
+	if ctx.Err() != nil {
+		return a.stopped(ctx, err)
+	}
+	return a.undecided(ctx, err)
 }
 
 // pollCost is about how many requests one check makes (pull request, comments, reviews and a
@@ -216,7 +247,7 @@ func (a *approvalRun) refreshPR(ctx context.Context) error {
 	if a.head != "" && a.head != pr.GetHead().GetSHA() {
 		progress(a.inv.Stderr, "approval: new commits on %s (head %s); only reviews of the new head count", a.t, short(pr.GetHead().GetSHA()))
 	}
-	a.head, a.prURL = pr.GetHead().GetSHA(), pr.GetHTMLURL()
+	a.head, a.prURL, a.headRepo = pr.GetHead().GetSHA(), pr.GetHTMLURL(), pr.GetHead().GetRepo().GetFullName()
 	return nil
 }
 
@@ -252,8 +283,9 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 			}
 			break
 		}
-		if status := statusOf(cm.GetBody()); strings.HasPrefix(status, "⌛") || strings.HasPrefix(status, "🛑") {
-			// An earlier run timed out or was cancelled: the request is waited on again.
+		if status := statusOf(cm.GetBody()); strings.HasPrefix(status, "⌛") || strings.HasPrefix(status, "🛑") || strings.HasPrefix(status, "⚠️") {
+			// An earlier run timed out, was cancelled or could not decide: the request is waited
+			// on again.
 			edited, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), a.waitingStatus()))
 			if err != nil {
 				return err
@@ -544,7 +576,16 @@ func (a *approvalRun) pending(v verdict) hooks.Outcome {
 	}
 }
 
-func (a *approvalRun) timedOut(ctx context.Context, v verdict) hooks.Outcome {
+// timedOut is the outcome when nobody decided before the deadline. timeoutAction applies only if
+// the latest check succeeded (lastErr nil): after a failed one nobody knows whether someone
+// rejected, and the approval is undecided.
+func (a *approvalRun) timedOut(ctx context.Context, lastErr error) hooks.Outcome {
+	v := a.last
+	if lastErr != nil {
+		out := a.undecided(ctx, fmt.Errorf("no decision on %s within %s, and the last check failed: %w", a.t, roundDuration(a.timeout), lastErr))
+		out.Details["timedOut"] = true
+		return out
+	}
 	details := a.details(v)
 	details["timedOut"] = true
 	details["decision"] = a.timeoutAction
@@ -565,14 +606,32 @@ func (a *approvalRun) timedOut(ctx context.Context, v verdict) hooks.Outcome {
 	return out
 }
 
-// stopped is the outcome when the run is cancelled from outside (interrupt, engine timeout).
-func (a *approvalRun) stopped(ctx context.Context) hooks.Outcome {
+// stopped is the outcome when the run is stopped from outside: at the engine's deadline (a
+// timeout, unless the check in flight, err, is what it cut short) or by an interrupt.
+func (a *approvalRun) stopped(ctx context.Context, err error) hooks.Outcome {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return a.timedOut(ctx, verdict{})
+		return a.timedOut(ctx, err)
 	}
-	out := failed(fmt.Errorf("github approval on %s: %w", a.t, ctx.Err()))
+	out := approval.Undecided("github", fmt.Errorf("interrupted while waiting on %s: %w", a.t, ctx.Err()), a.details(a.last))
 	if err := a.record(ctx, "🛑 **Cancelled**: the agent stopped waiting."); err != nil {
 		out.Stderr = fmt.Sprintf("approval: could not record the cancellation in the request comment: %v\n", err)
+	}
+	return out
+}
+
+// undecided is the outcome when the request cannot be made or checked: it blocks, and says why
+// in the request comment too when there is one.
+func (a *approvalRun) undecided(ctx context.Context, err error) hooks.Outcome {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden && a.headRepo != "" && !strings.EqualFold(a.headRepo, a.t.Repository()) {
+		err = fmt.Errorf("%w; this pull request comes from the fork %s, and a workflow run for a fork's pull request gets a read-only GITHUB_TOKEN whatever `permissions:` says: decide approvals in a workflow on pull_request_target or workflow_run, or with a GitHub App's token", err, a.headRepo)
+	}
+	out := approval.Undecided("github", err, a.details(a.last))
+	if a.request != nil {
+		status := fmt.Sprintf("⚠️ **Could not be decided**, so the agent is blocked: %s", oneLine(err.Error()))
+		if rerr := a.record(ctx, status); rerr != nil {
+			out.Stderr = fmt.Sprintf("approval: could not record the failure in the request comment: %v\n", rerr)
+		}
 	}
 	return out
 }

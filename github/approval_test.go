@@ -1,9 +1,13 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -408,7 +412,7 @@ func TestApprovalRateLimitPastDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	out := r.Run(ctx, inv)
-	if out.Status != hooks.StatusError || !strings.Contains(out.Reason, "rate limited by GitHub for 1h0m0s, past the hook's deadline") {
+	if out.Status != hooks.StatusBlocked || !strings.Contains(out.Reason, "github approval could not be decided: get pull request octo/hello#12: rate limited by GitHub for 1h0m0s, past the hook's deadline") {
 		t.Fatalf("got %s %q", out.Status, out.Reason)
 	}
 }
@@ -443,7 +447,7 @@ func TestApprovalCancelledIsRecorded(t *testing.T) {
 	r := configureApproval(t, Options{Sleep: sl.sleep}, `{"pollInterval": 5, "message": "<!-- agent-hooks:status --> sneaky"}`)
 	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
 	out := r.Run(ctx, inv)
-	if out.Status != hooks.StatusError || !strings.Contains(out.Reason, "context canceled") {
+	if out.Status != hooks.StatusBlocked || !strings.Contains(out.Reason, "interrupted while waiting on octo/hello#12: context canceled") {
 		t.Fatalf("got %s %q", out.Status, out.Reason)
 	}
 	req := requestComment(t, s)
@@ -548,5 +552,162 @@ func TestApprovalWaitsAgainOnATimedOutRequest(t *testing.T) {
 	req := requestComment(t, s)
 	if strings.Contains(req.Body, "Timed out") || !strings.Contains(req.Body, "Waiting for a decision") {
 		t.Errorf("the request waited on again still reads:\n%s", req.Body)
+	}
+}
+
+// TestApprovalThatCannotBeDecidedBlocks: an approval whose API calls fail never lets the event
+// through: it blocks with a reason that says what failed and how to fix it, whatever "blocking"
+// says, and timeoutAction approve does not turn a failure into an approval.
+func TestApprovalThatCannotBeDecidedBlocks(t *testing.T) {
+	t.Parallel()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	tests := []struct {
+		name    string
+		setup   func(s *githubtest.Server, e env)
+		options string
+		payload hooks.Payload
+		timeout time.Duration
+		want    []string // substrings of the reason
+	}{
+		{
+			name: "a token without pull-requests: write",
+			setup: func(s *githubtest.Server, _ env) {
+				s.Fail(githubtest.Fault{Method: "POST", PathSuffix: "/issues/12/comments", Count: 1, Denied: true})
+			},
+			want: []string{"github approval could not be decided: comment on octo/hello#12: 403 from POST /repos/octo/hello/issues/12/comments (Resource not accessible by integration)",
+				"the token lacks issues: write or pull-requests: write", "add `permissions: pull-requests: write` to the job"},
+		},
+		{
+			name: "a pull request from a fork",
+			setup: func(s *githubtest.Server, _ env) {
+				s.SetPRFork(prNumber, "mallory/hello")
+				s.Fail(githubtest.Fault{Method: "POST", PathSuffix: "/issues/12/comments", Count: 1, Denied: true})
+			},
+			want: []string{"403 from POST /repos/octo/hello/issues/12/comments", "comes from the fork mallory/hello", "read-only"},
+		},
+		{
+			name:    "a pull request that does not exist",
+			payload: hooks.Payload{"prNumber": 13},
+			want:    []string{"get pull request octo/hello#13: 404 from GET /repos/octo/hello/pulls/13 (Not Found)"},
+		},
+		{
+			name:  "GitHub unreachable",
+			setup: func(_ *githubtest.Server, e env) { e["GITHUB_API_URL"] = closed.URL },
+			want:  []string{"get pull request octo/hello#12: cannot reach GitHub at " + closed.URL + ": ", "connection refused; check GITHUB_API_URL and the network"},
+		},
+		{
+			name: "GitHub never answers, with timeoutAction approve",
+			setup: func(s *githubtest.Server, _ env) {
+				s.Fail(githubtest.Fault{Method: "GET", PathSuffix: "/pulls/12/reviews", Count: 1000, Hang: true})
+			},
+			options: `"timeoutAction": "approve"`, timeout: 500 * time.Millisecond,
+			want: []string{"no decision on octo/hello#12 within 500ms, and the last check failed: list the reviews of octo/hello#12: GitHub did not answer in time"},
+		},
+		{
+			name: "server errors until the timeout, with timeoutAction approve",
+			setup: func(s *githubtest.Server, _ env) {
+				s.Fail(githubtest.Fault{Method: "GET", PathSuffix: "/pulls/12/reviews", Count: 1000, Status: 502, Body: `{"message":"Server Error"}`})
+			},
+			options: `"timeoutAction": "approve"`, timeout: 500 * time.Millisecond,
+			want: []string{"list the reviews of octo/hello#12: 502 from GET /repos/octo/hello/pulls/12/reviews (Server Error)"},
+		},
+		{
+			name:  "paging that does not advance",
+			setup: func(s *githubtest.Server, _ env) { s.SetPaging(githubtest.PagingRepeatNext) },
+			want:  []string{"GitHub's paging does not advance"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, "agent-bot")
+			e := serverEnv(s)
+			if tt.setup != nil {
+				tt.setup(s, e)
+			}
+			opts := `"pollInterval": 10`
+			if tt.options != "" {
+				opts += ", " + tt.options
+			}
+			// The 500ms of the timeout cases pass by the wall clock: the check in flight when
+			// they pass is what must not count as a decision.
+			timeout := cmp.Or(tt.timeout, 10*time.Second)
+			r := configureApproval(t, Options{}, "{"+opts+"}")
+			inv, _ := invocation(e, hooks.PreExecutionStart, timeout, tt.payload)
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			out := r.Run(ctx, inv)
+			if out.Status != hooks.StatusBlocked || out.Decision != hooks.DecisionBlock {
+				t.Fatalf("got %s %q (decision %q), want blocked", out.Status, out.Reason, out.Decision)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.Reason, w) {
+					t.Errorf("reason %q\nwant it to contain %q", out.Reason, w)
+				}
+			}
+			if out.Details["decision"] != "undecided" {
+				t.Errorf("details.decision = %v, want undecided", out.Details["decision"])
+			}
+			if strings.Contains(out.Reason, testToken) {
+				t.Errorf("the token is in the reason")
+			}
+		})
+	}
+}
+
+// fakeClock is a clock that only the sleeps of the code under test move.
+type fakeClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	after func(n int) // called after each sleep with its 1-based number
+	n     int
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.n++
+	n := c.n
+	c.mu.Unlock()
+	if c.after != nil {
+		c.after(n)
+	}
+	return ctx.Err()
+}
+
+// TestApprovalTimeoutAfterAFailedCheckBlocks: timeoutAction approve is the user's choice for
+// when nobody decided; when the last check before the timeout failed, nobody knows whether
+// somebody rejected, and the approval blocks.
+func TestApprovalTimeoutAfterAFailedCheckBlocks(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	clock := &fakeClock{now: time.Now()}
+	clock.after = func(n int) {
+		if n == 1 {
+			s.Fail(githubtest.Fault{Method: "GET", PathSuffix: "/pulls/12/reviews", Count: 1000, Status: 503, Body: `{"message":"Service Unavailable"}`})
+		}
+	}
+	r := configureApproval(t, Options{Now: clock.Now, Sleep: clock.Sleep}, `{"pollInterval": 60000, "timeoutAction": "approve"}`)
+	inv, stderr := invocation(serverEnv(s), hooks.PreExecutionStart, 2*time.Minute, nil)
+	out := r.Run(context.Background(), inv)
+	if out.Status != hooks.StatusBlocked || out.Details["timedOut"] != true {
+		t.Fatalf("got %s %q %v, want a blocked timeout", out.Status, out.Reason, out.Details)
+	}
+	want := "no decision on octo/hello#12 within 2m0s, and the last check failed: list the reviews of octo/hello#12: 503 from GET /repos/octo/hello/pulls/12/reviews (Service Unavailable)"
+	if !strings.Contains(out.Reason, want) {
+		t.Errorf("reason %q\nwant it to contain %q", out.Reason, want)
+	}
+	if !strings.Contains(stderr.String(), "(will retry)") {
+		t.Errorf("the failed check was not retried:\n%s", stderr)
+	}
+	if req := requestComment(t, s); !strings.Contains(req.Body, "Could not be decided") || strings.Contains(req.Body, "approved automatically (timeoutAction)") {
+		t.Errorf("request comment:\n%s", req.Body)
 	}
 }

@@ -36,7 +36,12 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// RequestTimeout bounds each request, its answer read whole; 0 means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is how long one request may take before GitHub counts as not answering.
+const DefaultRequestTimeout = 30 * time.Second
 
 func (o Options) now() time.Time {
 	if o.Now != nil {
@@ -107,7 +112,11 @@ func NewClient(token, apiURL string, o Options) (*Client, error) {
 		tr = http.DefaultTransport
 	}
 	cache := &etagCache{base: tr, entries: map[string]*cacheEntry{}}
-	c := gh.NewClient(&http.Client{Transport: cache}).WithAuthToken(token)
+	timeout := o.RequestTimeout
+	if timeout <= 0 {
+		timeout = DefaultRequestTimeout
+	}
+	c := gh.NewClient(&http.Client{Transport: cache, Timeout: timeout}).WithAuthToken(token)
 	// Set BaseURL directly: GITHUB_API_URL is already the API root (https://api.github.com or
 	// https://HOST/api/v3), and WithEnterpriseURLs would append api/v3/ to any other URL.
 	c.BaseURL = base
@@ -158,7 +167,7 @@ func (c *Client) call(ctx context.Context, what string, f func() (*gh.Response, 
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
 			return fmt.Errorf("%s: %w", what, ctx.Err())
 		}
 		wait, limited := rateLimitWait(err, c.opts.now())
@@ -215,23 +224,76 @@ func rateLimitWait(err error, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// describe turns an API error into one line that says what failed and what to check. The
-// token is never part of it: go-github errors carry the method and URL, not the headers.
+// describe turns a failed request into one line that says what failed and what to do about it:
+// the status and the request GitHub answered, GitHub's message, and the permission to grant as a
+// workflow's `permissions:` spells it. The token is never part of it: go-github errors carry the
+// method and URL, not the headers.
 func describe(what string, err error) error {
-	var e *gh.ErrorResponse
-	if !errors.As(err, &e) || e.Response == nil {
+	var (
+		e      *gh.ErrorResponse
+		urlErr *url.Error
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &urlErr) && urlErr.Timeout():
+		return fmt.Errorf("%s: GitHub did not answer in time", what)
+	case errors.As(err, &urlErr):
+		u, _ := url.Parse(urlErr.URL)
+		where := urlErr.URL
+		if u != nil {
+			where = u.Scheme + "://" + u.Host
+		}
+		return fmt.Errorf("%s: cannot reach GitHub at %s: %v; check GITHUB_API_URL and the network", what, where, urlErr.Err)
+	case !errors.As(err, &e) || e.Response == nil:
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	msg := oneLine(e.Message)
-	switch e.Response.StatusCode {
+	code := e.Response.StatusCode
+	msg := fmt.Sprintf("%s: %d from %s (%s)", what, code, request(e.Response), oneLine(e.Message))
+	switch code {
 	case http.StatusUnauthorized:
-		return &APIError{Status: 401, Msg: fmt.Sprintf("%s: 401 unauthorized (%s): the GitHub token is invalid or expired", what, msg)}
+		msg += ": the GitHub token is invalid or expired"
 	case http.StatusForbidden:
-		return &APIError{Status: 403, Msg: fmt.Sprintf("%s: 403 forbidden (%s): the token lacks permission (it needs pull-requests: write and issues: write)", what, msg)}
+		msg += ": " + missingPermission(e.Response.Header.Get("X-Accepted-GitHub-Permissions"))
 	case http.StatusNotFound:
-		return &APIError{Status: 404, Msg: fmt.Sprintf("%s: 404 not found: check the repository and pull request number, and that the token can see them", what)}
+		msg += ": check the repository and pull request number, and that the token can see them"
 	}
-	return &APIError{Status: e.Response.StatusCode, Msg: fmt.Sprintf("%s: %d %s", what, e.Response.StatusCode, msg)}
+	return &APIError{Status: code, Msg: msg}
+}
+
+// request names the request a response answers: "POST /repos/o/r/issues/5/comments".
+func request(resp *http.Response) string {
+	if resp.Request == nil || resp.Request.URL == nil {
+		return "GitHub"
+	}
+	return resp.Request.Method + " " + resp.Request.URL.Path
+}
+
+// missingPermission explains a 403 by the permissions GitHub says the operation accepts
+// (X-Accepted-GitHub-Permissions: "issues=write; pull_requests=write", any one set enough), in the
+// words of a workflow's `permissions:` key.
+func missingPermission(accepted string) string {
+	var sets []string
+	suggest := ""
+	for _, set := range strings.Split(accepted, ";") {
+		var perms []string
+		for _, p := range strings.Split(set, ",") {
+			name, level, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if !ok || name == "" {
+				continue
+			}
+			perms = append(perms, strings.ReplaceAll(name, "_", "-")+": "+level)
+		}
+		if len(perms) == 0 {
+			continue
+		}
+		sets = append(sets, strings.Join(perms, " and "))
+		if suggest == "" || strings.Contains(set, "pull_requests") {
+			suggest = strings.Join(perms, ", ")
+		}
+	}
+	if len(sets) == 0 {
+		return "GitHub refused the token; it needs pull-requests: write and issues: write (a workflow's `permissions:`; the repo scope for a classic token)"
+	}
+	return fmt.Sprintf("the token lacks %s; add `permissions: %s` to the job", strings.Join(sets, " or "), suggest)
 }
 
 // APIError is a GitHub API failure described in one line.

@@ -2,6 +2,8 @@ package github
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,7 +115,26 @@ func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 		key = hooks.ExpandMessage(r.key, inv.Payload)
 	}
 	a := &approvalRun{approvalRunner: r, c: c, t: t, inv: inv, key: markerKey(key), timeout: timeout, deadline: deadline}
+	a.text = a.requestText()
+	if a.id, err = requestID(a.text, inv.Payload); err != nil {
+		return approval.Undecided("github", err, nil)
+	}
 	return a.run(ctx)
+}
+
+// requestID names what a request asks to approve: the request text as the approver reads it and
+// the payload's subject, hashed. A request is for one decision: when either changes it is
+// another request, asked anew, and the answers to the old one do not count for it.
+func requestID(text string, p hooks.Payload) (string, error) {
+	b, err := json.Marshal(struct {
+		Text    string        `json:"text"`
+		Payload hooks.Payload `json:"payload"`
+	}{text, p.Subject()})
+	if err != nil {
+		return "", fmt.Errorf("identify the request: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // approvalRun is one execution of a github approval hook.
@@ -122,7 +143,9 @@ type approvalRun struct {
 	c        *Client
 	t        Target
 	inv      *hooks.Invocation
-	key      string
+	key      string // which request of the pull request this hook makes (event and hook, or "key")
+	text     string // the request as rendered for the approver
+	id       string // requestID of text and payload
 	timeout  time.Duration
 	deadline time.Time
 
@@ -251,15 +274,17 @@ func (a *approvalRun) refreshPR(ctx context.Context) error {
 	return nil
 }
 
-// The request comment begins with a hidden marker naming the request and the head commit it was
-// made for; the part after the status marker is rewritten as the request progresses. Only a
-// marker at the very start counts: other comments of the same identity may quote one.
-var approvalMarker = regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" -->`)
+// The request comment begins with a hidden marker naming the request's key, the head commit it
+// was made for and the requestID of what it asks; the part after the status marker is rewritten
+// as the request progresses. Only a marker at the very start counts: other comments of the same
+// identity may quote one.
+var approvalMarker = regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})" -->`)
 
 const statusMarker = "<!-- agent-hooks:status -->"
 
-// findOrPostRequest reuses this hook's open request (same key, posted by the same identity, for
-// the current head when requireHeadCommit) or posts a new one.
+// findOrPostRequest reuses this hook's latest request (same key, posted by the token's own
+// identity) when it asks for the same thing (same requestID, and the current head when
+// requireHeadCommit), or posts a new one; an undecided earlier request is marked superseded.
 func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 	comments, err := a.c.Comments(ctx, a.t, time.Time{})
 	if err != nil {
@@ -276,14 +301,24 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 		} else if !self {
 			continue
 		}
-		if a.requireHead && !strings.EqualFold(m[2], a.head) {
-			status := fmt.Sprintf("↪️ **Superseded**: new commits were pushed (head `%s`); approval was asked again below.", short(a.head))
-			if _, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), status)); err != nil {
-				return err
+		status := statusOf(cm.GetBody())
+		undecided := strings.HasPrefix(status, "⏳") || strings.HasPrefix(status, "⌛") || strings.HasPrefix(status, "🛑") || strings.HasPrefix(status, "⚠️")
+		var why string
+		switch {
+		case m[3] != a.id:
+			why = "↪️ **Superseded**: the agent asks for something else now; approval was asked again below."
+		case a.requireHead && !strings.EqualFold(m[2], a.head):
+			why = fmt.Sprintf("↪️ **Superseded**: new commits were pushed (head `%s`); approval was asked again below.", short(a.head))
+		}
+		if why != "" {
+			if undecided {
+				if _, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), why)); err != nil {
+					return err
+				}
 			}
 			break
 		}
-		if status := statusOf(cm.GetBody()); strings.HasPrefix(status, "⌛") || strings.HasPrefix(status, "🛑") || strings.HasPrefix(status, "⚠️") {
+		if undecided && !strings.HasPrefix(status, "⏳") {
 			// An earlier run timed out, was cancelled or could not decide: the request is waited
 			// on again.
 			edited, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), a.waitingStatus()))
@@ -305,13 +340,17 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 	return nil
 }
 
-func (a *approvalRun) requestBody() string {
+// requestText is the request as the approver reads it: the message with the payload's values,
+// which cannot carry markers of their own.
+func (a *approvalRun) requestText() string {
 	msg := a.message
 	if msg == "" {
 		msg = "The agent needs approval to continue."
 	}
-	// Payload text must not be able to carry markers of its own.
-	msg = strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
+	return strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
+}
+
+func (a *approvalRun) requestBody() string {
 	who := "someone with write access to this repository"
 	if len(a.approvers) > 0 {
 		who += " or " + strings.Join(atLogins(a.approvers), ", ")
@@ -325,8 +364,8 @@ func (a *approvalRun) requestBody() string {
 		review += fmt.Sprintf(" when it is on the current head `%s`", short(a.head))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "<!-- agent-hooks:approval key=%q head=%q -->\n", a.key, a.head)
-	fmt.Fprintf(&b, "### 🔐 Approval requested · %s\n\n%s\n\n", a.inv.Event, msg)
+	fmt.Fprintf(&b, "<!-- agent-hooks:approval key=%q head=%q request=%q -->\n", a.key, a.head, a.id)
+	fmt.Fprintf(&b, "### 🔐 Approval requested · %s\n\n%s\n\n", a.inv.Event, a.text)
 	fmt.Fprintf(&b, "Reply **`/approve`** to let the agent proceed, or **`/reject <reason>`** to stop it; %s. "+
 		"Decided by %s; %s needed.\n\n", review, who, count)
 	b.WriteString(statusMarker + "\n")

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -709,5 +710,65 @@ func TestApprovalTimeoutAfterAFailedCheckBlocks(t *testing.T) {
 	}
 	if req := requestComment(t, s); !strings.Contains(req.Body, "Could not be decided") || strings.Contains(req.Body, "approved automatically (timeoutAction)") {
 		t.Errorf("request comment:\n%s", req.Body)
+	}
+}
+
+// TestApprovalIsForOneRequest: an answer approves the request it answers and nothing else. The
+// approval of issue 41 must not approve issue 42 on the same head: a changed request text or
+// payload is a new request, posted anew, and the answers to the old one do not count. The values
+// the engine sets on every firing (timestamp, session) do not make a new request.
+func TestApprovalIsForOneRequest(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		message string
+		first   hooks.Payload
+		second  hooks.Payload
+	}{
+		{"the request text changes", `"message": "Deploy issue {{issueNumber}}"`,
+			hooks.Payload{"prNumber": prNumber, "issueNumber": 41},
+			hooks.Payload{"prNumber": prNumber, "issueNumber": 42}},
+		{"the payload changes under the same text", `"message": "Run the command?"`,
+			hooks.Payload{"prNumber": prNumber, "command": "make deploy-staging"},
+			hooks.Payload{"prNumber": prNumber, "command": "make deploy-production"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, "")
+			r := configureApproval(t, Options{}, `{"wait": false, `+tt.message+`}`)
+			run := func(p hooks.Payload, session string) hooks.Outcome {
+				p = maps.Clone(p)
+				p["sessionId"], p["timestamp"], p["workspace"] = session, time.Now().UnixNano(), "/tmp/"+session
+				inv, _ := invocation(serverEnv(s), hooks.ApprovalRequired, time.Minute, p)
+				return r.Run(context.Background(), inv)
+			}
+			if out := run(tt.first, "session-1"); out.Details["pending"] != true {
+				t.Fatalf("first request: got %s %q, want pending", out.Status, out.Reason)
+			}
+			s.AddComment(prNumber, "alice", "/approve", time.Now().Add(time.Second))
+			// The workflow run after the answer (another session) finds its request approved.
+			if out := run(tt.first, "session-2"); out.Status != hooks.StatusOK || out.Details["decider"] != "alice" {
+				t.Fatalf("same request again: got %s %q %v, want approved by alice", out.Status, out.Reason, out.Details)
+			}
+			out := run(tt.second, "session-3")
+			if out.Status != hooks.StatusBlocked || out.Details["pending"] != true {
+				t.Fatalf("another request: got %s %q %v, want pending: the answer to the first one approved it", out.Status, out.Reason, out.Details)
+			}
+			var requests []githubtest.Comment
+			for _, c := range s.Comments(prNumber) {
+				if strings.HasPrefix(c.Body, "<!-- agent-hooks:approval") {
+					requests = append(requests, c)
+				}
+			}
+			if len(requests) != 2 {
+				t.Fatalf("%d request comments, want one per request: %+v", len(requests), requests)
+			}
+			if !strings.Contains(requests[0].Body, "Approved** by @alice") {
+				t.Errorf("the first request lost its outcome:\n%s", requests[0].Body)
+			}
+			if !strings.Contains(requests[1].Body, "Waiting for a decision") {
+				t.Errorf("the second request:\n%s", requests[1].Body)
+			}
+		})
 	}
 }

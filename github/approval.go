@@ -36,6 +36,7 @@ type approvalConfig struct {
 	RequireHeadCommit *bool    `json:"requireHeadCommit"`
 	Wait              *bool    `json:"wait"`
 	Key               string   `json:"key"`
+	AllowSelfApproval bool     `json:"allowSelfApproval"`
 }
 
 type approvalRunner struct {
@@ -48,6 +49,7 @@ type approvalRunner struct {
 	requireHead   bool
 	timeoutAction string
 	wait          bool
+	allowSelf     bool // the pull request's author may decide
 }
 
 // Configure implements approval.Provider.
@@ -65,6 +67,7 @@ func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hoo
 		requireHead:   true,
 		timeoutAction: c.TimeoutAction,
 		wait:          true,
+		allowSelf:     c.AllowSelfApproval,
 	}
 	if c.PollInterval != nil {
 		if *c.PollInterval <= 0 {
@@ -151,13 +154,15 @@ type approvalRun struct {
 
 	head     string
 	prURL    string
-	headRepo string // full name of the repository the pull request's commits come from
+	headRepo string  // full name of the repository the pull request's commits come from
+	author   account // who opened the pull request
 	request  *gh.IssueComment
 	last     verdict // of the latest check that succeeded
 }
 
 // vote is one review or command comment that counts toward the decision.
 type vote struct {
+	user    *gh.User
 	login   string
 	approve bool
 	via     string // "review" or "comment"
@@ -271,6 +276,7 @@ func (a *approvalRun) refreshPR(ctx context.Context) error {
 		progress(a.inv.Stderr, "approval: new commits on %s (head %s); only reviews of the new head count", a.t, short(pr.GetHead().GetSHA()))
 	}
 	a.head, a.prURL, a.headRepo = pr.GetHead().GetSHA(), pr.GetHTMLURL(), pr.GetHead().GetRepo().GetFullName()
+	a.author = account{login: pr.GetUser().GetLogin(), id: pr.GetUser().GetID()}
 	return nil
 }
 
@@ -355,6 +361,9 @@ func (a *approvalRun) requestBody() string {
 	if len(a.approvers) > 0 {
 		who += " or " + strings.Join(atLogins(a.approvers), ", ")
 	}
+	if !a.allowSelf && a.author.login != "" {
+		who += fmt.Sprintf(", other than the pull request's author @%s", a.author.login)
+	}
 	count := "one approval is"
 	if a.minApprovals > 1 {
 		count = fmt.Sprintf("%d approvals are", a.minApprovals)
@@ -428,7 +437,7 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 		if !ok {
 			continue
 		}
-		votes = append(votes, vote{login: login, approve: approve, via: "comment", url: cm.GetHTMLURL(), reason: reason, at: cm.GetCreatedAt().Time})
+		votes = append(votes, vote{user: cm.GetUser(), login: login, approve: approve, via: "comment", url: cm.GetHTMLURL(), reason: reason, at: cm.GetCreatedAt().Time})
 	}
 	for _, rv := range reviews {
 		login := rv.GetUser().GetLogin()
@@ -447,10 +456,10 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 				v.ignored = append(v.ignored, fmt.Sprintf("@%s approved commit %s, not the head %s", login, short(rv.GetCommitID()), short(a.head)))
 				continue
 			}
-			votes = append(votes, vote{login: login, approve: true, via: "review", url: rv.GetHTMLURL(), at: rv.GetSubmittedAt().Time})
+			votes = append(votes, vote{user: rv.GetUser(), login: login, approve: true, via: "review", url: rv.GetHTMLURL(), at: rv.GetSubmittedAt().Time})
 		case "CHANGES_REQUESTED":
 			reason := strings.TrimSpace(rv.GetBody())
-			votes = append(votes, vote{login: login, via: "review", url: rv.GetHTMLURL(), reason: reason, at: rv.GetSubmittedAt().Time})
+			votes = append(votes, vote{user: rv.GetUser(), login: login, via: "review", url: rv.GetHTMLURL(), reason: reason, at: rv.GetSubmittedAt().Time})
 		}
 	}
 	sort.SliceStable(votes, func(i, j int) bool { return votes[i].at.Before(votes[j].at) })
@@ -460,7 +469,7 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 	var order []string
 	for i, vt := range votes {
 		key := strings.ToLower(vt.login)
-		ok, why, err := a.authorised(ctx, vt.login)
+		ok, why, err := a.authorised(ctx, vt.user)
 		if err != nil {
 			return v, err
 		}
@@ -497,9 +506,13 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 	return v, nil
 }
 
-// authorised says whether login may decide: listed in approvers, or with write, maintain or
-// admin permission on the repository.
-func (a *approvalRun) authorised(ctx context.Context, login string) (bool, string, error) {
+// authorised says whether u may decide: not the pull request's author (unless allowSelfApproval),
+// and listed in approvers or with write, maintain or admin permission on the repository.
+func (a *approvalRun) authorised(ctx context.Context, u *gh.User) (bool, string, error) {
+	login := u.GetLogin()
+	if !a.allowSelf && a.author.login != "" && a.author.is(u) {
+		return false, "opened the pull request (allowSelfApproval is off)", nil
+	}
 	for _, ap := range a.approvers {
 		if sameLogin(ap, login) {
 			return true, "", nil

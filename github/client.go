@@ -83,11 +83,25 @@ type Client struct {
 	opts    Options
 	retries int
 
-	mu            sync.Mutex
-	identity      string // "" while unknown for an installation token
-	identityKnown bool
-	perms         map[string]string
-	rate          gh.Rate
+	mu    sync.Mutex
+	self  *account // the account the token acts as; nil until known
+	perms map[string]string
+	rate  gh.Rate
+}
+
+// account is a GitHub account: its login and its id, which never changes.
+type account struct {
+	login string
+	id    int64
+}
+
+// is reports whether u is this account: by id when both are known, else by login (logins are
+// case-insensitive).
+func (a account) is(u *gh.User) bool {
+	if a.id != 0 && u.GetID() != 0 {
+		return a.id == u.GetID()
+	}
+	return u.GetLogin() != "" && sameLogin(u.GetLogin(), a.login)
 }
 
 // Rate is the core rate limit GitHub reported with the latest response.
@@ -312,49 +326,91 @@ func oneLine(s string) string {
 	return s
 }
 
-// IsSelf reports whether u is the identity the token acts as, so that its own comments are found
-// again and never count as a human's answer. A user token reads its login with GET /user. An
-// installation token (GITHUB_TOKEN, a GitHub App's) may not; until a comment of its own tells its
-// login, every bot account counts as itself: only GitHub Apps post as type Bot, so no person can
-// pass for it.
+// IsSelf reports whether u is the account the token acts as, so that its own comments are found
+// again and never count as a human's answer. The account is learnt exactly, never guessed: GET
+// /user answers a user's token; an installation token (GITHUB_TOKEN, a GitHub App's) gets 403
+// there, and GraphQL's viewer answers it with the App's bot account (github-actions[bot] for
+// GITHUB_TOKEN); a comment the token just made tells it too. Logins ending in [bot] belong to
+// GitHub Apps and an App's login is its own, so no other App or person can pass for it; accounts
+// are compared by id.
 func (c *Client) IsSelf(ctx context.Context, u *gh.User) (bool, error) {
 	c.mu.Lock()
-	id, known := c.identity, c.identityKnown
+	self := c.self
 	c.mu.Unlock()
-	if !known {
-		var me *gh.User
-		err := c.call(ctx, "get the token's user", func() (r *gh.Response, err error) {
-			me, r, err = c.gh.Users.Get(ctx, "")
-			return r, err
-		})
-		var apiErr *APIError
-		switch {
-		case err == nil:
-			id = me.GetLogin()
-		case errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden:
-			// "Resource not accessible by integration": an installation token.
-			id = ""
-		default:
-			return false, err
+	if self == nil {
+		me, err := c.whoAmI(ctx)
+		if err != nil {
+			return false, fmt.Errorf("tell which account the token acts as: %w", err)
 		}
 		c.mu.Lock()
-		c.identity, c.identityKnown = id, true
+		if c.self == nil {
+			c.self = &me
+		}
+		self = c.self
 		c.mu.Unlock()
 	}
-	if id == "" {
-		return u.GetType() == "Bot" && strings.HasSuffix(u.GetLogin(), "[bot]"), nil
-	}
-	return sameLogin(u.GetLogin(), id), nil
+	return self.is(u), nil
 }
 
-// learnIdentity records the author of a comment the token just made.
+// whoAmI asks GitHub which account the token acts as.
+func (c *Client) whoAmI(ctx context.Context) (account, error) {
+	var me *gh.User
+	err := c.call(ctx, "get the token's user", func() (r *gh.Response, err error) {
+		me, r, err = c.gh.Users.Get(ctx, "")
+		return r, err
+	})
+	var apiErr *APIError
+	switch {
+	case err == nil:
+		return account{login: me.GetLogin(), id: me.GetID()}, nil
+	case !errors.As(err, &apiErr) || apiErr.Status != http.StatusForbidden:
+		return account{}, err
+	}
+	// "Resource not accessible by integration": an installation token. GraphQL lives at /graphql
+	// beside the REST root, or at /api/graphql on GitHub Enterprise Server (REST at /api/v3).
+	endpoint := "graphql"
+	if strings.HasSuffix(c.gh.BaseURL.Path, "/api/v3/") {
+		endpoint = "../graphql"
+	}
+	var out struct {
+		Data struct {
+			Viewer struct {
+				Login      string `json:"login"`
+				DatabaseID int64  `json:"databaseId"`
+			} `json:"viewer"`
+		} `json:"data"`
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	err = c.call(ctx, "ask GraphQL's viewer", func() (*gh.Response, error) {
+		req, err := c.gh.NewRequest(http.MethodPost, endpoint, map[string]string{"query": "{ viewer { login databaseId } }"})
+		if err != nil {
+			return nil, err
+		}
+		return c.gh.Do(ctx, req, &out)
+	})
+	switch {
+	case err != nil:
+		return account{}, err
+	case len(out.Errors) > 0:
+		return account{}, fmt.Errorf("GraphQL viewer: %s", oneLine(out.Errors[0].Message))
+	case out.Data.Viewer.Login == "":
+		return account{}, errors.New("GraphQL viewer: no login in the answer")
+	}
+	return account{login: out.Data.Viewer.Login, id: out.Data.Viewer.DatabaseID}, nil
+}
+
+// learnIdentity records the author of a comment the token just made: the token's own account.
 func (c *Client) learnIdentity(u *gh.User) {
 	if u.GetLogin() == "" {
 		return
 	}
 	c.mu.Lock()
-	c.identity, c.identityKnown = u.GetLogin(), true
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.self == nil {
+		c.self = &account{login: u.GetLogin(), id: u.GetID()}
+	}
 }
 
 // Permission is the user's permission on the repository (admin, maintain, write, triage, read

@@ -160,3 +160,33 @@ func TestPagingIsBounded(t *testing.T) {
 		t.Errorf("%d requests, want %d", n, maxPages)
 	}
 }
+
+// TestRequestGitHubDoesNotAnswer: a request GitHub never answers ends after RequestTimeout, as
+// an error that says so, even without a deadline on the context.
+func TestRequestGitHubDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	s.Fail(githubtest.Fault{Method: "GET", PathSuffix: "/pulls/12", Count: 1, Hang: true})
+	c, err := NewClient(testToken, s.URL, Options{RequestTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.PullRequest(context.Background(), Target{"octo", "hello", prNumber})
+	if err == nil || err.Error() != "get pull request octo/hello#12: GitHub did not answer in time" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestMissingPermission(t *testing.T) {
+	t.Parallel()
+	for header, want := range map[string]string{
+		"issues=write; pull_requests=write": "the token lacks issues: write or pull-requests: write; add `permissions: pull-requests: write` to the job",
+		"pull_requests=write":               "the token lacks pull-requests: write; add `permissions: pull-requests: write` to the job",
+		"contents=read,checks=write":        "the token lacks contents: read and checks: write; add `permissions: contents: read, checks: write` to the job",
+		"":                                  "GitHub refused the token; it needs pull-requests: write and issues: write (a workflow's `permissions:`; the repo scope for a classic token)",
+	} {
+		if got := missingPermission(header); got != want {
+			t.Errorf("%q:\ngot  %s\nwant %s", header, got, want)
+		}
+	}
+}

@@ -182,10 +182,10 @@ type verdict struct {
 
 func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 	if err := a.refreshPR(ctx); err != nil {
-		return a.failed(ctx, err)
+		return a.failure(ctx, err)
 	}
 	if err := a.findOrPostRequest(ctx); err != nil {
-		return a.failed(ctx, err)
+		return a.failure(ctx, err)
 	}
 	var lastErr error // of the latest check
 	errorsInARow := 0
@@ -241,9 +241,9 @@ func (a *approvalRun) poll(ctx context.Context, first bool) (verdict, error) {
 	return a.check(ctx)
 }
 
-// failed is the outcome of a request that could not be made: stopped if the run was, else
+// failure is the outcome of a request that could not be made: stopped if the run was, else
 // undecided.
-func (a *approvalRun) failed(ctx context.Context, err error) hooks.Outcome {
+func (a *approvalRun) failure(ctx context.Context, err error) hooks.Outcome {
 	if ctx.Err() != nil {
 		return a.stopped(ctx, err)
 	}

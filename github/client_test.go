@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,6 +188,39 @@ func TestMissingPermission(t *testing.T) {
 	} {
 		if got := missingPermission(header); got != want {
 			t.Errorf("%q:\ngot  %s\nwant %s", header, got, want)
+		}
+	}
+}
+
+// TestIsSelfOfAnInstallationToken: GET /user answers an installation token 403; its account is
+// GraphQL's viewer, beside the REST root on github.com and at /api/graphql on GitHub Enterprise
+// Server (REST at /api/v3).
+func TestIsSelfOfAnInstallationToken(t *testing.T) {
+	t.Parallel()
+	for _, suffix := range []string{"", "/api/v3"} {
+		s := newServer(t, "")
+		s.SetAppBot("my-agent[bot]")
+		c, err := NewClient(testToken, s.URL+suffix, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		me := s.AddComment(prNumber, "my-agent[bot]", "hi", time.Time{})
+		other := s.AddComment(prNumber, "other-agent[bot]", "hi", time.Time{})
+		comments, err := c.Comments(context.Background(), Target{"octo", "hello", prNumber}, time.Time{})
+		if err != nil || len(comments) != 2 || comments[0].GetID() != me.ID || comments[1].GetID() != other.ID {
+			t.Fatalf("%q: comments %v %v", suffix, comments, err)
+		}
+		for i, want := range []bool{true, false} {
+			if got, err := c.IsSelf(context.Background(), comments[i].GetUser()); err != nil || got != want {
+				t.Errorf("%q: IsSelf(%s) = %v, %v; want %v", suffix, comments[i].GetUser().GetLogin(), got, err, want)
+			}
+		}
+		var asked []string
+		for _, rq := range s.Requests() {
+			asked = append(asked, fmt.Sprintf("%s %s %d", rq.Method, rq.Path, rq.Status))
+		}
+		if want := []string{"GET " + suffix + "/user 403", "POST " + strings.TrimSuffix(suffix, "/v3") + "/graphql 200"}; !slices.Equal(asked[1:], want) {
+			t.Errorf("%q: requests %v, want the comments then %v", suffix, asked, want)
 		}
 	}
 }

@@ -110,7 +110,7 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 	details := map[string]any{"provider": "http-poll"}
 	target, headers, err := r.resolve(inv)
 	if err != nil {
-		return hooks.Outcome{Status: hooks.StatusError, ExitCode: 1, Reason: err.Error(), Details: details}
+		return Undecided("http-poll", err, details)
 	}
 	fmt.Fprintf(inv.Stderr, "agent-hooks: waiting for approval (polling every %s until %s): %s\n",
 		roundDuration(r.interval), by.Format("15:04:05"), oneLine(r.c.Render(inv.Payload)))
@@ -119,19 +119,17 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 		details["polls"] = polls
 		doc, retryAfter, status, err := r.poll(ctx, target, headers, by)
 		details["httpStatus"] = status
+		lastErr = err
 		switch {
 		case err != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return hooks.Outcome{Status: hooks.StatusError, ExitCode: 1, Reason: "interrupted while polling for approval", Details: details}
+			return Undecided("http-poll", errors.New("interrupted while polling for approval"), details)
 		case err != nil && (status == http.StatusUnauthorized || status == http.StatusForbidden):
-			return hooks.Outcome{Status: hooks.StatusError, ExitCode: 1, Reason: err.Error(), Details: details}
+			return Undecided("http-poll", fmt.Errorf("%w: check the credentials in the url and headers", err), details)
 		case err != nil:
-			lastErr = err
 		case r.abort != nil && r.abort.Match(doc):
 			return r.answer(doc, false, "abortWhen", r.abort).Outcome(details)
 		case r.success.Match(doc):
 			return r.answer(doc, true, "successWhen", r.success).Outcome(details)
-		default:
-			lastErr = nil
 		}
 		wait := max(r.interval, retryAfter)
 		now := r.p.now()
@@ -140,13 +138,16 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 		}
 		if wait <= 0 || notify.Sleep(ctx, wait) != nil || !r.p.now().Before(by) {
 			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return hooks.Outcome{Status: hooks.StatusError, ExitCode: 1, Reason: "interrupted while polling for approval", Details: details}
+				return Undecided("http-poll", errors.New("interrupted while polling for approval"), details)
 			}
-			why := ""
+			waited := r.p.now().Sub(start)
 			if lastErr != nil {
-				why = "last poll: " + lastErr.Error()
+				// Nobody knows what the failed poll would have said: timeoutAction is for a
+				// wait that nobody answered, not for one that could not be checked.
+				details["timedOut"] = true
+				return Undecided("http-poll", fmt.Errorf("no decision within %s, and the last poll failed: %w", roundDuration(waited), lastErr), details)
 			}
-			return r.c.TimedOut(r.p.now().Sub(start), why).Outcome(details)
+			return r.c.TimedOut(waited).Outcome(details)
 		}
 	}
 }

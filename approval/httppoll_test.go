@@ -108,12 +108,22 @@ func TestHTTPPoll(t *testing.T) {
 		{
 			name:    "timeout reports the last error",
 			answers: []answer{{502, `bad gateway`}}, timeout: 300 * time.Millisecond,
-			wantStatus: hooks.StatusBlocked, wantReason: "(timeoutAction: block); last poll: poll: HTTP 502",
+			wantStatus: hooks.StatusBlocked, wantReason: "and the last poll failed: poll: HTTP 502",
 		},
 		{
-			name:       "bad credentials end at once",
+			name:    "a failed last poll is not a timeout for timeoutAction approve",
+			answers: []answer{{200, pendingBody}, {503, `{}`}}, timeout: 300 * time.Millisecond, extra: `, "timeoutAction": "approve"`,
+			wantStatus: hooks.StatusBlocked, wantReason: "and the last poll failed: poll: HTTP 503",
+		},
+		{
+			name:       "bad credentials end at once, blocked",
 			answers:    []answer{{401, `{"message": "Bad credentials"}`}},
-			wantStatus: hooks.StatusError, wantReason: "poll: HTTP 401", wantPolls: 1,
+			wantStatus: hooks.StatusBlocked, wantReason: "http-poll approval could not be decided: poll: HTTP 401", wantPolls: 1,
+		},
+		{
+			name:       "forbidden ends at once, blocked",
+			answers:    []answer{{403, `{"message": "Forbidden"}`}},
+			wantStatus: hooks.StatusBlocked, wantReason: "http-poll approval could not be decided: poll: HTTP 403", wantPolls: 1,
 		},
 	}
 	for _, tt := range tests {
@@ -202,7 +212,7 @@ func TestHTTPPollSecrets(t *testing.T) {
 	}
 	// A missing variable is named, and nothing is requested.
 	r, h = pollRunner(t, time.Second, `{"url": "${API}/x", "successWhen": ".ok"}`)
-	if out := r.Run(context.Background(), pollInvocation(h, hooks.Payload{}, nil)); out.Status != hooks.StatusError || out.Reason != "http-poll: environment variable API is not set" {
+	if out := r.Run(context.Background(), pollInvocation(h, hooks.Payload{}, nil)); out.Status != hooks.StatusBlocked || out.Reason != "http-poll approval could not be decided: http-poll: environment variable API is not set" {
 		t.Errorf("missing variable: %s %q", out.Status, out.Reason)
 	}
 }

@@ -90,7 +90,7 @@ func (l *Local) run(ctx context.Context, inv *hooks.Invocation, c Common) hooks.
 		ExpiresAt: by.UTC(), TimeoutAction: c.TimeoutAction, PID: l.o.PID, Terminal: l.o.Terminal != nil,
 	}
 	if err := l.store.Create(req); err != nil {
-		return hooks.Outcome{Status: hooks.StatusError, ExitCode: 1, Reason: fmt.Sprintf("record approval request: %v", err)}
+		return Undecided("local", fmt.Errorf("record the approval request: %w", err), nil)
 	}
 	details := map[string]any{"provider": "local", "requestId": req.ID}
 	fmt.Fprintf(inv.Stderr, "agent-hooks: approval %s pending until %s: %s\n", req.ID, by.Format("15:04:05"), oneLine(req.Message))
@@ -102,14 +102,14 @@ func (l *Local) run(ctx context.Context, inv *hooks.Invocation, c Common) hooks.
 
 	a, err := l.wait(ctx, req, by, c)
 	if err != nil {
-		return hooks.Outcome{Status: hooks.StatusError, ExitCode: 1, Reason: err.Error(), Details: details}
+		return Undecided("local", err, details)
 	}
 	if a.Via == "timeout" {
-		a = c.TimedOut(l.o.Now().Sub(start), "")
+		a = c.TimedOut(l.o.Now().Sub(start))
 		if r, err := l.store.Decide(req.ID, StateExpired, Decision{Via: "timeout", Reason: a.Reason}); err != nil {
 			var done *DecidedError
 			if !errors.As(err, &done) {
-				return hooks.Outcome{Status: hooks.StatusError, ExitCode: 1, Reason: err.Error(), Details: details}
+				return Undecided("local", fmt.Errorf("record the timeout of approval %s: %w", req.ID, err), details)
 			}
 			a = r.Answer() // decided at the last moment: the decision wins
 		}

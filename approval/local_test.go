@@ -152,11 +152,30 @@ func TestLocalInterrupted(t *testing.T) {
 	req := pending(t, l.Store())
 	cancel()
 	out := <-done
-	if out.Status != hooks.StatusError || !strings.Contains(out.Reason, "interrupted") {
+	if out.Status != hooks.StatusBlocked || !strings.Contains(out.Reason, "local approval could not be decided: interrupted") {
 		t.Errorf("outcome: %s %q", out.Status, out.Reason)
 	}
 	if got, _ := l.Store().Get(req.ID); got.State != StateCancelled {
 		t.Errorf("state after interrupt: %s, want cancelled", got.State)
+	}
+}
+
+// TestLocalCannotRecordTheRequest: a request that cannot be recorded cannot be answered, and
+// the approval blocks, saying why.
+func TestLocalCannotRecordTheRequest(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "approvals")
+	if err := os.WriteFile(dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := NewLocal(LocalOptions{Dir: dir, PollInterval: 10 * time.Millisecond})
+	r, h := localRunner(t, l, time.Minute, `{"timeoutAction": "approve"}`)
+	out := r.Run(context.Background(), localInvocation(h, hooks.Payload{}, io.Discard))
+	if out.Status != hooks.StatusBlocked || out.Decision != hooks.DecisionBlock {
+		t.Fatalf("outcome: %s %q, want blocked", out.Status, out.Reason)
+	}
+	if want := "local approval could not be decided: record the approval request: create " + dir; !strings.Contains(out.Reason, want) {
+		t.Errorf("reason %q, want it to contain %q", out.Reason, want)
 	}
 }
 

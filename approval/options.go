@@ -129,12 +129,10 @@ func (a Answer) Outcome(details map[string]any) hooks.Outcome {
 	return hooks.Outcome{Status: hooks.StatusBlocked, Decision: hooks.DecisionBlock, ExitCode: 2, Reason: reason, Details: d}
 }
 
-// TimedOut is the answer timeoutAction gives after waiting for waited.
-func (c Common) TimedOut(waited time.Duration, why string) Answer {
+// TimedOut is the answer timeoutAction gives after waiting for waited, when every check of the
+// request succeeded and nobody decided. (When the last check failed, the request is Undecided.)
+func (c Common) TimedOut(waited time.Duration) Answer {
 	reason := fmt.Sprintf("no decision within %s (timeoutAction: %s)", roundDuration(waited), c.TimeoutAction)
-	if why != "" {
-		reason += "; " + why
-	}
 	return Answer{Approved: c.TimeoutAction == hooks.DecisionApprove, Via: "timeout", Reason: reason}
 }
 

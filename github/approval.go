@@ -2,9 +2,12 @@ package github
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -33,6 +36,7 @@ type approvalConfig struct {
 	RequireHeadCommit *bool    `json:"requireHeadCommit"`
 	Wait              *bool    `json:"wait"`
 	Key               string   `json:"key"`
+	AllowSelfApproval bool     `json:"allowSelfApproval"`
 }
 
 type approvalRunner struct {
@@ -45,6 +49,7 @@ type approvalRunner struct {
 	requireHead   bool
 	timeoutAction string
 	wait          bool
+	allowSelf     bool // the pull request's author may decide
 }
 
 // Configure implements approval.Provider.
@@ -62,6 +67,7 @@ func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hoo
 		requireHead:   true,
 		timeoutAction: c.TimeoutAction,
 		wait:          true,
+		allowSelf:     c.AllowSelfApproval,
 	}
 	if c.PollInterval != nil {
 		if *c.PollInterval <= 0 {
@@ -96,11 +102,11 @@ func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 	start := r.opts.now()
 	c, err := NewClientFromEnv(inv.Getenv, r.opts)
 	if err != nil {
-		return failed(fmt.Errorf("github approval: %w", err))
+		return approval.Undecided("github", err, nil)
 	}
 	t, err := FindTarget(inv.Getenv, inv.Workspace, inv.Payload)
 	if err != nil {
-		return failed(fmt.Errorf("github approval: %w", err))
+		return approval.Undecided("github", err, nil)
 	}
 	timeout := inv.Hook.Timeout
 	if timeout <= 0 {
@@ -112,7 +118,26 @@ func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 		key = hooks.ExpandMessage(r.key, inv.Payload)
 	}
 	a := &approvalRun{approvalRunner: r, c: c, t: t, inv: inv, key: markerKey(key), timeout: timeout, deadline: deadline}
+	a.text = a.requestText()
+	if a.id, err = requestID(a.text, inv.Payload); err != nil {
+		return approval.Undecided("github", err, nil)
+	}
 	return a.run(ctx)
+}
+
+// requestID names what a request asks to approve: the request text as the approver reads it and
+// the payload's subject, hashed. A request is for one decision: when either changes it is
+// another request, asked anew, and the answers to the old one do not count for it.
+func requestID(text string, p hooks.Payload) (string, error) {
+	b, err := json.Marshal(struct {
+		Text    string        `json:"text"`
+		Payload hooks.Payload `json:"payload"`
+	}{text, p.Subject()})
+	if err != nil {
+		return "", fmt.Errorf("identify the request: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // approvalRun is one execution of a github approval hook.
@@ -121,17 +146,23 @@ type approvalRun struct {
 	c        *Client
 	t        Target
 	inv      *hooks.Invocation
-	key      string
+	key      string // which request of the pull request this hook makes (event and hook, or "key")
+	text     string // the request as rendered for the approver
+	id       string // requestID of text and payload
 	timeout  time.Duration
 	deadline time.Time
 
-	head    string
-	prURL   string
-	request *gh.IssueComment
+	head     string
+	prURL    string
+	headRepo string  // full name of the repository the pull request's commits come from
+	author   account // who opened the pull request
+	request  *gh.IssueComment
+	last     verdict // of the latest check that succeeded
 }
 
 // vote is one review or command comment that counts toward the decision.
 type vote struct {
+	user    *gh.User
 	login   string
 	approve bool
 	via     string // "review" or "comment"
@@ -151,17 +182,35 @@ type verdict struct {
 
 func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 	if err := a.refreshPR(ctx); err != nil {
-		return failed(fmt.Errorf("github approval: %w", err))
+		return a.failure(ctx, err)
 	}
 	if err := a.findOrPostRequest(ctx); err != nil {
-		return failed(fmt.Errorf("github approval: %w", err))
+		return a.failure(ctx, err)
 	}
+	var lastErr error // of the latest check
 	errorsInARow := 0
-	for {
-		v, err := a.check(ctx)
+	for first := true; ; first = false {
+		if !first {
+			// No check starts at or after the deadline, so one in flight is never mistaken
+			// for a failure of GitHub's; a check that fails, or that the engine's deadline cuts
+			// short, leaves the request undecided.
+			now := a.opts.now()
+			if !now.Before(a.deadline) {
+				return a.timedOut(ctx, lastErr)
+			}
+			if err := a.opts.sleep(ctx, min(a.nextPoll(now), a.deadline.Sub(now))); err != nil {
+				return a.stopped(ctx, lastErr)
+			}
+			if !a.opts.now().Before(a.deadline) {
+				return a.timedOut(ctx, lastErr)
+			}
+		}
+		v, err := a.poll(ctx, first)
+		lastErr = err
 		switch {
 		case err == nil:
 			errorsInARow = 0
+			a.last = v
 			if v.decided {
 				return a.finish(ctx, v)
 			}
@@ -169,26 +218,36 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 				return a.pending(v)
 			}
 		case ctx.Err() != nil:
-			return a.stopped(ctx)
+			return a.stopped(ctx, err)
 		default:
 			var apiErr *APIError
 			errorsInARow++
 			if !a.wait || errorsInARow >= 3 || errors.As(err, &apiErr) && apiErr.Status >= 400 && apiErr.Status < 500 {
-				return failed(fmt.Errorf("github approval: %w", err))
+				return a.undecided(ctx, err)
 			}
 			progress(a.inv.Stderr, "approval: %v (will retry)", err)
 		}
-		now := a.opts.now()
-		if !now.Before(a.deadline) {
-			return a.timedOut(ctx, v)
-		}
-		if err := a.opts.sleep(ctx, min(a.nextPoll(now), a.deadline.Sub(now))); err != nil {
-			return a.stopped(ctx)
-		}
-		if err := a.refreshPR(ctx); err != nil && ctx.Err() != nil {
-			return a.stopped(ctx)
+	}
+}
+
+// poll checks the request once; every check but the first reads the pull request again, for
+// its head commit.
+func (a *approvalRun) poll(ctx context.Context, first bool) (verdict, error) {
+	if !first {
+		if err := a.refreshPR(ctx); err != nil {
+			return verdict{}, err
 		}
 	}
+	return a.check(ctx)
+}
+
+// failure is the outcome of a request that could not be made: stopped if the run was, else
+// undecided.
+func (a *approvalRun) failure(ctx context.Context, err error) hooks.Outcome {
+	if ctx.Err() != nil {
+		return a.stopped(ctx, err)
+	}
+	return a.undecided(ctx, err)
 }
 
 // pollCost is about how many requests one check makes (pull request, comments, reviews and a
@@ -216,19 +275,22 @@ func (a *approvalRun) refreshPR(ctx context.Context) error {
 	if a.head != "" && a.head != pr.GetHead().GetSHA() {
 		progress(a.inv.Stderr, "approval: new commits on %s (head %s); only reviews of the new head count", a.t, short(pr.GetHead().GetSHA()))
 	}
-	a.head, a.prURL = pr.GetHead().GetSHA(), pr.GetHTMLURL()
+	a.head, a.prURL, a.headRepo = pr.GetHead().GetSHA(), pr.GetHTMLURL(), pr.GetHead().GetRepo().GetFullName()
+	a.author = account{login: pr.GetUser().GetLogin(), id: pr.GetUser().GetID()}
 	return nil
 }
 
-// The request comment begins with a hidden marker naming the request and the head commit it was
-// made for; the part after the status marker is rewritten as the request progresses. Only a
-// marker at the very start counts: other comments of the same identity may quote one.
-var approvalMarker = regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" -->`)
+// The request comment begins with a hidden marker naming the request's key, the head commit it
+// was made for and the requestID of what it asks; the part after the status marker is rewritten
+// as the request progresses. Only a marker at the very start counts: other comments of the same
+// identity may quote one.
+var approvalMarker = regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})" -->`)
 
 const statusMarker = "<!-- agent-hooks:status -->"
 
-// findOrPostRequest reuses this hook's open request (same key, posted by the same identity, for
-// the current head when requireHeadCommit) or posts a new one.
+// findOrPostRequest reuses this hook's latest request (same key, posted by the token's own
+// identity) when it asks for the same thing (same requestID, and the current head when
+// requireHeadCommit), or posts a new one; an undecided earlier request is marked superseded.
 func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 	comments, err := a.c.Comments(ctx, a.t, time.Time{})
 	if err != nil {
@@ -245,15 +307,26 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 		} else if !self {
 			continue
 		}
-		if a.requireHead && !strings.EqualFold(m[2], a.head) {
-			status := fmt.Sprintf("↪️ **Superseded**: new commits were pushed (head `%s`); approval was asked again below.", short(a.head))
-			if _, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), status)); err != nil {
-				return err
+		status := statusOf(cm.GetBody())
+		undecided := strings.HasPrefix(status, "⏳") || strings.HasPrefix(status, "⌛") || strings.HasPrefix(status, "🛑") || strings.HasPrefix(status, "⚠️")
+		var why string
+		switch {
+		case m[3] != a.id:
+			why = "↪️ **Superseded**: the agent asks for something else now; approval was asked again below."
+		case a.requireHead && !strings.EqualFold(m[2], a.head):
+			why = fmt.Sprintf("↪️ **Superseded**: new commits were pushed (head `%s`); approval was asked again below.", short(a.head))
+		}
+		if why != "" {
+			if undecided {
+				if _, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), why)); err != nil {
+					return err
+				}
 			}
 			break
 		}
-		if status := statusOf(cm.GetBody()); strings.HasPrefix(status, "⌛") || strings.HasPrefix(status, "🛑") {
-			// An earlier run timed out or was cancelled: the request is waited on again.
+		if undecided && !strings.HasPrefix(status, "⏳") {
+			// An earlier run timed out, was cancelled or could not decide: the request is waited
+			// on again.
 			edited, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), a.waitingStatus()))
 			if err != nil {
 				return err
@@ -273,16 +346,23 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 	return nil
 }
 
-func (a *approvalRun) requestBody() string {
+// requestText is the request as the approver reads it: the message with the payload's values,
+// which cannot carry markers of their own.
+func (a *approvalRun) requestText() string {
 	msg := a.message
 	if msg == "" {
 		msg = "The agent needs approval to continue."
 	}
-	// Payload text must not be able to carry markers of its own.
-	msg = strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
+	return strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
+}
+
+func (a *approvalRun) requestBody() string {
 	who := "someone with write access to this repository"
 	if len(a.approvers) > 0 {
 		who += " or " + strings.Join(atLogins(a.approvers), ", ")
+	}
+	if !a.allowSelf && a.author.login != "" {
+		who += fmt.Sprintf(", other than the pull request's author @%s", a.author.login)
 	}
 	count := "one approval is"
 	if a.minApprovals > 1 {
@@ -293,8 +373,8 @@ func (a *approvalRun) requestBody() string {
 		review += fmt.Sprintf(" when it is on the current head `%s`", short(a.head))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "<!-- agent-hooks:approval key=%q head=%q -->\n", a.key, a.head)
-	fmt.Fprintf(&b, "### 🔐 Approval requested · %s\n\n%s\n\n", a.inv.Event, msg)
+	fmt.Fprintf(&b, "<!-- agent-hooks:approval key=%q head=%q request=%q -->\n", a.key, a.head, a.id)
+	fmt.Fprintf(&b, "### 🔐 Approval requested · %s\n\n%s\n\n", a.inv.Event, a.text)
 	fmt.Fprintf(&b, "Reply **`/approve`** to let the agent proceed, or **`/reject <reason>`** to stop it; %s. "+
 		"Decided by %s; %s needed.\n\n", review, who, count)
 	b.WriteString(statusMarker + "\n")
@@ -357,7 +437,7 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 		if !ok {
 			continue
 		}
-		votes = append(votes, vote{login: login, approve: approve, via: "comment", url: cm.GetHTMLURL(), reason: reason, at: cm.GetCreatedAt().Time})
+		votes = append(votes, vote{user: cm.GetUser(), login: login, approve: approve, via: "comment", url: cm.GetHTMLURL(), reason: reason, at: cm.GetCreatedAt().Time})
 	}
 	for _, rv := range reviews {
 		login := rv.GetUser().GetLogin()
@@ -376,10 +456,10 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 				v.ignored = append(v.ignored, fmt.Sprintf("@%s approved commit %s, not the head %s", login, short(rv.GetCommitID()), short(a.head)))
 				continue
 			}
-			votes = append(votes, vote{login: login, approve: true, via: "review", url: rv.GetHTMLURL(), at: rv.GetSubmittedAt().Time})
+			votes = append(votes, vote{user: rv.GetUser(), login: login, approve: true, via: "review", url: rv.GetHTMLURL(), at: rv.GetSubmittedAt().Time})
 		case "CHANGES_REQUESTED":
 			reason := strings.TrimSpace(rv.GetBody())
-			votes = append(votes, vote{login: login, via: "review", url: rv.GetHTMLURL(), reason: reason, at: rv.GetSubmittedAt().Time})
+			votes = append(votes, vote{user: rv.GetUser(), login: login, via: "review", url: rv.GetHTMLURL(), reason: reason, at: rv.GetSubmittedAt().Time})
 		}
 	}
 	sort.SliceStable(votes, func(i, j int) bool { return votes[i].at.Before(votes[j].at) })
@@ -389,7 +469,7 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 	var order []string
 	for i, vt := range votes {
 		key := strings.ToLower(vt.login)
-		ok, why, err := a.authorised(ctx, vt.login)
+		ok, why, err := a.authorised(ctx, vt.user)
 		if err != nil {
 			return v, err
 		}
@@ -426,9 +506,13 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 	return v, nil
 }
 
-// authorised says whether login may decide: listed in approvers, or with write, maintain or
-// admin permission on the repository.
-func (a *approvalRun) authorised(ctx context.Context, login string) (bool, string, error) {
+// authorised says whether u may decide: not the pull request's author (unless allowSelfApproval),
+// and listed in approvers or with write, maintain or admin permission on the repository.
+func (a *approvalRun) authorised(ctx context.Context, u *gh.User) (bool, string, error) {
+	login := u.GetLogin()
+	if !a.allowSelf && a.author.login != "" && a.author.is(u) {
+		return false, "opened the pull request (allowSelfApproval is off)", nil
+	}
 	for _, ap := range a.approvers {
 		if sameLogin(ap, login) {
 			return true, "", nil
@@ -547,7 +631,16 @@ func (a *approvalRun) pending(v verdict) hooks.Outcome {
 	}
 }
 
-func (a *approvalRun) timedOut(ctx context.Context, v verdict) hooks.Outcome {
+// timedOut is the outcome when nobody decided before the deadline. timeoutAction applies only if
+// the latest check succeeded (lastErr nil): after a failed one nobody knows whether someone
+// rejected, and the approval is undecided.
+func (a *approvalRun) timedOut(ctx context.Context, lastErr error) hooks.Outcome {
+	v := a.last
+	if lastErr != nil {
+		out := a.undecided(ctx, fmt.Errorf("no decision on %s within %s, and the last check failed: %w", a.t, roundDuration(a.timeout), lastErr))
+		out.Details["timedOut"] = true
+		return out
+	}
 	details := a.details(v)
 	details["timedOut"] = true
 	details["decision"] = a.timeoutAction
@@ -568,14 +661,32 @@ func (a *approvalRun) timedOut(ctx context.Context, v verdict) hooks.Outcome {
 	return out
 }
 
-// stopped is the outcome when the run is cancelled from outside (interrupt, engine timeout).
-func (a *approvalRun) stopped(ctx context.Context) hooks.Outcome {
+// stopped is the outcome when the run is stopped from outside: at the engine's deadline (a
+// timeout, unless the check in flight, err, is what it cut short) or by an interrupt.
+func (a *approvalRun) stopped(ctx context.Context, err error) hooks.Outcome {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return a.timedOut(ctx, verdict{})
+		return a.timedOut(ctx, err)
 	}
-	out := failed(fmt.Errorf("github approval on %s: %w", a.t, ctx.Err()))
+	out := approval.Undecided("github", fmt.Errorf("interrupted while waiting on %s: %w", a.t, ctx.Err()), a.details(a.last))
 	if err := a.record(ctx, "🛑 **Cancelled**: the agent stopped waiting."); err != nil {
 		out.Stderr = fmt.Sprintf("approval: could not record the cancellation in the request comment: %v\n", err)
+	}
+	return out
+}
+
+// undecided is the outcome when the request cannot be made or checked: it blocks, and says why
+// in the request comment too when there is one.
+func (a *approvalRun) undecided(ctx context.Context, err error) hooks.Outcome {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden && a.headRepo != "" && !strings.EqualFold(a.headRepo, a.t.Repository()) {
+		err = fmt.Errorf("%w; this pull request comes from the fork %s, and a workflow run for a fork's pull request gets a read-only GITHUB_TOKEN whatever `permissions:` says: decide approvals in a workflow on pull_request_target or workflow_run, or with a GitHub App's token", err, a.headRepo)
+	}
+	out := approval.Undecided("github", err, a.details(a.last))
+	if a.request != nil {
+		status := fmt.Sprintf("⚠️ **Could not be decided**, so the agent is blocked: %s", oneLine(err.Error()))
+		if rerr := a.record(ctx, status); rerr != nil {
+			out.Stderr = fmt.Sprintf("approval: could not record the failure in the request comment: %v\n", rerr)
+		}
 	}
 	return out
 }

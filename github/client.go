@@ -38,7 +38,12 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// RequestTimeout bounds each request, its answer read whole; 0 means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is how long one request may take before GitHub counts as not answering.
+const DefaultRequestTimeout = 30 * time.Second
 
 func (o Options) now() time.Time {
 	if o.Now != nil {
@@ -81,11 +86,25 @@ type Client struct {
 	retries int
 	secrets []string // never in an error: the token, the credentials of GITHUB_API_URL
 
-	mu            sync.Mutex
-	identity      string // "" while unknown for an installation token
-	identityKnown bool
-	perms         map[string]string
-	rate          gh.Rate
+	mu    sync.Mutex
+	self  *account // the account the token acts as; nil until known
+	perms map[string]string
+	rate  gh.Rate
+}
+
+// account is a GitHub account: its login and its id, which never changes.
+type account struct {
+	login string
+	id    int64
+}
+
+// is reports whether u is this account: by id when both are known, else by login (logins are
+// case-insensitive).
+func (a account) is(u *gh.User) bool {
+	if a.id != 0 && u.GetID() != 0 {
+		return a.id == u.GetID()
+	}
+	return u.GetLogin() != "" && sameLogin(u.GetLogin(), a.login)
 }
 
 // Rate is the core rate limit GitHub reported with the latest response.
@@ -114,7 +133,11 @@ func NewClient(token, apiURL string, o Options) (*Client, error) {
 		tr = http.DefaultTransport
 	}
 	cache := &etagCache{base: tr, entries: map[string]*cacheEntry{}}
-	c := gh.NewClient(&http.Client{Transport: cache}).WithAuthToken(token)
+	timeout := o.RequestTimeout
+	if timeout <= 0 {
+		timeout = DefaultRequestTimeout
+	}
+	c := gh.NewClient(&http.Client{Transport: cache, Timeout: timeout}).WithAuthToken(token)
 	// Set BaseURL directly: GITHUB_API_URL is already the API root (https://api.github.com or
 	// https://HOST/api/v3), and WithEnterpriseURLs would append api/v3/ to any other URL.
 	c.BaseURL = base
@@ -184,7 +207,7 @@ func (c *Client) retry(ctx context.Context, what string, f func() (*gh.Response,
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
 			return fmt.Errorf("%s: %w", what, ctx.Err())
 		}
 		wait, limited := rateLimitWait(err, c.opts.now())
@@ -241,22 +264,76 @@ func rateLimitWait(err error, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// describe turns an API error into one line that says what failed and what to check.
+// describe turns a failed request into one line that says what failed and what to do about it:
+// the status and the request GitHub answered, GitHub's message, and the permission to grant as a
+// workflow's `permissions:` spells it. Client.call scrubs the
+// secrets in play from whatever the server echoed.
 func describe(what string, err error) error {
-	var e *gh.ErrorResponse
-	if !errors.As(err, &e) || e.Response == nil {
+	var (
+		e      *gh.ErrorResponse
+		urlErr *url.Error
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &urlErr) && urlErr.Timeout():
+		return fmt.Errorf("%s: GitHub did not answer in time", what)
+	case errors.As(err, &urlErr):
+		u, _ := url.Parse(urlErr.URL)
+		where := urlErr.URL
+		if u != nil {
+			where = u.Scheme + "://" + u.Host
+		}
+		return fmt.Errorf("%s: cannot reach GitHub at %s: %v; check GITHUB_API_URL and the network", what, where, urlErr.Err)
+	case !errors.As(err, &e) || e.Response == nil:
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	msg := oneLine(e.Message)
-	switch e.Response.StatusCode {
+	code := e.Response.StatusCode
+	msg := fmt.Sprintf("%s: %d from %s (%s)", what, code, request(e.Response), oneLine(e.Message))
+	switch code {
 	case http.StatusUnauthorized:
-		return &APIError{Status: 401, Msg: fmt.Sprintf("%s: 401 unauthorized (%s): the GitHub token is invalid or expired", what, msg)}
+		msg += ": the GitHub token is invalid or expired"
 	case http.StatusForbidden:
-		return &APIError{Status: 403, Msg: fmt.Sprintf("%s: 403 forbidden (%s): the token lacks permission (it needs pull-requests: write and issues: write)", what, msg)}
+		msg += ": " + missingPermission(e.Response.Header.Get("X-Accepted-GitHub-Permissions"))
 	case http.StatusNotFound:
-		return &APIError{Status: 404, Msg: fmt.Sprintf("%s: 404 not found: check the repository and pull request number, and that the token can see them", what)}
+		msg += ": check the repository and pull request number, and that the token can see them"
 	}
-	return &APIError{Status: e.Response.StatusCode, Msg: fmt.Sprintf("%s: %d %s", what, e.Response.StatusCode, msg)}
+	return &APIError{Status: code, Msg: msg}
+}
+
+// request names the request a response answers: "POST /repos/o/r/issues/5/comments".
+func request(resp *http.Response) string {
+	if resp.Request == nil || resp.Request.URL == nil {
+		return "GitHub"
+	}
+	return resp.Request.Method + " " + resp.Request.URL.Path
+}
+
+// missingPermission explains a 403 by the permissions GitHub says the operation accepts
+// (X-Accepted-GitHub-Permissions: "issues=write; pull_requests=write", any one set enough), in the
+// words of a workflow's `permissions:` key.
+func missingPermission(accepted string) string {
+	var sets []string
+	suggest := ""
+	for _, set := range strings.Split(accepted, ";") {
+		var perms []string
+		for _, p := range strings.Split(set, ",") {
+			name, level, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if !ok || name == "" {
+				continue
+			}
+			perms = append(perms, strings.ReplaceAll(name, "_", "-")+": "+level)
+		}
+		if len(perms) == 0 {
+			continue
+		}
+		sets = append(sets, strings.Join(perms, " and "))
+		if suggest == "" || strings.Contains(set, "pull_requests") {
+			suggest = strings.Join(perms, ", ")
+		}
+	}
+	if len(sets) == 0 {
+		return "GitHub refused the token; it needs pull-requests: write and issues: write (a workflow's `permissions:`; the repo scope for a classic token)"
+	}
+	return fmt.Sprintf("the token lacks %s; add `permissions: %s` to the job", strings.Join(sets, " or "), suggest)
 }
 
 // APIError is a GitHub API failure described in one line.
@@ -275,49 +352,91 @@ func oneLine(s string) string {
 	return s
 }
 
-// IsSelf reports whether u is the identity the token acts as, so that its own comments are found
-// again and never count as a human's answer. A user token reads its login with GET /user. An
-// installation token (GITHUB_TOKEN, a GitHub App's) may not; until a comment of its own tells its
-// login, every bot account counts as itself: only GitHub Apps post as type Bot, so no person can
-// pass for it.
+// IsSelf reports whether u is the account the token acts as, so that its own comments are found
+// again and never count as a human's answer. The account is learnt exactly, never guessed: GET
+// /user answers a user's token; an installation token (GITHUB_TOKEN, a GitHub App's) gets 403
+// there, and GraphQL's viewer answers it with the App's bot account (github-actions[bot] for
+// GITHUB_TOKEN); a comment the token just made tells it too. Logins ending in [bot] belong to
+// GitHub Apps and an App's login is its own, so no other App or person can pass for it; accounts
+// are compared by id.
 func (c *Client) IsSelf(ctx context.Context, u *gh.User) (bool, error) {
 	c.mu.Lock()
-	id, known := c.identity, c.identityKnown
+	self := c.self
 	c.mu.Unlock()
-	if !known {
-		var me *gh.User
-		err := c.call(ctx, "get the token's user", func() (r *gh.Response, err error) {
-			me, r, err = c.gh.Users.Get(ctx, "")
-			return r, err
-		})
-		var apiErr *APIError
-		switch {
-		case err == nil:
-			id = me.GetLogin()
-		case errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden:
-			// "Resource not accessible by integration": an installation token.
-			id = ""
-		default:
-			return false, err
+	if self == nil {
+		me, err := c.whoAmI(ctx)
+		if err != nil {
+			return false, fmt.Errorf("tell which account the token acts as: %w", err)
 		}
 		c.mu.Lock()
-		c.identity, c.identityKnown = id, true
+		if c.self == nil {
+			c.self = &me
+		}
+		self = c.self
 		c.mu.Unlock()
 	}
-	if id == "" {
-		return u.GetType() == "Bot" && strings.HasSuffix(u.GetLogin(), "[bot]"), nil
-	}
-	return sameLogin(u.GetLogin(), id), nil
+	return self.is(u), nil
 }
 
-// learnIdentity records the author of a comment the token just made.
+// whoAmI asks GitHub which account the token acts as.
+func (c *Client) whoAmI(ctx context.Context) (account, error) {
+	var me *gh.User
+	err := c.call(ctx, "get the token's user", func() (r *gh.Response, err error) {
+		me, r, err = c.gh.Users.Get(ctx, "")
+		return r, err
+	})
+	var apiErr *APIError
+	switch {
+	case err == nil:
+		return account{login: me.GetLogin(), id: me.GetID()}, nil
+	case !errors.As(err, &apiErr) || apiErr.Status != http.StatusForbidden:
+		return account{}, err
+	}
+	// "Resource not accessible by integration": an installation token. GraphQL lives at /graphql
+	// beside the REST root, or at /api/graphql on GitHub Enterprise Server (REST at /api/v3).
+	endpoint := "graphql"
+	if strings.HasSuffix(c.gh.BaseURL.Path, "/api/v3/") {
+		endpoint = "../graphql"
+	}
+	var out struct {
+		Data struct {
+			Viewer struct {
+				Login      string `json:"login"`
+				DatabaseID int64  `json:"databaseId"`
+			} `json:"viewer"`
+		} `json:"data"`
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	err = c.call(ctx, "ask GraphQL's viewer", func() (*gh.Response, error) {
+		req, err := c.gh.NewRequest(http.MethodPost, endpoint, map[string]string{"query": "{ viewer { login databaseId } }"})
+		if err != nil {
+			return nil, err
+		}
+		return c.gh.Do(ctx, req, &out)
+	})
+	switch {
+	case err != nil:
+		return account{}, err
+	case len(out.Errors) > 0:
+		return account{}, fmt.Errorf("GraphQL viewer: %s", oneLine(out.Errors[0].Message))
+	case out.Data.Viewer.Login == "":
+		return account{}, errors.New("GraphQL viewer: no login in the answer")
+	}
+	return account{login: out.Data.Viewer.Login, id: out.Data.Viewer.DatabaseID}, nil
+}
+
+// learnIdentity records the author of a comment the token just made: the token's own account.
 func (c *Client) learnIdentity(u *gh.User) {
 	if u.GetLogin() == "" {
 		return
 	}
 	c.mu.Lock()
-	c.identity, c.identityKnown = u.GetLogin(), true
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.self == nil {
+		c.self = &account{login: u.GetLogin(), id: u.GetID()}
+	}
 }
 
 // Permission is the user's permission on the repository (admin, maintain, write, triage, read
@@ -363,6 +482,10 @@ func (c *Client) PullRequest(ctx context.Context, t Target) (*gh.PullRequest, er
 // pageSize is the most GitHub returns per page.
 const pageSize = 100
 
+// maxPages bounds how many pages one list reads (10,000 items): a longer list is an error
+// rather than a read without end.
+const maxPages = 100
+
 // Comments lists every comment of the pull request updated at or after since (zero: all),
 // following the Link headers through every page.
 func (c *Client) Comments(ctx context.Context, t Target, since time.Time) ([]*gh.IssueComment, error) {
@@ -385,9 +508,12 @@ func (c *Client) Reviews(ctx context.Context, t Target) ([]*gh.PullRequestReview
 }
 
 // collect calls list for every page, moving page.Page along the Link header's next page (and past
-// a full page revalidated from the ETag cache, whose Link header may be out of date).
+// a full page revalidated from the ETag cache, whose Link header may be out of date). Paging that
+// does not advance — a next page already read, an empty page that links another — and a list of
+// more than maxPages pages are errors: nothing is decided on a list that was not read whole.
 func collect[T any](ctx context.Context, c *Client, what string, page *gh.ListOptions, list func() ([]T, *gh.Response, error)) ([]T, error) {
 	var all []T
+	read := map[int]bool{}
 	for {
 		var (
 			items []T
@@ -400,14 +526,23 @@ func collect[T any](ctx context.Context, c *Client, what string, page *gh.ListOp
 		if err != nil {
 			return nil, err
 		}
+		current := max(page.Page, 1)
+		read[current] = true
 		all = append(all, items...)
 		next := resp.NextPage
 		if next == 0 && len(items) == page.PerPage && resp.Header.Get(revalidatedHeader) != "" {
 			// A full page revalidated from the cache: more may have come since it was first read.
-			next = max(page.Page, 1) + 1
+			next = current + 1
 		}
-		if next == 0 {
+		switch {
+		case next == 0:
 			return all, nil
+		case read[next]:
+			return nil, fmt.Errorf("%s: GitHub's paging does not advance: page %d's rel=\"next\" link leads back to page %d, already read", what, current, next)
+		case len(items) == 0:
+			return nil, fmt.Errorf("%s: GitHub's paging does not advance: page %d is empty but links a next page", what, current)
+		case len(read) >= maxPages:
+			return nil, fmt.Errorf("%s: more than %d pages of %d; not read further", what, maxPages, page.PerPage)
 		}
 		page.Page = next
 	}

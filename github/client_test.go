@@ -2,11 +2,14 @@ package github
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/autoagent/agent-hooks/github/githubtest"
 	gh "github.com/google/go-github/v60/github"
 )
 
@@ -98,5 +101,126 @@ func TestLargePageIsNotCut(t *testing.T) {
 	}
 	if len(comments) != 100 || comments[99].GetBody() != body {
 		t.Fatalf("got %d comments", len(comments))
+	}
+}
+
+// TestPagingThatDoesNotAdvanceIsAnError: a server whose rel="next" link repeats, or whose pages
+// never end, is read a bounded number of times and reported, instead of being asked forever
+// (5,701 requests in 60 s before).
+func TestPagingThatDoesNotAdvanceIsAnError(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		paging githubtest.Paging
+		want   string
+	}{
+		{"repeated next link", githubtest.PagingRepeatNext, `page 2's rel="next" link leads back to page 2, already read`},
+		{"endless empty pages", githubtest.PagingEndless, `page 3 is empty but links a next page`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, "agent-bot")
+			for i := range 150 {
+				s.AddComment(prNumber, "alice", fmt.Sprint("comment ", i), time.Time{})
+			}
+			s.SetPaging(tt.paging)
+			c, err := NewClient(testToken, s.URL, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The deadline only ends the loop this test is about if it comes back.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err = c.Comments(ctx, Target{"octo", "hello", prNumber}, time.Time{})
+			if err == nil || !strings.Contains(err.Error(), "list the comments of octo/hello#12: ") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error saying %q", err, tt.want)
+			}
+			if n := len(s.Requests()); n > 3 {
+				t.Errorf("%d requests, want the paging given up at the first page that does not advance", n)
+			}
+		})
+	}
+}
+
+// TestPagingIsBounded: a list longer than maxPages pages is an error, not an unbounded read.
+func TestPagingIsBounded(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	for range maxPages*pageSize + 1 {
+		s.AddReview(prNumber, "mallory", "COMMENTED", "hm", "", time.Time{})
+	}
+	c, err := NewClient(testToken, s.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Reviews(context.Background(), Target{"octo", "hello", prNumber})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d pages", maxPages)) {
+		t.Errorf("got %v, want an error about the page bound", err)
+	}
+	if n := len(s.Requests()); n != maxPages {
+		t.Errorf("%d requests, want %d", n, maxPages)
+	}
+}
+
+// TestRequestGitHubDoesNotAnswer: a request GitHub never answers ends after RequestTimeout, as
+// an error that says so, even without a deadline on the context.
+func TestRequestGitHubDoesNotAnswer(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	s.Fail(githubtest.Fault{Method: "GET", PathSuffix: "/pulls/12", Count: 1, Hang: true})
+	c, err := NewClient(testToken, s.URL, Options{RequestTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.PullRequest(context.Background(), Target{"octo", "hello", prNumber})
+	if err == nil || err.Error() != "get pull request octo/hello#12: GitHub did not answer in time" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestMissingPermission(t *testing.T) {
+	t.Parallel()
+	for header, want := range map[string]string{
+		"issues=write; pull_requests=write": "the token lacks issues: write or pull-requests: write; add `permissions: pull-requests: write` to the job",
+		"pull_requests=write":               "the token lacks pull-requests: write; add `permissions: pull-requests: write` to the job",
+		"contents=read,checks=write":        "the token lacks contents: read and checks: write; add `permissions: contents: read, checks: write` to the job",
+		"":                                  "GitHub refused the token; it needs pull-requests: write and issues: write (a workflow's `permissions:`; the repo scope for a classic token)",
+	} {
+		if got := missingPermission(header); got != want {
+			t.Errorf("%q:\ngot  %s\nwant %s", header, got, want)
+		}
+	}
+}
+
+// TestIsSelfOfAnInstallationToken: GET /user answers an installation token 403; its account is
+// GraphQL's viewer, beside the REST root on github.com and at /api/graphql on GitHub Enterprise
+// Server (REST at /api/v3).
+func TestIsSelfOfAnInstallationToken(t *testing.T) {
+	t.Parallel()
+	for _, suffix := range []string{"", "/api/v3"} {
+		s := newServer(t, "")
+		s.SetAppBot("my-agent[bot]")
+		c, err := NewClient(testToken, s.URL+suffix, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		me := s.AddComment(prNumber, "my-agent[bot]", "hi", time.Time{})
+		other := s.AddComment(prNumber, "other-agent[bot]", "hi", time.Time{})
+		comments, err := c.Comments(context.Background(), Target{"octo", "hello", prNumber}, time.Time{})
+		if err != nil || len(comments) != 2 || comments[0].GetID() != me.ID || comments[1].GetID() != other.ID {
+			t.Fatalf("%q: comments %v %v", suffix, comments, err)
+		}
+		for i, want := range []bool{true, false} {
+			if got, err := c.IsSelf(context.Background(), comments[i].GetUser()); err != nil || got != want {
+				t.Errorf("%q: IsSelf(%s) = %v, %v; want %v", suffix, comments[i].GetUser().GetLogin(), got, err, want)
+			}
+		}
+		var asked []string
+		for _, rq := range s.Requests() {
+			asked = append(asked, fmt.Sprintf("%s %s %d", rq.Method, rq.Path, rq.Status))
+		}
+		if want := []string{"GET " + suffix + "/user 403", "POST " + strings.TrimSuffix(suffix, "/v3") + "/graphql 200"}; !slices.Equal(asked[1:], want) {
+			t.Errorf("%q: requests %v, want the comments then %v", suffix, asked, want)
+		}
 	}
 }

@@ -141,11 +141,11 @@ func TestReportErrors(t *testing.T) {
 		{"no token", `{"hooks": {"PostExecutionEnd": [{"type": "github-comment"}]}}`,
 			env{"GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/hello"}, false, "no GitHub token"},
 		{"bad token", `{"hooks": {"PostExecutionEnd": [{"type": "github-comment"}]}}`,
-			env{"GITHUB_TOKEN": "wrong", "GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/hello"}, false, "401 unauthorized (Bad credentials)"},
+			env{"GITHUB_TOKEN": "wrong", "GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/hello"}, false, "401 from GET /repos/octo/hello/issues/12/comments (Bad credentials)"},
 		{"unknown repository", `{"hooks": {"PostExecutionEnd": [{"type": "github-review"}]}}`,
-			env{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/missing"}, false, "404 not found"},
+			env{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/missing"}, false, "404 from POST /repos/octo/missing/pulls/12/reviews (Not Found)"},
 		{"blocking report that fails blocks", `{"hooks": {"PreExecutionEnd": [{"type": "github-review", "blocking": true}]}}`,
-			env{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/missing"}, true, "404 not found"},
+			env{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/missing"}, true, "404 from POST /repos/octo/missing/pulls/12/reviews (Not Found)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

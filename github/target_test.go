@@ -123,15 +123,15 @@ func TestApprovalErrorsAreOneLine(t *testing.T) {
 		want string
 	}{
 		{"missing token", env{"GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/hello"}, nil,
-			"github approval: no GitHub token: set GITHUB_TOKEN or GH_TOKEN"},
+			"github approval could not be decided: no GitHub token: set GITHUB_TOKEN or GH_TOKEN"},
 		{"401", env{"GITHUB_TOKEN": "ghp_wrong_secret", "GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/hello"}, nil,
-			"401 unauthorized (Bad credentials): the GitHub token is invalid or expired"},
+			"get pull request octo/hello#12: 401 from GET /repos/octo/hello/pulls/12 (Bad credentials): the GitHub token is invalid or expired"},
 		{"403", serverEnv(s), func() {
 			s.Fail(githubtest.Fault{Method: "POST", PathSuffix: "/issues/12/comments", Count: 1, Status: 403,
 				Body: `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest/issues/comments#create-an-issue-comment"}`})
-		}, "comment on octo/hello#12: 403 forbidden (Resource not accessible by integration): the token lacks permission"},
+		}, "comment on octo/hello#12: 403 from POST /repos/octo/hello/issues/12/comments (Resource not accessible by integration): GitHub refused the token; it needs pull-requests: write and issues: write"},
 		{"404", env{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": s.URL, "GITHUB_REPOSITORY": "octo/nope"}, nil,
-			"get pull request octo/nope#12: 404 not found: check the repository and pull request number"},
+			"get pull request octo/nope#12: 404 from GET /repos/octo/nope/pulls/12 (Not Found): check the repository and pull request number"},
 		{"bad API URL", env{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": "api.github.com", "GITHUB_REPOSITORY": "octo/hello"}, nil,
 			`GITHUB_API_URL "api.github.com" is not an absolute URL`},
 	}
@@ -142,8 +142,8 @@ func TestApprovalErrorsAreOneLine(t *testing.T) {
 		}
 		inv, _ := invocation(tt.env, hooks.PreExecutionStart, time.Second, nil)
 		out := configureApproval(t, Options{}, `{"pollInterval": 10}`).Run(context.Background(), inv)
-		if out.Status != hooks.StatusError || !strings.Contains(out.Reason, tt.want) {
-			t.Errorf("%s: got %s %q, want an error containing %q", tt.name, out.Status, out.Reason, tt.want)
+		if out.Status != hooks.StatusBlocked || !strings.Contains(out.Reason, tt.want) {
+			t.Errorf("%s: got %s %q, want a block whose reason contains %q", tt.name, out.Status, out.Reason, tt.want)
 		}
 		if strings.Contains(out.Reason, "\n") || strings.Contains(out.Reason, testToken) || strings.Contains(out.Reason, "ghp_wrong_secret") {
 			t.Errorf("%s: reason is not one line without the token: %q", tt.name, out.Reason)

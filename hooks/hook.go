@@ -21,6 +21,21 @@ import (
 // whatever the caller passed.
 type Payload map[string]any
 
+// Subject is a copy of the payload without the values the engine sets anew on every firing
+// (sessionId, workspace, timestamp): what the event is about rather than when and where it
+// fired, e.g. to tell whether two firings ask for the same decision.
+func (p Payload) Subject() Payload {
+	out := make(Payload, len(p))
+	for k, v := range p {
+		switch k {
+		case "sessionId", "workspace", "timestamp":
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // Status is what became of one hook execution.
 type Status string
 

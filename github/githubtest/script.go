@@ -25,7 +25,10 @@ var (
 //	github-fake start [login]            start it for octo/hello (no login: the Actions bot) and set
 //	                                     GITHUB_API_URL, GITHUB_TOKEN and GITHUB_REPOSITORY (and
 //	                                     GITHUB_FAKE_HOST, its host:port)
-//	github-fake pr N SHA                 add pull request N with head SHA (or move its head)
+//	github-fake app SLUG                 make the token SLUG's installation token (it posts as SLUG[bot])
+//	github-fake pr N SHA [author=LOGIN] [fork=OWNER/REPO]
+//	                                     add pull request N with head SHA (or move its head), opened
+//	                                     by LOGIN (default octocat), from a fork
 //	github-fake perm LOGIN PERM          set LOGIN's permission (admin, maintain, write, read, …)
 //	github-fake comment N LOGIN BODY     add a comment now (-old: an hour ago)
 //	github-fake review N LOGIN STATE [BODY]
@@ -36,6 +39,13 @@ var (
 //	                                     the next COUNT matching requests fail with STATUS; TEXT is
 //	                                     the error message ({authorization}: the request's
 //	                                     Authorization header, echoed)
+//	github-fake fail METHOD SUFFIX COUNT denied
+//	                                     GitHub's 403 for a token without the permission
+//	github-fake fail METHOD SUFFIX COUNT hang
+//	                                     never answer (until the client gives up)
+//	github-fake paging normal|repeat-next|endless
+//	                                     page lists as GitHub does, with a rel="next" link that
+//	                                     repeats, or with one that never ends
 //	github-fake comments N | reviews N   print them, one per line: login: body (escaped)
 //	github-fake requests                 print METHOD PATH?QUERY STATUS per request
 func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
@@ -65,7 +75,7 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("unsupported: ! github-fake")
 	}
 	if len(args) == 0 {
-		ts.Fatalf("usage: github-fake start|pr|perm|comment|review|on-request|fail|comments|reviews|requests ...")
+		ts.Fatalf("usage: github-fake start|app|pr|perm|comment|review|on-request|fail|paging|comments|reviews|requests ...")
 	}
 	need := func(n int) {
 		if len(args) < n {
@@ -92,9 +102,23 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv("GITHUB_FAKE_HOST", strings.TrimPrefix(s.URL, "http://"))
 		ts.Setenv("GITHUB_TOKEN", ScriptToken)
 		ts.Setenv("GITHUB_REPOSITORY", "octo/hello")
+	case "app":
+		need(2)
+		server(ts).SetAppBot(args[1] + "[bot]")
 	case "pr":
 		need(3)
-		server(ts).AddPR(atoi(ts, args[1]), args[2])
+		s, n := server(ts), atoi(ts, args[1])
+		s.AddPR(n, args[2])
+		for _, kv := range args[3:] {
+			switch k, v, _ := strings.Cut(kv, "="); k {
+			case "author":
+				s.SetPRAuthor(n, v)
+			case "fork":
+				s.SetPRFork(n, v)
+			default:
+				ts.Fatalf("github-fake pr: unknown %q (want author=LOGIN or fork=OWNER/REPO)", kv)
+			}
+		}
 	case "perm":
 		need(3)
 		server(ts).SetPermission(args[1], args[2])
@@ -127,7 +151,18 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		})
 	case "fail":
 		need(5)
-		f := Fault{Method: args[1], PathSuffix: args[2], Count: atoi(ts, args[3]), Status: atoi(ts, args[4]), Header: map[string]string{}}
+		f := Fault{Method: args[1], PathSuffix: args[2], Count: atoi(ts, args[3]), Header: map[string]string{}}
+		switch args[4] {
+		case "denied":
+			f.Denied = true
+			server(ts).Fail(f)
+			return
+		case "hang":
+			f.Hang = true
+			server(ts).Fail(f)
+			return
+		}
+		f.Status = atoi(ts, args[4])
 		msg := fmt.Sprintf("injected %d", f.Status)
 		for _, kv := range args[5:] {
 			k, v, _ := strings.Cut(kv, "=")
@@ -140,6 +175,14 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		body, _ := json.Marshal(map[string]string{"message": msg, "documentation_url": "https://docs.github.com/rest"})
 		f.Body = string(body)
 		server(ts).Fail(f)
+	case "paging":
+		need(2)
+		modes := map[string]Paging{"normal": PagingNormal, "repeat-next": PagingRepeatNext, "endless": PagingEndless}
+		p, ok := modes[args[1]]
+		if !ok {
+			ts.Fatalf("github-fake paging: want normal, repeat-next or endless")
+		}
+		server(ts).SetPaging(p)
 	case "comments":
 		need(2)
 		for _, c := range server(ts).Comments(atoi(ts, args[1])) {

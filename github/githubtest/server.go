@@ -2,8 +2,10 @@
 // answers the operations agent-hooks uses (pulls get and reviews, issue comments, collaborator
 // permission, the token's user) the way github.com does — bodies shaped from GitHub's documented
 // examples, per_page/page paging with Link headers, `since`, ETag revalidation with 304,
-// X-RateLimit-* headers, Bearer-token checks — and can be told to fail: primary and secondary
-// rate limits, 401, 403, 404.
+// X-RateLimit-* headers, Bearer-token checks, GraphQL's viewer — and can be told to fail the
+// ways GitHub does: primary and secondary rate limits, 401, a 403 for a missing permission with
+// GitHub's own body and X-Accepted-GitHub-Permissions header, 404, a response that never comes,
+// and broken paging (a rel="next" link that repeats, or never ends).
 package githubtest
 
 import (
@@ -87,7 +89,12 @@ type Request struct {
 }
 
 // Fault makes the next Count requests matching Method and a path ending in PathSuffix fail with
-// Status, Header and Body.
+// Status, Header and Body. With Denied they get GitHub's answer to a token that lacks a
+// permission the operation needs (a GITHUB_TOKEN without `pull-requests: write`, any
+// GITHUB_TOKEN of a pull request from a fork): 403 "Resource not accessible by integration" with
+// the operation's documentation URL, and the permissions it accepts in
+// X-Accepted-GitHub-Permissions. With Hang they are never answered: the response is held until
+// the client gives up or the server is closed.
 type Fault struct {
 	Method     string
 	PathSuffix string
@@ -95,6 +102,29 @@ type Fault struct {
 	Status     int
 	Header     map[string]string
 	Body       string
+	Denied     bool
+	Hang       bool
+}
+
+// Paging is how list endpoints page.
+type Paging int
+
+// The ways of paging.
+const (
+	// PagingNormal pages as GitHub does.
+	PagingNormal Paging = iota
+	// PagingRepeatNext answers every page with the same rel="next" link (to page 2), like a
+	// proxy or an API stand-in that rewrites Link headers wrongly.
+	PagingRepeatNext
+	// PagingEndless always links a next page; the pages past the last one are empty.
+	PagingEndless
+)
+
+// pr is one pull request.
+type pr struct {
+	head     string
+	author   string
+	headRepo string // full name of the head repository: another one for a pull request from a fork
 }
 
 // Server is a fake GitHub API for one repository.
@@ -103,10 +133,14 @@ type Server struct {
 	Owner, Repo string
 
 	mu        sync.Mutex
+	closed    chan struct{}
+	closeOnce sync.Once
 	token     string
 	user      string
 	appBot    string
-	heads     map[int]string
+	prs       map[int]*pr
+	userIDs   map[string]int64
+	paging    Paging
 	comments  []*Comment
 	reviews   []*Review
 	perms     map[string]string
@@ -123,12 +157,25 @@ type Server struct {
 // made as github-actions[bot].
 func New(owner, repo, token, login string) *Server {
 	s := &Server{
-		Owner: owner, Repo: repo, token: token, user: login,
-		heads: map[int]string{}, perms: map[string]string{},
+		Owner: owner, Repo: repo, token: token, user: login, closed: make(chan struct{}),
+		prs: map[int]*pr{}, perms: map[string]string{}, userIDs: map[string]int64{},
 		nextID: 1000, remaining: 5000, now: time.Now,
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// Close releases the responses a Hang fault holds, then shuts the server down.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.closed) })
+	s.Server.Close()
+}
+
+// SetPaging sets how list endpoints page.
+func (s *Server) SetPaging(p Paging) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.paging = p
 }
 
 // SetNow replaces the clock used for timestamps.
@@ -145,11 +192,34 @@ func (s *Server) SetRemaining(n int) {
 	s.remaining = n
 }
 
-// AddPR creates pull request number with head commit sha (or moves its head).
+// DefaultPRAuthor opens the pull requests AddPR creates.
+const DefaultPRAuthor = "octocat"
+
+// AddPR creates pull request number with head commit sha (or moves its head), opened by
+// DefaultPRAuthor from a branch of the repository itself.
 func (s *Server) AddPR(number int, head string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.heads[number] = head
+	p := s.prs[number]
+	if p == nil {
+		p = &pr{author: DefaultPRAuthor, headRepo: s.Owner + "/" + s.Repo}
+		s.prs[number] = p
+	}
+	p.head = head
+}
+
+// SetPRAuthor makes login the author of pull request number (created by AddPR).
+func (s *Server) SetPRAuthor(number int, login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prs[number].author = login
+}
+
+// SetPRFork makes pull request number come from a branch of the fork fullName (owner/repo).
+func (s *Server) SetPRFork(number int, fullName string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prs[number].headRepo = fullName
 }
 
 // SetPermission sets login's permission on the repository (admin, maintain, write, triage,
@@ -189,8 +259,8 @@ func (s *Server) addReviewLocked(pr int, login, state, body, commit string, at t
 	if at.IsZero() {
 		at = s.now()
 	}
-	if commit == "" {
-		commit = s.heads[pr]
+	if commit == "" && s.prs[pr] != nil {
+		commit = s.prs[pr].head
 	}
 	s.nextID++
 	r := &Review{ID: s.nextID, PR: pr, Login: login, State: state, Body: body, CommitID: commit, SubmittedAt: at.UTC().Truncate(time.Second)}
@@ -272,16 +342,50 @@ var (
 	rePermission  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/collaborators/([^/]+)/permission$`)
 )
 
+// operation is GitHub's documentation URL of the operation a request makes, and the
+// fine-grained permissions that allow it, as X-Accepted-GitHub-Permissions lists them (sets
+// separated by ";", any one of which is enough).
+func operation(method, path string) (doc, permissions string) {
+	const docs = "https://docs.github.com/rest/"
+	switch {
+	case rePR.MatchString(path):
+		return docs + "pulls/pulls#get-a-pull-request", "pull_requests=read"
+	case reReviews.MatchString(path) && method == http.MethodPost:
+		return docs + "pulls/reviews#create-a-review-for-a-pull-request", "pull_requests=write"
+	case reReviews.MatchString(path):
+		return docs + "pulls/reviews#list-reviews-for-a-pull-request", "pull_requests=read"
+	case reComments.MatchString(path) && method == http.MethodPost:
+		return docs + "issues/comments#create-an-issue-comment", "issues=write; pull_requests=write"
+	case reComments.MatchString(path):
+		return docs + "issues/comments#list-issue-comments", "issues=read; pull_requests=read"
+	case reEditComment.MatchString(path):
+		return docs + "issues/comments#update-an-issue-comment", "issues=write; pull_requests=write"
+	case rePermission.MatchString(path):
+		return docs + "collaborators/collaborators#get-repository-permissions-for-a-user", "metadata=read"
+	}
+	return docs, ""
+}
+
 // reply is what a handler decided to answer.
 type reply struct {
 	status int
 	body   any
 	header http.Header
+	hang   bool // answer nothing
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	rep, created := s.handle(r)
+	if rep.hang {
+		s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, IfNoneMatch: r.Header.Get("If-None-Match")})
+		s.mu.Unlock()
+		select {
+		case <-r.Context().Done():
+		case <-s.closed:
+		}
+		return
+	}
 	for k, v := range rep.header {
 		w.Header()[k] = v
 	}
@@ -354,9 +458,19 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 			if f.Count == 0 {
 				s.faults = append(s.faults[:i], s.faults[i+1:]...)
 			}
+			if f.Hang {
+				return reply{hang: true}, nil
+			}
 			h := http.Header{}
 			for k, v := range f.Header {
 				h.Set(k, strings.ReplaceAll(v, "{now}", strconv.FormatInt(s.now().Unix(), 10)))
+			}
+			if f.Denied {
+				doc, perms := operation(r.Method, strings.TrimPrefix(r.URL.Path, "/api/v3"))
+				h.Set("X-Accepted-GitHub-Permissions", perms)
+				rep := apiError(http.StatusForbidden, "Resource not accessible by integration", doc)
+				rep.header = h
+				return rep, nil
 			}
 			// {authorization}: the request's Authorization header, as servers and proxies that
 			// echo what they were sent put it in their error messages.
@@ -373,6 +487,9 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 			return apiError(http.StatusForbidden, "Resource not accessible by integration", "https://docs.github.com/rest/users/users#get-the-authenticated-user"), nil
 		}
 		return reply{status: http.StatusOK, body: s.userJSON(s.user)}, nil
+	}
+	if (path == "/graphql" || r.URL.Path == "/api/graphql") && r.Method == http.MethodPost {
+		return s.graphQL(r), nil
 	}
 	for _, re := range []*regexp.Regexp{rePR, reReviews, reComments, reEditComment, rePermission} {
 		if m := re.FindStringSubmatch(path); m != nil && (m[1] != s.Owner || m[2] != s.Repo) {
@@ -414,7 +531,7 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 			number, _ = strconv.Atoi(m[3])
 		}
 	}
-	head, ok := s.heads[number]
+	p, ok := s.prs[number]
 	if number == 0 || !ok {
 		return notFound(), nil
 	}
@@ -423,18 +540,23 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 		body := example("pulls.get")
 		body["number"] = number
 		body["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, number)
+		body["user"] = s.userJSON(p.author)
 		hd := maps.Clone(body["head"].(map[string]any))
-		hd["sha"] = head
+		hd["sha"] = p.head
+		hd["repo"] = s.repoJSON(hd["repo"].(map[string]any), p.headRepo)
 		body["head"] = hd
+		base := maps.Clone(body["base"].(map[string]any))
+		base["repo"] = s.repoJSON(base["repo"].(map[string]any), s.Owner+"/"+s.Repo)
+		body["base"] = base
 		return reply{status: http.StatusOK, body: body}, nil
 	case reReviews.MatchString(path) && r.Method == http.MethodGet:
-		var list []any
+		var list []*Review
 		for _, rv := range s.reviews {
 			if rv.PR == number {
-				list = append(list, s.reviewJSON(rv))
+				list = append(list, rv)
 			}
 		}
-		return s.page(r, list), nil
+		return page(s, r, list, s.reviewJSON), nil
 	case reReviews.MatchString(path) && r.Method == http.MethodPost:
 		var in struct {
 			CommitID *string `json:"commit_id"`
@@ -467,13 +589,13 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 			}
 			since = t
 		}
-		var list []any
+		var list []*Comment
 		for _, c := range s.comments {
 			if c.PR == number && !c.UpdatedAt.Before(since) {
-				list = append(list, s.commentJSON(r, c))
+				list = append(list, c)
 			}
 		}
-		return s.page(r, list), nil
+		return page(s, r, list, func(c *Comment) map[string]any { return s.commentJSON(r, c) }), nil
 	case reComments.MatchString(path) && r.Method == http.MethodPost:
 		var in struct{ Body *string }
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == nil {
@@ -497,8 +619,8 @@ func legacyPermission(role string) string {
 	return role
 }
 
-// page answers one page of a list with GitHub's Link header.
-func (s *Server) page(r *http.Request, list []any) reply {
+// page answers one page of a list with GitHub's Link header; only the items on it are rendered.
+func page[T any](s *Server, r *http.Request, list []T, render func(T) map[string]any) reply {
 	q := r.URL.Query()
 	per, _ := strconv.Atoi(q.Get("per_page"))
 	if per <= 0 {
@@ -518,7 +640,12 @@ func (s *Server) page(r *http.Request, list []any) reply {
 		return fmt.Sprintf(`<%s>; rel="%s"`, u.String(), rel)
 	}
 	var links []string
-	if pg < last {
+	switch {
+	case s.paging == PagingRepeatNext:
+		links = append(links, link(2, "next"))
+	case s.paging == PagingEndless:
+		links = append(links, link(pg+1, "next"))
+	case pg < last:
 		links = append(links, link(pg+1, "next"), link(last, "last"))
 	}
 	if pg > 1 {
@@ -527,9 +654,9 @@ func (s *Server) page(r *http.Request, list []any) reply {
 	if len(links) > 0 {
 		h.Set("Link", strings.Join(links, ", "))
 	}
-	body := list[from:to]
-	if body == nil {
-		body = []any{}
+	body := []any{}
+	for _, it := range list[from:to] {
+		body = append(body, render(it))
 	}
 	return reply{status: http.StatusOK, body: body, header: h}
 }
@@ -539,7 +666,7 @@ func (s *Server) userJSON(login string) map[string]any {
 	for k, v := range example("issues.create-comment")["user"].(map[string]any) {
 		u[k] = strings.ReplaceAll(fmt.Sprint(v), "octocat", login)
 	}
-	u["id"] = len(login)
+	u["id"] = s.userID(login)
 	u["site_admin"] = false
 	u["type"] = "User"
 	if strings.HasSuffix(login, "[bot]") {
@@ -573,4 +700,50 @@ func (s *Server) reviewJSON(rv *Review) map[string]any {
 	body["submitted_at"] = rv.SubmittedAt.Format(time.RFC3339)
 	body["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d#pullrequestreview-%d", s.Owner, s.Repo, rv.PR, rv.ID)
 	return body
+}
+
+// ActionsBotID is the user id of github-actions[bot], as on github.com.
+const ActionsBotID = 41898282
+
+// userID is the account id of login: stable for the server's life, distinct for every login.
+func (s *Server) userID(login string) int64 {
+	key := strings.ToLower(login)
+	if key == "github-actions[bot]" {
+		return ActionsBotID
+	}
+	id, ok := s.userIDs[key]
+	if !ok {
+		id = 583231 + int64(len(s.userIDs))
+		s.userIDs[key] = id
+	}
+	return id
+}
+
+// repoJSON is a documented repository object renamed to fullName (owner/name).
+func (s *Server) repoJSON(ex map[string]any, fullName string) map[string]any {
+	owner, name, _ := strings.Cut(fullName, "/")
+	repo := maps.Clone(ex)
+	repo["full_name"], repo["name"] = fullName, name
+	repo["html_url"] = "https://github.com/" + fullName
+	repo["owner"] = s.userJSON(owner)
+	repo["fork"] = fullName != s.Owner+"/"+s.Repo
+	return repo
+}
+
+var reViewer = regexp.MustCompile(`^\s*(query\s*)?\{\s*viewer\s*\{\s*login\s+databaseId\s*\}\s*\}\s*$`)
+
+// graphQL answers the one query agent-hooks makes, viewer { login databaseId }: the account the
+// token acts as, which GitHub tells an installation token too (GET /user answers it 403).
+func (s *Server) graphQL(r *http.Request) reply {
+	var in struct {
+		Query string `json:"query"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || strings.TrimSpace(in.Query) == "" {
+		return reply{status: http.StatusOK, body: map[string]any{"errors": []any{map[string]any{"message": "A query attribute must be specified and must be a string."}}}}
+	}
+	if !reViewer.MatchString(in.Query) {
+		return reply{status: http.StatusOK, body: map[string]any{"errors": []any{map[string]any{"message": "the fake GitHub answers only { viewer { login databaseId } }"}}}}
+	}
+	login := s.Identity()
+	return reply{status: http.StatusOK, body: map[string]any{"data": map[string]any{"viewer": map[string]any{"login": login, "databaseId": s.userID(login)}}}}
 }

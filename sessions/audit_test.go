@@ -134,3 +134,44 @@ func TestConcurrentAppendsNeverInterleave(t *testing.T) {
 		t.Errorf("%d distinct lines, want %d", len(seen), writers*each)
 	}
 }
+
+// TestAppendAfterATornLine: a writer killed in the middle of its line (or a full disk) leaves a
+// fragment without a newline. The next event is still read, and the fragment is reported as a
+// torn line with its line number, not glued to the next event and losing it.
+func TestAppendAfterATornLine(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestStore(t)
+	id := "session-1704067200000-abcdef"
+	if err := s.Append(id, Event{Event: "Stop", Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(s.EventsPath(id), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(f, `{"time":"2024-01-01T00:00:00Z","event":"Sto`)
+	f.Close()
+
+	// The torn last line of a trail is reported as such.
+	got, problems, err := s.Events(id)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Events = %v %v, want the Stop before the torn line", got, err)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0].Error(), ".events.jsonl:2: torn line") {
+		t.Errorf("problems = %v, want line 2 reported as torn", problems)
+	}
+
+	if err := s.Append(id, Event{Event: "SessionEnd", Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	got, problems, err = s.Events(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Event != "Stop" || got[1].Event != "SessionEnd" {
+		t.Errorf("events = %+v, want Stop and SessionEnd", got)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0].Error(), ".events.jsonl:2: torn line") {
+		t.Errorf("problems = %v, want line 2 reported as torn", problems)
+	}
+}

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
 // The native config file names.
@@ -162,14 +164,15 @@ type rawHook struct {
 	raw    json.RawMessage
 }
 
-// readNative parses a config file; a missing file is (nil, nil, nil).
+// readNative parses a config file; a missing file is (nil, nil, nil), while a link to a missing
+// file, a file that is not a regular file and one too large are errors (configfile.Read).
 func readNative(path, scope string) (*nativeFile, []Diagnostic, error) {
-	src, err := os.ReadFile(path)
+	src, err := configfile.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, err
 	}
 	f := &nativeFile{path: path, scope: scope, src: src}
 	if d := f.parse(); d != nil {

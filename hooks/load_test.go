@@ -119,6 +119,30 @@ func TestLoadOrderAliasesCustomEventsAndUserHooks(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesConfigsThatCannotBeRead: a config that is a link to nothing is an error naming
+// it (it used to read as "no config", which disabled every hook), and one that would hang the
+// read (a FIFO) or never end is refused with an error naming the file.
+func TestLoadRefusesConfigsThatCannotBeRead(t *testing.T) {
+	t.Parallel()
+	env := writeConfig(t, "", `{"hooks": {"Stop": [{"command": "true"}]}}`)
+	project := filepath.Join(env.Workspace, ".autoagent", "config.json")
+	must(t, os.MkdirAll(filepath.Dir(project), 0o755))
+	if err := os.Symlink(filepath.Join(env.Workspace, "shared", "config.json"), project); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	_, err := Load(NewRegistry(), env)
+	if err == nil || !strings.Contains(err.Error(), project+": it is a symbolic link to") {
+		t.Errorf("dangling project config: %v, want an error naming it", err)
+	}
+
+	must(t, os.Remove(project))
+	must(t, os.WriteFile(project, nil, 0o644))
+	must(t, os.Truncate(project, 16<<20+1))
+	if _, err := Load(NewRegistry(), env); err == nil || !strings.Contains(err.Error(), project+": larger than 16 MiB") {
+		t.Errorf("oversized project config: %v", err)
+	}
+}
+
 func TestLoadMissingAndEmptyConfig(t *testing.T) {
 	t.Parallel()
 	for _, c := range []string{"", "  \n", "{}"} {

@@ -66,8 +66,10 @@ func TestAppendAndReadEvents(t *testing.T) {
 	}
 }
 
-func TestEventsSkipsBrokenLines(t *testing.T) {
-	t.Parallel()
+// storeWithStopAnd returns a store whose session id has a trail of one Stop event followed by raw,
+// written as a broken writer would.
+func storeWithStopAnd(t *testing.T, raw string) (*Store, string) {
+	t.Helper()
 	s, _ := newTestStore(t)
 	id := "session-1704067200000-abcdef"
 	if err := s.Append(id, Event{Event: "Stop", Status: "ok"}); err != nil {
@@ -77,8 +79,16 @@ func TestEventsSkipsBrokenLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprint(f, "{\"event\": \"Sto\n\n")
-	f.Close()
+	defer f.Close()
+	if _, err := f.WriteString(raw); err != nil {
+		t.Fatal(err)
+	}
+	return s, id
+}
+
+func TestEventsSkipsBrokenLines(t *testing.T) {
+	t.Parallel()
+	s, id := storeWithStopAnd(t, "{\"event\": \"Sto\n\n")
 	if err := s.Append(id, Event{Event: "SessionEnd", Status: "ok"}); err != nil {
 		t.Fatal(err)
 	}
@@ -140,17 +150,7 @@ func TestConcurrentAppendsNeverInterleave(t *testing.T) {
 // torn line with its line number, not glued to the next event and losing it.
 func TestAppendAfterATornLine(t *testing.T) {
 	t.Parallel()
-	s, _ := newTestStore(t)
-	id := "session-1704067200000-abcdef"
-	if err := s.Append(id, Event{Event: "Stop", Status: "ok"}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(s.EventsPath(id), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprint(f, `{"time":"2024-01-01T00:00:00Z","event":"Sto`)
-	f.Close()
+	s, id := storeWithStopAnd(t, `{"time":"2024-01-01T00:00:00Z","event":"Sto`)
 
 	// The torn last line of a trail is reported as such.
 	got, problems, err := s.Events(id)

@@ -32,9 +32,10 @@ type Event struct {
 	Details    map[string]any `json:"details,omitempty"`
 }
 
-// Append adds events to the audit trail of session id, one JSON line each, in one appending
-// write so that lines of concurrent processes never interleave. An event
-// without a time gets the store's clock.
+// Append adds events to the audit trail of session id, one JSON line each, through
+// atomicfile.AppendLines: lines of concurrent processes never interleave, and the trail only ever
+// grows by whole lines (a failed write leaves nothing behind, or at worst a fragment on a line of
+// its own, which Events reports). An event without a time gets the store's clock.
 func (s *Store) Append(id string, events ...Event) error {
 	if !ValidID(id) {
 		return fmt.Errorf("append to audit trail: invalid session id %q", id)

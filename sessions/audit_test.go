@@ -175,3 +175,32 @@ func TestAppendAfterATornLine(t *testing.T) {
 		t.Errorf("problems = %v, want line 2 reported as torn", problems)
 	}
 }
+
+// TestLineProblemNamesTornLines: a line that ends before its JSON does, or (in a trail written
+// before appends ended torn fragments) a fragment with the next event glued to it, is reported as
+// torn; other garbage is reported as what the JSON decoder says.
+func TestLineProblemNamesTornLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line string
+		torn bool
+	}{
+		{`{"time":"2024-01-01T00:00:00Z","event":"Sto`, true},
+		{`{"time":"2024-01-01T00:00:00Z","event":"Sto` + "\n", true},
+		{`{"time":"2024-01-01T00:00:00Z","event":"Sto{"time":"2024-01-01T00:00:01Z","event":"End"}` + "\n", true},
+		{`{"time":"2024-01-01T00:00:00Z",` + "\n", true},
+		{"not json\n", false},
+		{`{"time": 5}` + "\n", false},
+	}
+	for _, tc := range tests {
+		var e Event
+		err := json.Unmarshal([]byte(tc.line), &e)
+		if err == nil {
+			t.Fatalf("%q parses", tc.line)
+		}
+		got := lineProblem("trail.jsonl", 3, []byte(tc.line), err).Error()
+		if strings.HasPrefix(got, "trail.jsonl:3: torn line") != tc.torn || !strings.HasPrefix(got, "trail.jsonl:3: ") {
+			t.Errorf("%q: %s, want torn %v", tc.line, got, tc.torn)
+		}
+	}
+}

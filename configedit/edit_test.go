@@ -193,6 +193,12 @@ func TestSetRejectsBadJSON(t *testing.T) {
 	if _, _, err := Set([]byte(`[1]`), commit, true); err == nil {
 		t.Error("a JSON array was accepted as a config")
 	}
+	// A duplicate key is ambiguous (the loader refuses it; other readers keep the last, this
+	// editor would have edited the first): refused with its position.
+	_, _, err = Set([]byte("{\"hooks\": {\"PostExecutionEnd\": [],\n  \"PostExecutionEnd\": []}}"), commit, true)
+	if !errors.As(err, &se) || se.Line != 2 || se.Col != 3 || !strings.Contains(se.Msg, `duplicate key "PostExecutionEnd" (first at 1:12)`) {
+		t.Errorf("err = %v, want a duplicate key at 2:3", err)
+	}
 }
 
 func TestUpdateCreatesKeepsModeFollowsLinksAndSerializes(t *testing.T) {

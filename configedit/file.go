@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
+	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
 // lockWait is how long Update waits for another process's lock on the same file.
@@ -37,12 +38,12 @@ func Update(path string, edit func(src []byte) ([]byte, bool, error)) (changed b
 	defer unlock()
 
 	mode := fs.FileMode(0o644)
-	src, err := os.ReadFile(path)
+	src, err := configfile.Read(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		src = nil
 	case err != nil:
-		return false, fmt.Errorf("read %s: %w", path, err)
+		return false, err
 	default:
 		if fi, err := os.Stat(path); err == nil {
 			mode = fi.Mode().Perm()

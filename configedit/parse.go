@@ -56,15 +56,21 @@ func parse(src []byte) (*node, error) {
 }
 
 func (p *parser) errorf(format string, args ...any) error {
-	line, col := 1, 1
-	for _, c := range p.src[:min(p.pos, len(p.src))] {
+	line, col := lineCol(p.src, p.pos)
+	return &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// lineCol is the 1-based line and column (in bytes) of offset in src.
+func lineCol(src []byte, offset int) (line, col int) {
+	line, col = 1, 1
+	for _, c := range src[:min(offset, len(src))] {
 		if c == '\n' {
 			line, col = line+1, 1
 		} else {
 			col++
 		}
 	}
-	return &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+	return line, col
 }
 
 func (p *parser) ws() {
@@ -105,6 +111,7 @@ func (p *parser) value() (*node, error) {
 
 func (p *parser) object() (*node, error) {
 	n := &node{kind: '{', start: p.pos}
+	seen := map[string]int{} // key: offset of its first occurrence
 	err := p.list('}', "an object", func() error {
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
 			return p.errorf("expected a string key")
@@ -114,6 +121,13 @@ func (p *parser) object() (*node, error) {
 		if err != nil {
 			return err
 		}
+		// A repeated key is refused: get would edit the first, other readers use the last.
+		if first, dup := seen[k.str]; dup {
+			line, col := lineCol(p.src, first)
+			p.pos = keyStart
+			return p.errorf("duplicate key %q (first at %d:%d)", k.str, line, col)
+		}
+		seen[k.str] = keyStart
 		p.ws()
 		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
 			return p.errorf("expected ':' after key %q", k.str)

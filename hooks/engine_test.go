@@ -163,25 +163,28 @@ func TestOutputIsBounded(t *testing.T) {
 	}
 }
 
+// TestParallelHooksRunConcurrentlyAndPrintInOrder: each parallel hook marks that it started and
+// then waits until all four have, so they can only finish if they run at the same time; run one
+// after the other, the first would wait until its timeout. No clock is read: how fast they run
+// together is BenchmarkParallel10Sleep's business.
 func TestParallelHooksRunConcurrentlyAndPrintInOrder(t *testing.T) {
 	t.Parallel()
+	dir := t.TempDir()
+	names := []string{"one", "two", "three", "four"}
 	var hs []string
-	for _, n := range []string{"one", "two", "three", "four"} {
-		hs = append(hs, cmdHook(n, "sleep 0.3; echo "+n, `"parallel": true`))
+	for _, n := range names {
+		barrier := "touch " + n + "; for x in " + strings.Join(names, " ") + "; do while [ ! -e $x ]; do sleep 0.01; done; done; echo " + n
+		hs = append(hs, cmdHook(n, "cd '"+dir+"' && "+barrier, `"parallel": true, "timeout": 30000`))
 	}
 	hs = append(hs, cmdHook("after", "echo after", ""))
 	e, out := engineFor(t, hooksJSON("PostIteration", hs...), nil, nil)
-	start := time.Now()
 	res, err := e.Fire(context.Background(), "PostIteration", nil)
 	must(t, err)
-	if d := time.Since(start); d > 1100*time.Millisecond {
-		t.Errorf("4 parallel sleeps of 0.3s took %v", d)
+	if statuses(res) != "one=ok two=ok three=ok four=ok after=ok" {
+		t.Errorf("statuses %s: the parallel hooks did not all run at once", statuses(res))
 	}
 	if got, want := out.String(), "one\ntwo\nthree\nfour\nafter\n"; got != want {
 		t.Errorf("output %q, want %q", got, want)
-	}
-	if statuses(res) != "one=ok two=ok three=ok four=ok after=ok" {
-		t.Errorf("statuses %s", statuses(res))
 	}
 }
 

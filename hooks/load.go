@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
 // The native config file names.
@@ -162,20 +164,105 @@ type rawHook struct {
 	raw    json.RawMessage
 }
 
-// readNative parses a config file; a missing file is (nil, nil, nil).
+// readNative parses a config file; a missing file is (nil, nil, nil), while a link to a missing
+// file, a file that is not a regular file and one too large are errors (configfile.Read).
 func readNative(path, scope string) (*nativeFile, []Diagnostic, error) {
-	src, err := os.ReadFile(path)
+	src, err := configfile.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, err
 	}
 	f := &nativeFile{path: path, scope: scope, src: src}
 	if d := f.parse(); d != nil {
 		return nil, []Diagnostic{*d}, nil
 	}
+	if diags := f.duplicateKeys(); len(diags) > 0 {
+		return nil, diags, nil
+	}
 	return f, nil, nil
+}
+
+// duplicateKeys reports every key that repeats one before it in the same object, anywhere in the
+// file (the file's syntax is valid). Other JSON readers keep only the last of them, while the
+// walk in parse would have used both (a repeated event key ran both lists), so a repeated key is
+// an error rather than a meaning to guess. It walks the tokens of the same encoding/json decoder
+// parse uses, tracking where each key starts.
+func (f *nativeFile) duplicateKeys() []Diagnostic {
+	type frame struct {
+		object  bool
+		path    string           // where the container is: "", "hooks", "hooks.Stop[0]"
+		keys    map[string]int64 // object: offset of each key's first occurrence
+		wantKey bool             // object: the next token is a key
+		key     string           // object: the key whose value is being read
+		index   int              // array: the index of the next element
+	}
+	dec := json.NewDecoder(bytes.NewReader(f.src))
+	dec.UseNumber()
+	var stack []*frame
+	var diags []Diagnostic
+	// child is the path of the value about to be read in the innermost container.
+	child := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		top := stack[len(stack)-1]
+		if top.object {
+			if top.path == "" {
+				return top.key
+			}
+			return top.path + "." + top.key
+		}
+		return fmt.Sprintf("%s[%d]", top.path, top.index)
+	}
+	// valueDone moves the innermost container past the value just read.
+	valueDone := func() {
+		if len(stack) == 0 {
+			return
+		}
+		if top := stack[len(stack)-1]; top.object {
+			top.wantKey = true
+		} else {
+			top.index++
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return diags // io.EOF; syntax errors were reported by parse
+		}
+		if len(stack) > 0 {
+			if top := stack[len(stack)-1]; top.object && top.wantKey {
+				if key, ok := tok.(string); ok {
+					at := keyStart(f.src, dec.InputOffset())
+					if first, dup := top.keys[key]; dup {
+						line, col := f.lineCol(first)
+						prefix := ""
+						if top.path != "" {
+							prefix = top.path + ": "
+						}
+						diags = append(diags, f.diag(at, "%sduplicate key %q (first at %d:%d); JSON readers keep only the last, so say it once", prefix, key, line, col))
+					} else {
+						top.keys[key] = at
+					}
+					top.key, top.wantKey = key, false
+					continue
+				}
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, path: child(), keys: map[string]int64{}, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{path: child()})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }
 
 func (f *nativeFile) diag(offset int64, format string, args ...any) Diagnostic {

@@ -66,6 +66,13 @@ func TestLoadErrorsNamePosition(t *testing.T) {
 		{"bad matcher", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"matcher\": {\"field\": \"a\", \"regex\": \"(\"}}]}}", `matcher: bad regex`},
 		{"truncated", "{\"hooks\": {", `config.json:1:11: invalid JSON: unexpected end of JSON input`},
 		{"custom event name", "{\"customEvents\": [\"9bad\"]}", `customEvents: "9bad" is not a valid event name`},
+		// Every other JSON reader keeps only the last of duplicate keys; the loader kept both.
+		{"duplicate event", "{\"hooks\": {\n  \"Stop\": [{\"command\": \"a\"}],\n  \"Stop\": [{\"command\": \"b\"}]\n}}", `config.json:3:3: hooks: duplicate key "Stop" (first at 2:3)`},
+		{"duplicate hooks", "{\"hooks\": {\"Stop\": [{\"command\": \"a\"}]},\n \"hooks\": {}}", `config.json:2:2: duplicate key "hooks" (first at 1:2)`},
+		{"duplicate field", "{\"hooks\": {\"Stop\": [{\"command\": \"x\"}, {\"command\": \"a\", \"command\": \"b\"}]}}", `config.json:1:56: hooks.Stop[1]: duplicate key "command" (first at 1:40)`},
+		{"duplicate nested", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"env\": {\"A\": \"1\", \"A\": \"2\"}}]}}", `config.json:1:56: hooks.Stop[0].env: duplicate key "A" (first at 1:46)`},
+		{"duplicate other tool's key", "{\"providers\": {\"a\": 1, \"a\": 2}}", `config.json:1:24: providers: duplicate key "a" (first at 1:16)`},
+		{"duplicate escaped key", "{\"hooks\": {\"Stop\": [], \"St\\u006fp\": []}}", `config.json:1:24: hooks: duplicate key "Stop" (first at 1:12)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,6 +123,41 @@ func TestLoadOrderAliasesCustomEventsAndUserHooks(t *testing.T) {
 	must(t, err)
 	if len(cfg.Hooks[PreExecutionEnd]) != 0 || len(cfg.Files) != 1 {
 		t.Errorf("user hooks loaded despite disableUserHooks: %v", cfg.Files)
+	}
+}
+
+// TestLoadReportsEveryDuplicateKey: each duplicate is a diagnostic of its own.
+func TestLoadReportsEveryDuplicateKey(t *testing.T) {
+	t.Parallel()
+	config := "{\"hooks\": {\"Stop\": [], \"Stop\": [], \"Stop\": []}, \"x\": 1, \"x\": 2}"
+	_, err := Load(NewRegistry(), writeConfig(t, config, ""))
+	var cerr *ConfigError
+	if !errors.As(err, &cerr) || len(cerr.Diagnostics) != 3 {
+		t.Fatalf("want a ConfigError with 3 diagnostics, got %v", err)
+	}
+}
+
+// TestLoadRefusesConfigsThatCannotBeRead: a config that is a link to nothing is an error naming
+// it (it used to read as "no config", which disabled every hook), and one that would hang the
+// read (a FIFO) or never end is refused with an error naming the file.
+func TestLoadRefusesConfigsThatCannotBeRead(t *testing.T) {
+	t.Parallel()
+	env := writeConfig(t, "", `{"hooks": {"Stop": [{"command": "true"}]}}`)
+	project := filepath.Join(env.Workspace, ".autoagent", "config.json")
+	must(t, os.MkdirAll(filepath.Dir(project), 0o755))
+	if err := os.Symlink(filepath.Join(env.Workspace, "shared", "config.json"), project); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	_, err := Load(NewRegistry(), env)
+	if err == nil || !strings.Contains(err.Error(), project+": it is a symbolic link to") {
+		t.Errorf("dangling project config: %v, want an error naming it", err)
+	}
+
+	must(t, os.Remove(project))
+	must(t, os.WriteFile(project, nil, 0o644))
+	must(t, os.Truncate(project, 16<<20+1))
+	if _, err := Load(NewRegistry(), env); err == nil || !strings.Contains(err.Error(), project+": larger than 16 MiB") {
+		t.Errorf("oversized project config: %v", err)
 	}
 }
 

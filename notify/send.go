@@ -29,6 +29,8 @@ type Sender struct {
 	RequestTimeout time.Duration
 	// Sleep waits between attempts; nil sleeps for real. Tests record the waits with it.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock a Retry-After date is read against; nil means time.Now.
+	Now func() time.Time
 	// UserAgent is sent with every request.
 	UserAgent string
 }
@@ -112,7 +114,7 @@ func (s *Sender) attempt(ctx context.Context, rawURL string, body []byte, d *Del
 	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 {
 		return -1, err
 	}
-	if ra, ok := RetryAfter(resp.Header, time.Now()); ok {
+	if ra, ok := RetryAfter(resp.Header, s.now()); ok {
 		return ra, err
 	}
 	return backoff, err
@@ -140,6 +142,13 @@ func (s *Sender) backoff(attempt int) time.Duration {
 		b *= 2
 	}
 	return min(b, limit)
+}
+
+func (s *Sender) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
 }
 
 func (s *Sender) sleep(ctx context.Context, d time.Duration) error {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
+	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
 // StoreFile is the name of the webhooks file in $AUTOAGENT_HOME.
@@ -118,7 +119,7 @@ func (e *Entry) Validate() error {
 
 // ReadStore reads the webhooks file; a missing file is an empty store.
 func ReadStore(path string) (*Store, error) {
-	data, err := os.ReadFile(path)
+	data, err := configfile.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Store{Webhooks: map[string]Entry{}}, nil
 	}

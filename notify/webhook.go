@@ -36,6 +36,7 @@ type Type struct {
 	storePath string
 	client    *http.Client
 	sleep     func(context.Context, time.Duration) error
+	now       func() time.Time
 }
 
 // Option configures a Type.
@@ -48,6 +49,9 @@ func WithHTTPClient(c *http.Client) Option { return func(t *Type) { t.client = c
 func WithSleep(f func(context.Context, time.Duration) error) Option {
 	return func(t *Type) { t.sleep = f }
 }
+
+// WithClock sets the clock a Retry-After date is read against (default time.Now).
+func WithClock(now func() time.Time) Option { return func(t *Type) { t.now = now } }
 
 // NewType returns the webhook type. storePath is the webhooks file that the "webhook" option
 // names entries of (StorePath of $AUTOAGENT_HOME).
@@ -231,6 +235,7 @@ func (t *Type) sender(o options) *Sender {
 	s := &Sender{
 		Client:         t.client,
 		Sleep:          t.sleep,
+		Now:            t.now,
 		Retries:        DefaultRetries,
 		Backoff:        DefaultBackoff,
 		RequestTimeout: DefaultRequestTimeout,

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // Event is one line of a session's audit trail: one hook execution (skipped ones included), or an
@@ -30,9 +32,10 @@ type Event struct {
 	Details    map[string]any `json:"details,omitempty"`
 }
 
-// Append adds events to the audit trail of session id, one JSON line each, in one appending
-// write so that lines of concurrent processes never interleave. An event
-// without a time gets the store's clock.
+// Append adds events to the audit trail of session id, one JSON line each, through
+// atomicfile.AppendLines: lines of concurrent processes never interleave, and the trail only ever
+// grows by whole lines (a failed write leaves nothing behind, or at worst a fragment on a line of
+// its own, which Events reports). An event without a time gets the store's clock.
 func (s *Store) Append(id string, events ...Event) error {
 	if !ValidID(id) {
 		return fmt.Errorf("append to audit trail: invalid session id %q", id)
@@ -53,31 +56,18 @@ func (s *Store) Append(id string, events ...Event) error {
 	if buf.Len() == 0 {
 		return nil
 	}
-	// One write(2) on a file opened with O_APPEND: the kernel places each write at the end of the
-	// file whole, so lines of concurrent writers never interleave, and no lock is needed (the
-	// folder lock would also make every hook wait for other processes' record updates).
-	path := s.EventsPath(id)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = os.MkdirAll(s.dir, 0o700); err == nil {
-			f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		}
-	}
-	if err != nil {
+	// Appends hold a lock on the trail itself, not the folder's (which would make every hook
+	// wait for other processes' record updates); a write cut short by a full disk is undone, and a
+	// line torn by a killed writer is ended before the next, so no event is glued to a fragment.
+	if err := atomicfile.AppendLines(s.EventsPath(id), buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("append to audit trail: %w", err)
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("append to audit trail %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("append to audit trail %s: %w", path, err)
 	}
 	return nil
 }
 
 // Events reads the audit trail of session id in order. A line that is not a JSON event is skipped
-// and returned as a problem; a session without a trail has no events.
+// and returned as a problem naming its line: a torn line (a write cut short by a crash or a full
+// disk) as such; a session without a trail has no events.
 func (s *Store) Events(id string) (events []Event, problems []error, err error) {
 	if !ValidID(id) {
 		return nil, nil, fmt.Errorf("read audit trail: invalid session id %q", id)
@@ -97,7 +87,7 @@ func (s *Store) Events(id string) (events []Event, problems []error, err error) 
 		if len(bytes.TrimSpace(line)) > 0 {
 			var e Event
 			if jerr := json.Unmarshal(line, &e); jerr != nil {
-				problems = append(problems, fmt.Errorf("%s:%d: %w", path, n, jerr))
+				problems = append(problems, lineProblem(path, n, line, jerr))
 			} else {
 				events = append(events, e)
 			}
@@ -109,4 +99,17 @@ func (s *Store) Events(id string) (events []Event, problems []error, err error) 
 			return events, problems, fmt.Errorf("read audit trail %s: %w", path, err)
 		}
 	}
+}
+
+// lineProblem describes a line of the trail that is not a JSON event. A line that ends before its
+// JSON does (no newline at the end of the file, or a fragment the next append ended) is a torn
+// line: one write cut short by a crash or a full disk.
+func lineProblem(path string, n int, line []byte, err error) error {
+	var syntax *json.SyntaxError
+	torn := !bytes.HasSuffix(line, []byte("\n")) ||
+		errors.As(err, &syntax) && (syntax.Offset >= int64(len(bytes.TrimRight(line, "\r\n"))) || bytes.Contains(line[1:], []byte(`{"time":`)))
+	if torn {
+		return fmt.Errorf("%s:%d: torn line (a write cut short by a crash or a full disk): %w", path, n, err)
+	}
+	return fmt.Errorf("%s:%d: %w", path, n, err)
 }

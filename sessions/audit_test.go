@@ -66,8 +66,10 @@ func TestAppendAndReadEvents(t *testing.T) {
 	}
 }
 
-func TestEventsSkipsBrokenLines(t *testing.T) {
-	t.Parallel()
+// storeWithStopAnd returns a store whose session id has a trail of one Stop event followed by raw,
+// written as a broken writer would.
+func storeWithStopAnd(t *testing.T, raw string) (*Store, string) {
+	t.Helper()
 	s, _ := newTestStore(t)
 	id := "session-1704067200000-abcdef"
 	if err := s.Append(id, Event{Event: "Stop", Status: "ok"}); err != nil {
@@ -77,8 +79,16 @@ func TestEventsSkipsBrokenLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprint(f, "{\"event\": \"Sto\n\n")
-	f.Close()
+	defer f.Close()
+	if _, err := f.WriteString(raw); err != nil {
+		t.Fatal(err)
+	}
+	return s, id
+}
+
+func TestEventsSkipsBrokenLines(t *testing.T) {
+	t.Parallel()
+	s, id := storeWithStopAnd(t, "{\"event\": \"Sto\n\n")
 	if err := s.Append(id, Event{Event: "SessionEnd", Status: "ok"}); err != nil {
 		t.Fatal(err)
 	}
@@ -132,5 +142,65 @@ func TestConcurrentAppendsNeverInterleave(t *testing.T) {
 	}
 	if len(seen) != writers*each {
 		t.Errorf("%d distinct lines, want %d", len(seen), writers*each)
+	}
+}
+
+// TestAppendAfterATornLine: a writer killed in the middle of its line (or a full disk) leaves a
+// fragment without a newline. The next event is still read, and the fragment is reported as a
+// torn line with its line number, not glued to the next event and losing it.
+func TestAppendAfterATornLine(t *testing.T) {
+	t.Parallel()
+	s, id := storeWithStopAnd(t, `{"time":"2024-01-01T00:00:00Z","event":"Sto`)
+
+	// The torn last line of a trail is reported as such.
+	got, problems, err := s.Events(id)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Events = %v %v, want the Stop before the torn line", got, err)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0].Error(), ".events.jsonl:2: torn line") {
+		t.Errorf("problems = %v, want line 2 reported as torn", problems)
+	}
+
+	if err := s.Append(id, Event{Event: "SessionEnd", Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	got, problems, err = s.Events(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Event != "Stop" || got[1].Event != "SessionEnd" {
+		t.Errorf("events = %+v, want Stop and SessionEnd", got)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0].Error(), ".events.jsonl:2: torn line") {
+		t.Errorf("problems = %v, want line 2 reported as torn", problems)
+	}
+}
+
+// TestLineProblemNamesTornLines: a line that ends before its JSON does, or (in a trail written
+// before appends ended torn fragments) a fragment with the next event glued to it, is reported as
+// torn; other garbage is reported as what the JSON decoder says.
+func TestLineProblemNamesTornLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line string
+		torn bool
+	}{
+		{`{"time":"2024-01-01T00:00:00Z","event":"Sto`, true},
+		{`{"time":"2024-01-01T00:00:00Z","event":"Sto` + "\n", true},
+		{`{"time":"2024-01-01T00:00:00Z","event":"Sto{"time":"2024-01-01T00:00:01Z","event":"End"}` + "\n", true},
+		{`{"time":"2024-01-01T00:00:00Z",` + "\n", true},
+		{"not json\n", false},
+		{`{"time": 5}` + "\n", false},
+	}
+	for _, tc := range tests {
+		var e Event
+		err := json.Unmarshal([]byte(tc.line), &e)
+		if err == nil {
+			t.Fatalf("%q parses", tc.line)
+		}
+		got := lineProblem("trail.jsonl", 3, []byte(tc.line), err).Error()
+		if strings.HasPrefix(got, "trail.jsonl:3: torn line") != tc.torn || !strings.HasPrefix(got, "trail.jsonl:3: ") {
+			t.Errorf("%q: %s, want torn %v", tc.line, got, tc.torn)
+		}
 	}
 }

@@ -26,11 +26,17 @@ const CurrentLink = "current"
 
 const lockName = ".lock"
 
+// staleTempAge is how old a temporary file must be for session start to remove it as one of a
+// writer that died before its rename. A live write takes moments; an hour spares any writer
+// still running, whichever lock it holds (records and per-session state have different ones).
+const staleTempAge = time.Hour
+
 // Store is the sessions folder, <AUTOAGENT_HOME>/sessions.
 type Store struct {
 	dir  string
 	now  func() time.Time
 	rand io.Reader
+	warn func(error)
 }
 
 // Option configures a Store.
@@ -42,9 +48,13 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // WithRand sets the source of the random part of new ids (default crypto/rand).
 func WithRand(r io.Reader) Option { return func(s *Store) { s.rand = r } }
 
+// WithWarnings sets where the store reports what it repaired on the way (default: nowhere), such
+// as a `current` that was not a link.
+func WithWarnings(warn func(error)) Option { return func(s *Store) { s.warn = warn } }
+
 // New returns the store kept in dir; dir is created on the first write.
 func New(dir string, opts ...Option) *Store {
-	s := &Store{dir: dir, now: time.Now, rand: rand.Reader}
+	s := &Store{dir: dir, now: time.Now, rand: rand.Reader, warn: func(error) {}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -118,9 +128,13 @@ func (s *Store) Active(workspace string, scan int) (*Session, error) {
 	return found, err
 }
 
-// create writes a new record under the lock and makes it current.
+// create writes a new record under the lock and makes it current. It first removes the stale
+// temporary files of writers killed before their rename, which nothing else would remove.
 func (s *Store) create(p Params) (*Session, error) {
 	now := s.now()
+	if _, err := atomicfile.RemoveStaleTemps(s.dir, now.Add(-staleTempAge)); err != nil {
+		s.warn(err) // litter, not a reason to refuse a session
+	}
 	id := p.ID
 	for tries := 0; ; tries++ {
 		if id == "" {
@@ -264,8 +278,18 @@ func (s *Store) SetCurrent(id string) error {
 }
 
 // setCurrent replaces the link atomically: a new link under a temporary name renamed over it.
+// A directory in the link's place cannot be renamed over; it is moved aside first (keeping what is
+// in it, under a name `session list` reports), with a warning, so that it does not refuse every
+// session start from then on.
 func (s *Store) setCurrent(id string) error {
 	link := filepath.Join(s.dir, CurrentLink)
+	if st, err := os.Lstat(link); err == nil && st.IsDir() {
+		aside := fmt.Sprintf("%s.%d.moved", link, s.now().UnixMilli())
+		if err := os.Rename(link, aside); err != nil {
+			return fmt.Errorf("set current session: %s is a directory, not a link, and moving it aside failed: %w", link, err)
+		}
+		s.warn(fmt.Errorf("%s is a directory, not a link to a session record: moved it to %s", link, aside))
+	}
 	tmp := filepath.Join(s.dir, ".current.tmp")
 	_ = os.Remove(tmp) // left by a crash; we hold the lock, so it is no one else's
 	if err := os.Symlink(id+".json", tmp); err != nil {

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -435,4 +436,83 @@ func ExampleStore() {
 	got, _ := s.Get(sess.ID)
 	fmt.Println(got.ID, got.Status, got.IssuesPlanned, *got.CurrentIssue)
 	// Output: session-1704067200000-aaaaaa active [42] 42
+}
+
+// TestCreateRemovesStaleTemporaryFiles: a writer killed between writing its temporary file and
+// renaming it leaves .<name>.<digits>.tmp behind; the next session start removes those older than
+// an hour and leaves a fresh one (a write under way in another process) alone.
+func TestCreateRemovesStaleTemporaryFiles(t *testing.T) {
+	t.Parallel()
+	var warnings []error
+	s, c := newTestStore(t, WithWarnings(func(err error) { warnings = append(warnings, err) }))
+	if err := os.MkdirAll(s.Dir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := c.t
+	files := map[string]time.Time{
+		".session-1704067100000-aaaaaa.json.4242.tmp":              now.Add(-2 * time.Hour), // a killed record write
+		".session-1704067100000-aaaaaa.agent-pipelines.json.7.tmp": now.Add(-3 * time.Hour), // a killed state write
+		".session-1704067100000-aaaaaa.json.99.tmp":                now.Add(-time.Minute),   // under way
+		"session-1704067100000-aaaaaa.agent-pipelines.json.lock":   now.Add(-3 * time.Hour),
+		"session-1704067100000-aaaaaa.events.jsonl":                now.Add(-3 * time.Hour),
+	}
+	for name, at := range files {
+		path := filepath.Join(s.Dir(), name)
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Create(Params{Workspace: "/w"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, at := range files {
+		_, err := os.Stat(filepath.Join(s.Dir(), name))
+		stale := strings.HasSuffix(name, ".tmp") && now.Sub(at) > time.Hour
+		if gone := errors.Is(err, fs.ErrNotExist); gone != stale {
+			t.Errorf("%s: removed %v, want %v", name, gone, stale)
+		}
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings: %v", warnings)
+	}
+}
+
+// TestCreateWhenCurrentIsADirectory: a `current` that is a directory (made by hand or another
+// tool) does not break session start for good: it is moved aside, with its content, under a name
+// that `session list` reports, a warning says so, and the new session becomes current.
+func TestCreateWhenCurrentIsADirectory(t *testing.T) {
+	t.Parallel()
+	var warnings []error
+	s, _ := newTestStore(t, WithWarnings(func(err error) { warnings = append(warnings, err) }))
+	dir := filepath.Join(s.Dir(), CurrentLink)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		sess, err := s.Create(Params{Workspace: "/w"})
+		if err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		if id, err := s.CurrentID(); err != nil || id != sess.ID {
+			t.Fatalf("current = %q, %v; want %s", id, err, sess.ID)
+		}
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "is a directory") {
+		t.Fatalf("warnings = %v, want one saying current was a directory", warnings)
+	}
+	moved, _ := filepath.Glob(filepath.Join(s.Dir(), "current.*", "keep.txt"))
+	if len(moved) != 1 || !strings.Contains(warnings[0].Error(), filepath.Dir(moved[0])) {
+		t.Fatalf("moved aside to %v, want one folder named in %v", moved, warnings[0])
+	}
+	_, problems, err := s.List(0)
+	var foreign *ForeignError
+	if err != nil || len(problems) != 1 || !errors.As(problems[0], &foreign) || foreign.Path != filepath.Dir(moved[0]) {
+		t.Errorf("list problems = %v, %v; want the moved folder reported", problems, err)
+	}
 }

@@ -44,7 +44,8 @@ func (a *app) sessionStore() (*sessions.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sessions.New(filepath.Join(home, "sessions")), nil
+	warn := func(err error) { fmt.Fprintf(a.stderr, "agent-hooks: warning: %v\n", err) }
+	return sessions.New(filepath.Join(home, "sessions"), sessions.WithWarnings(warn)), nil
 }
 
 // openSession attaches a run to --session (id), else $AUTOAGENT_SESSION_ID, else the active

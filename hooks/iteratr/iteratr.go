@@ -15,8 +15,9 @@ package iteratr
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
 // Name is the format's name in sources and `config show`.
@@ -67,12 +69,12 @@ type hookConfig struct {
 // Load implements hooks.Format.
 func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
 	file := filepath.Join(env.Workspace, FileName)
-	data, err := os.ReadFile(file)
-	if os.IsNotExist(err) {
+	data, err := configfile.Read(file)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", file, err)
+		return nil, nil, err
 	}
 	p := &parser{YAMLFile: seedfmt.YAMLFile{Path: file}}
 	hs := p.parse(data)

@@ -83,6 +83,10 @@ func TestDiagnostics(t *testing.T) {
 			"3:1: error: invalid YAML: found unexpected end of stream"},
 		{"not a list", "hooks:\n  session_start:\n    command: make\n",
 			"3:5: error: session_start: expected a list of hooks"},
+		{"duplicate hook point", "hooks:\n  pre_iteration:\n    - command: a\n  pre_iteration:\n    - command: b\n",
+			`4:3: error: duplicate key "pre_iteration" (first at 2:3)`},
+		{"duplicate field", "hooks:\n  pre_iteration:\n    - command: a\n      command: b\n",
+			`4:7: error: duplicate key "command" (first at 3:7)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

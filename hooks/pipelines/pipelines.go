@@ -26,8 +26,9 @@ package pipelines
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -36,6 +37,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
 // Name is the format's name in sources and `config show`.
@@ -156,8 +158,8 @@ func (Format) Settings(env hooks.LoadEnv) (map[string]any, error) {
 func ReadLoop(env hooks.LoadEnv) (*Loop, []hooks.Diagnostic, error) {
 	file := LoopPath(env)
 	loop := &Loop{File: file}
-	data, err := os.ReadFile(file)
-	if os.IsNotExist(err) && env.LoopFile == "" {
+	data, err := configfile.Read(file)
+	if errors.Is(err, fs.ErrNotExist) && env.LoopFile == "" {
 		return loop, nil, nil
 	}
 	if err != nil {
@@ -366,17 +368,14 @@ func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.
 }
 
 // readUserFile reads an optional file of the user's configuration: nil when file is "" or
-// missing.
+// missing (a link to a missing file is an error, see configfile.Read).
 func readUserFile(file string) ([]byte, error) {
 	if file == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(file)
-	if os.IsNotExist(err) {
+	data, err := configfile.Read(file)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
-	}
-	return data, nil
+	return data, err
 }

@@ -234,6 +234,8 @@ func TestDiagnostics(t *testing.T) {
 	}{
 		{name: "unknown hook point", loop: "hooks:\n  on_sesion_start: echo hi\n",
 			wantErr: `loop.yaml:2:3: error: unknown agent-pipelines hook point "on_sesion_start"; did you mean "on_session_start"?`},
+		{name: "duplicate hook point", loop: "hooks:\n  on_error: echo a\n  on_error: echo b\n",
+			wantErr: `loop.yaml:3:3: error: duplicate key "on_error" (first at 2:3)`},
 		{name: "bad YAML", loop: "hooks:\n  on_error: [unclosed\n",
 			wantErr: "loop.yaml:2:1: error: invalid YAML: did not find expected ',' or ']'"},
 		{name: "disable_global", loop: "hooks:\n  disable_global: maybe\n",

@@ -67,7 +67,9 @@ func (f *YAMLFile) Parse(data []byte) *yaml.Node {
 }
 
 // Mapping calls fn with each key and value of n. A null node is an empty mapping; any other
-// non-mapping is recorded as an error saying what was expected.
+// non-mapping is recorded as an error saying what was expected. A key that repeats one before it
+// is recorded as an error and not passed to fn: yaml.v3 keeps both in a node, and which one a
+// reader uses differs from reader to reader.
 func (f *YAMLFile) Mapping(n *yaml.Node, expected string, fn func(k, v *yaml.Node)) {
 	if IsNull(n) {
 		return
@@ -76,8 +78,17 @@ func (f *YAMLFile) Mapping(n *yaml.Node, expected string, fn func(k, v *yaml.Nod
 		f.Errorf(n, "%s", expected)
 		return
 	}
+	seen := make(map[string]*yaml.Node, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		fn(n.Content[i], n.Content[i+1])
+		k := n.Content[i]
+		if k.Kind == yaml.ScalarNode {
+			if first, dup := seen[k.Value]; dup {
+				f.Errorf(k, "duplicate key %q (first at %d:%d)", k.Value, first.Line, first.Column)
+				continue
+			}
+			seen[k.Value] = k
+		}
+		fn(k, n.Content[i+1])
 	}
 }
 

@@ -4,13 +4,18 @@
 // whole (temporary file, fsync, rename, fsync of the folder), so a reader sees the old content or
 // the new, never a mix; and read-modify-write cycles are serialised with an exclusive lock on a
 // lock file (flock on Unix, LockFileEx on Windows), which the kernel releases if the holder dies.
+// Line-oriented logs (the sessions' audit trails) grow by whole lines only (AppendLines), and the
+// temporary files of writers that died before their rename are removed (RemoveStaleTemps).
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // WriteFile replaces path with data. The new file has mode perm from its first byte: it never
@@ -94,4 +99,57 @@ func WriteTemp(dir, pattern string, data []byte) (path string, cleanup func(), e
 		return "", nil, fmt.Errorf("write temporary file %s: %w", f.Name(), err)
 	}
 	return f.Name(), cleanup, nil
+}
+
+// RemoveStaleTemps removes the temporary files that WriteFile made in dir (".<name>.<digits>.tmp")
+// and that were last modified before cutoff: those of writers killed between creating the file and
+// renaming it. A live writer's temporary file exists for the moments of one write, so a cutoff
+// well in the past (an hour) spares every writer still running, whatever lock it holds. It
+// returns the paths it removed; a file it could not remove is an error, the others are still
+// removed.
+func RemoveStaleTemps(dir string, cutoff time.Time) (removed []string, err error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("remove stale temporary files: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isTempName(e.Name()) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !info.ModTime().Before(cutoff) {
+			continue // gone since the folder was read, or fresh
+		}
+		path := filepath.Join(dir, e.Name())
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove stale temporary file: %w", err))
+			continue
+		}
+		removed = append(removed, path)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// isTempName reports whether name is one WriteFile gives its temporary files: "." + the target's
+// name + "." + os.CreateTemp's random digits + ".tmp".
+func isTempName(name string) bool {
+	rest, ok := strings.CutSuffix(name, ".tmp")
+	if !ok || !strings.HasPrefix(rest, ".") {
+		return false
+	}
+	dot := strings.LastIndexByte(rest, '.')
+	digits := rest[dot+1:]
+	if dot <= 1 || digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

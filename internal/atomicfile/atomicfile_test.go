@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestWriteFileReplacesWholeWithMode(t *testing.T) {
@@ -122,5 +123,65 @@ func TestWriteTempIsPrivateAndRemoved(t *testing.T) {
 	cleanup()
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("not removed: %v", err)
+	}
+}
+
+// TestRemoveStaleTemps: the temporary files of writers that died before their rename are removed
+// once they are older than the cutoff; fresh ones (a write under way) and every other file stay.
+func TestRemoveStaleTemps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	now := time.Now()
+	old := now.Add(-2 * time.Hour)
+	made, err := os.CreateTemp(dir, ".session-1-a.json.*.tmp") // named exactly as WriteFile names them
+	if err != nil {
+		t.Fatal(err)
+	}
+	made.Close()
+	files := map[string]bool{ // name: stale, so removed
+		filepath.Base(made.Name()):         true,
+		".session-1-a.fresher.json.77.tmp": true,
+		".session-1-a.json.12.tmp":         false, // fresh: a write under way
+		".current.tmp":                     false, // not WriteFile's
+		".lock":                            false,
+		"session-1-a.json":                 false,
+		".x.y.tmp":                         false,
+	}
+	for name, stale := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		at := old
+		if !stale && name == ".session-1-a.json.12.tmp" {
+			at = now
+		}
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".d.json.5.tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(filepath.Join(dir, ".d.json.5.tmp"), old, old)
+
+	removed, err := RemoveStaleTemps(dir, now.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 2 {
+		t.Errorf("removed %v, want the 2 stale temporary files", removed)
+	}
+	for name, stale := range files {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		if gone := os.IsNotExist(err); gone != stale {
+			t.Errorf("%s: removed %v, want %v", name, gone, stale)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".d.json.5.tmp")); err != nil {
+		t.Errorf("a folder was removed: %v", err)
+	}
+	if removed, err := RemoveStaleTemps(filepath.Join(dir, "missing"), now); len(removed) != 0 || err != nil {
+		t.Errorf("missing folder: %v %v", removed, err)
 	}
 }

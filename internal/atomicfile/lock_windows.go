@@ -10,13 +10,20 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// lock takes an exclusive LockFileEx lock on the first byte of f, waiting for it.
+// lockAt is the byte that lock locks: far beyond the end of any file, because Windows locks are
+// mandatory and a lock on the data would make readers of an appended file (which take no lock)
+// fail while an append is under way.
+func lockAt() *windows.Overlapped {
+	return &windows.Overlapped{Offset: 0xFFFFFFFE, OffsetHigh: 0x7FFFFFFF}
+}
+
+// lock takes an exclusive LockFileEx lock on one byte of f beyond its data, waiting for it.
 func lock(f *os.File) error {
-	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, new(windows.Overlapped))
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, lockAt())
 }
 
 func unlock(f *os.File) error {
-	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
+	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, lockAt())
 }
 
 // replace renames from over to (MoveFileEx with MOVEFILE_REPLACE_EXISTING). A reader that has the

@@ -1,0 +1,116 @@
+package atomicfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// fullDisk is an open file on a disk that takes room more bytes: a write beyond that writes what
+// fits and fails with ENOSPC, as write(2) does on a full disk.
+type fullDisk struct {
+	*os.File
+	room        int
+	truncateErr error
+}
+
+func (d *fullDisk) Write(p []byte) (int, error) {
+	if len(p) <= d.room {
+		d.room -= len(p)
+		return d.File.Write(p)
+	}
+	n, err := d.File.Write(p[:d.room])
+	d.room -= n
+	if err == nil {
+		err = syscall.ENOSPC
+	}
+	return n, err
+}
+
+func (d *fullDisk) Truncate(size int64) error {
+	if d.truncateErr != nil {
+		return d.truncateErr
+	}
+	return d.File.Truncate(size)
+}
+
+// appendOnFullDisk appends line to path through a disk with room bytes left.
+func appendOnFullDisk(t *testing.T, path, line string, room int, truncateErr error) error {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return appendLines(&fullDisk{File: f, room: room, truncateErr: truncateErr}, []byte(line))
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestAppendLinesFullDisk: a line cut short by a full disk is removed again, so the file holds
+// whole lines only and the next append (once there is room) is a line of its own.
+func TestAppendLinesFullDisk(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "sub", "trail.jsonl")
+	if err := AppendLines(path, []byte("{\"n\":1}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := appendOnFullDisk(t, path, "{\"n\":2,\"long\":\"xxxxxxxx\"}\n", 5, nil)
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("append on a full disk: %v, want ENOSPC", err)
+	}
+	if got := readString(t, path); got != "{\"n\":1}\n" {
+		t.Fatalf("after the failed append the file is %q: the torn line stayed", got)
+	}
+	if err := AppendLines(path, []byte("{\"n\":3}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readString(t, path), "{\"n\":1}\n{\"n\":3}\n"; got != want {
+		t.Errorf("file = %q, want %q", got, want)
+	}
+}
+
+// TestAppendLinesIsolatesATornFragment: a fragment that could not be removed (the writer was
+// killed, or truncating failed) is ended with a newline by the next append, so the next line is
+// not glued to it and lost.
+func TestAppendLinesIsolatesATornFragment(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "trail.jsonl")
+	if err := AppendLines(path, []byte("{\"n\":1}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := appendOnFullDisk(t, path, "{\"n\":2,\"long\":\"xxxxxxxx\"}\n", 5, errors.New("truncate refused"))
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "truncate refused") {
+		t.Fatalf("append on a full disk: %v, want ENOSPC and the failed undo", err)
+	}
+	if err := AppendLines(path, []byte("{\"n\":3}\n{\"n\":4}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readString(t, path), "{\"n\":1}\n{\"n\":\n{\"n\":3}\n{\"n\":4}\n"; got != want {
+		t.Errorf("file = %q, want %q", got, want)
+	}
+}
+
+func TestAppendLinesWantsWholeLines(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "trail.jsonl")
+	if err := AppendLines(path, []byte("no newline"), 0o600); err == nil {
+		t.Error("data without a final newline was appended")
+	}
+	if err := AppendLines(path, nil, 0o600); err != nil {
+		t.Errorf("nothing to append: %v", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a file was made: %v", err)
+	}
+}

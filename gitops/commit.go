@@ -167,7 +167,14 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		if hd, err = r.head(); err != nil {
 			return nil, err
 		}
-		if st, err = r.stage(o.Selection); err != nil {
+		idx, err := readIndex(r.indexPath())
+		if err != nil {
+			return nil, err
+		}
+		if err := r.checkFinished("commit", idx); err != nil {
+			return nil, err
+		}
+		if st, err = r.stage(idx, o.Selection); err != nil {
 			return nil, err
 		}
 		if attempt == 0 {
@@ -281,23 +288,17 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 	return res, nil
 }
 
-// buildFromIndex computes the trees of an index, which must have no unresolved conflicts.
+// buildFromIndex computes the trees of an index, which must have no unresolved conflicts (the
+// pre-commit hook, which may change the index, could have left some).
 func buildFromIndex(idx *index) (*treeBuilder, hash20, error) {
+	if u := idx.unmerged(); len(u) > 0 {
+		return nil, hash20{}, &UnfinishedError{Action: "commit", Unmerged: u}
+	}
 	entries := make([]*entry, 0, len(idx.entries))
-	var unmerged []string
 	for _, e := range idx.entries {
-		switch {
-		case e.stage() != 0:
-			if len(unmerged) == 0 || unmerged[len(unmerged)-1] != e.name {
-				unmerged = append(unmerged, e.name)
-			}
-		case e.intentToAdd():
-		default:
+		if !e.intentToAdd() {
 			entries = append(entries, e)
 		}
-	}
-	if len(unmerged) > 0 {
-		return nil, hash20{}, fmt.Errorf("cannot commit: unmerged paths: %s", strings.Join(unmerged, ", "))
 	}
 	tb, root := buildTrees(entries, idx.tree)
 	return tb, root, nil

@@ -293,48 +293,6 @@ func TestCommitDates(t *testing.T) {
 	}
 }
 
-// TestCommitConcludesAMerge resolves a merge conflict in the work tree and commits: the commit
-// has both parents and the merge state is cleared, as with git add -A && git commit.
-func TestCommitConcludesAMerge(t *testing.T) {
-	t.Parallel()
-	e := newTestEnv(t)
-	dir := e.newRepo(t, map[string]string{"a.txt": "base\n", "b.txt": "b\n"})
-	e.git(t, dir, "checkout", "-q", "-b", "topic")
-	writeFiles(t, dir, map[string]string{"a.txt": "topic\n"})
-	e.git(t, dir, "commit", "-q", "-am", "topic")
-	topic := e.git(t, dir, "rev-parse", "HEAD")
-	e.git(t, dir, "checkout", "-q", "main")
-	writeFiles(t, dir, map[string]string{"a.txt": "main\n"})
-	e.git(t, dir, "commit", "-q", "-am", "main")
-	main := e.git(t, dir, "rev-parse", "HEAD")
-	if _, err := e.gitErr(dir, "merge", "-q", "topic"); err == nil {
-		t.Fatal("the merge did not conflict")
-	}
-	// With the conflict unresolved in the index but the file fixed in the work tree.
-	writeFiles(t, dir, map[string]string{"a.txt": "main and topic\n"})
-	res, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "merge topic"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := e.git(t, dir, "log", "-1", "--format=%P"); got != main+" "+topic {
-		t.Errorf("parents = %q, want %s %s", got, main, topic)
-	}
-	if got := e.git(t, dir, "show", "HEAD:a.txt"); got != "main and topic" {
-		t.Errorf("a.txt = %q", got)
-	}
-	if _, err := os.Stat(filepath.Join(dir, ".git", "MERGE_HEAD")); !os.IsNotExist(err) {
-		t.Errorf("MERGE_HEAD left: %v", err)
-	}
-	e.wantClean(t, dir)
-	if log := e.git(t, dir, "reflog", "-1", "--format=%gs"); log != "commit (merge): merge topic" {
-		t.Errorf("reflog = %q", log)
-	}
-	if res.Hash != e.git(t, dir, "rev-parse", "HEAD") {
-		t.Errorf("result hash %s", res.Hash)
-	}
-	e.fsck(t, dir)
-}
-
 // TestCommitSubmodules stages a submodule's new commit and an embedded repository as gitlinks,
 // like git add -A.
 func TestCommitSubmodules(t *testing.T) {

@@ -118,6 +118,13 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = time.Second
 	}
+	idx, err := readIndex(r.indexPath())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkFinished("push", idx); err != nil {
+		return nil, err
+	}
 	rem, err := r.repo.Remote(o.Remote)
 	if err != nil {
 		return nil, &PushError{Remote: o.Remote, Reason: fmt.Sprintf("no remote named %q in this repository", o.Remote)}

@@ -98,8 +98,7 @@ type stager struct {
 	r          *Repo
 	idx        *index
 	sel        Selection
-	pos        map[string]int // stage-0 entry positions by name (read-only during the walk)
-	conflicted map[string]bool
+	pos        map[string]int // entry positions by name (read-only during the walk)
 	fileMode   bool
 	trustCtime bool
 	objects    *objectWriter
@@ -109,7 +108,6 @@ type stager struct {
 
 	mu       sync.Mutex
 	added    []*entry
-	resolved map[string]bool // conflicted paths staged from the work tree (or found deleted)
 	changed  []string
 	warnings []string
 	err      error
@@ -118,31 +116,21 @@ type stager struct {
 	sem chan struct{} // bounds the directories read at once
 }
 
-// stage reads the index and brings it in line with the work tree for the selected paths, writing
-// blobs for changed content. The index file is not written.
-func (r *Repo) stage(sel Selection) (*staged, error) {
-	idx, err := readIndex(r.indexPath())
-	if err != nil {
-		return nil, err
-	}
+// stage brings idx, which has no unresolved conflicts, in line with the work tree for the selected
+// paths, writing blobs for changed content. The index file is not written.
+func (r *Repo) stage(idx *index, sel Selection) (*staged, error) {
 	s := &stager{
 		r: r, idx: idx, sel: sel,
 		pos:        make(map[string]int, len(idx.entries)),
-		conflicted: map[string]bool{},
 		seen:       make([]bool, len(idx.entries)),
 		replaced:   make([]*entry, len(idx.entries)),
-		resolved:   map[string]bool{},
 		fileMode:   r.cfg.bool("core", "", "filemode", true),
 		trustCtime: r.cfg.bool("core", "", "trustctime", true),
 		objects:    r.newObjectWriter(),
 		sem:        make(chan struct{}, max(4, runtime.GOMAXPROCS(0)*2)),
 	}
 	for i, e := range idx.entries {
-		if e.stage() == 0 {
-			s.pos[e.name] = i
-		} else {
-			s.conflicted[e.name] = true
-		}
+		s.pos[e.name] = i
 	}
 	ignores, err := r.baseIgnores()
 	if err != nil {
@@ -300,20 +288,16 @@ func (s *stager) gitlink(rel string, i int) error {
 	if i >= 0 {
 		s.replaced[i] = e
 	}
-	s.record(e, i < 0, false)
+	s.record(e, i < 0)
 	return nil
 }
 
-// record notes a staged change: e is new (added) or replaces an entry; resolves says it settles a
-// conflict.
-func (s *stager) record(e *entry, added, resolves bool) {
+// record notes a staged change: e is new (added) or replaces an entry.
+func (s *stager) record(e *entry, added bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if added {
 		s.added = append(s.added, e)
-	}
-	if resolves {
-		s.resolved[e.name] = true
 	}
 	s.changed = append(s.changed, e.name)
 }
@@ -332,7 +316,7 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []giti
 		if old.skipWorktree() || old.flags&flagAssumeValid != 0 {
 			return nil // sparse checkout, or `git update-index --assume-unchanged`: not looked at
 		}
-	} else if !s.conflicted[rel] && (inIgnored || ignored(ignores, rel, false)) {
+	} else if inIgnored || ignored(ignores, rel, false) {
 		return nil
 	}
 	fi, err := de.Info()
@@ -367,7 +351,7 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []giti
 		e.flags = old.flags & flagAssumeValid
 		s.replaced[i] = e
 	}
-	s.record(e, old == nil, s.conflicted[rel])
+	s.record(e, old == nil)
 	return nil
 }
 
@@ -403,21 +387,12 @@ func (s *stager) content(rel string, st fileStat) ([]byte, error) {
 }
 
 // finish builds the new entry list: replaced entries, removed ones (tracked, selected, not
-// found), conflicts resolved, new files.
+// found), new files.
 func (s *stager) finish() *staged {
 	old := s.idx
 	out := make([]*entry, 0, len(old.entries)+len(s.added))
 	for i, e := range old.entries {
 		switch {
-		case e.stage() != 0:
-			if s.sel.selects(e.name) && (s.resolved[e.name] || !s.existsInTree(e.name)) {
-				if !s.resolved[e.name] {
-					s.resolved[e.name] = true
-					s.changed = append(s.changed, e.name)
-				}
-				continue
-			}
-			out = append(out, e)
 		case s.replaced[i] != nil:
 			out = append(out, s.replaced[i])
 		case !s.seen[i] && !e.skipWorktree() && e.flags&flagAssumeValid == 0 && s.sel.selects(e.name):
@@ -441,9 +416,4 @@ func (s *stager) finish() *staged {
 		changed:  s.changed,
 		warnings: s.warnings,
 	}
-}
-
-func (s *stager) existsInTree(p string) bool {
-	_, err := os.Lstat(filepath.Join(s.r.Root, filepath.FromSlash(p)))
-	return err == nil
 }

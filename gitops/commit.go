@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage"
 )
 
 // CommitOptions say what to commit and how.
@@ -308,34 +307,17 @@ func buildFromIndex(idx *index) (*treeBuilder, hash20, error) {
 // read from (ok false: stage again).
 func (r *Repo) writeIndex(idx *index, tb *treeBuilder) (ok bool, err error) {
 	path := r.indexPath()
-	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		return false, fmt.Errorf("write index: %s exists: another git process seems to be running in this repository; if not, remove the file", lock)
-	}
+	l, err := lock(path, "index")
 	if err != nil {
-		return false, fmt.Errorf("write index: %w", err)
+		return false, err
 	}
-	done := false
-	defer func() {
-		if !done {
-			f.Close()
-			os.Remove(lock)
-		}
-	}()
+	defer l.release()
 	if cur, err := indexChecksum(path); err != nil || cur != idx.sum {
 		return false, err
 	}
-	if _, err := f.Write(idx.encode(tb.nodes)); err != nil {
+	if err := l.commit(idx.encode(tb.nodes)); err != nil {
 		return false, fmt.Errorf("write index: %w", err)
 	}
-	if err := f.Close(); err != nil {
-		return false, fmt.Errorf("write index: %w", err)
-	}
-	if err := os.Rename(lock, path); err != nil {
-		return false, fmt.Errorf("write index: %w", err)
-	}
-	done = true
 	return true, nil
 }
 
@@ -426,26 +408,42 @@ func cleanupMessage(msg string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// advance moves the branch (or a detached HEAD) from hd to id, failing if another process moved
-// it meanwhile, and records the move in the reflogs as git does.
+// advance moves the branch (or a detached HEAD) from hd to id as git does: holding the branch's
+// lock and HEAD's, failing if another process holds either or moved them meanwhile, and recording
+// the move in the reflogs.
 func (r *Repo) advance(hd head, id plumbing.Hash, who object.Signature, msg string) error {
-	name := hd.branch
-	if name == "" {
-		name = plumbing.HEAD
+	u := refUpdate{
+		dirs: refDirs{gitDir: r.GitDir, commonDir: r.CommonDir}, refs: r.repo.Storer,
+		name: hd.branch, old: hd.commit, new: id,
 	}
-	var old *plumbing.Reference
-	if !hd.commit.IsZero() {
-		old = plumbing.NewHashReference(name, hd.commit)
-	}
-	if err := r.repo.Storer.CheckAndSetReference(plumbing.NewHashReference(name, id), old); err != nil {
-		if errors.Is(err, storage.ErrReferenceHasChanged) {
-			return fmt.Errorf("update %s: it moved while committing; nothing was committed", name)
+	if hd.branch == "" {
+		u.name = plumbing.HEAD
+	} else {
+		u.also = []plumbing.ReferenceName{plumbing.HEAD}
+		// HEAD must still be on the branch (git checkout waits for HEAD.lock).
+		u.check = func() error {
+			ref, err := r.repo.Storer.Reference(plumbing.HEAD)
+			if err != nil {
+				return err
+			}
+			if ref.Type() != plumbing.SymbolicReference || ref.Target() != hd.branch {
+				return errRefMoved
+			}
+			return nil
 		}
-		return fmt.Errorf("update %s: %w", name, err)
 	}
-	if !r.cfg.bool("core", "", "logallrefupdates", true) {
-		return nil
+	if r.cfg.bool("core", "", "logallrefupdates", true) {
+		u.reflog = func() error { return r.writeReflogs(hd, id, who, msg) }
 	}
+	err := u.apply()
+	if errors.Is(err, errRefMoved) {
+		return fmt.Errorf("update %s: it moved while committing; nothing was committed", u.name)
+	}
+	return err
+}
+
+// writeReflogs appends the commit to the reflogs of HEAD and the branch.
+func (r *Repo) writeReflogs(hd head, id plumbing.Hash, who object.Signature, msg string) error {
 	subject, _, _ := strings.Cut(msg, "\n")
 	what := "commit: "
 	switch {
@@ -461,7 +459,7 @@ func (r *Repo) advance(hd head, id plumbing.Hash, who object.Signature, msg stri
 	}
 	for _, p := range logs {
 		if err := appendLine(p, line); err != nil {
-			return fmt.Errorf("write reflog: %w", err)
+			return err
 		}
 	}
 	return nil

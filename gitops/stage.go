@@ -83,6 +83,9 @@ func globMatch(pat, p []string, prefix bool) bool {
 	return len(p) == 0 || prefix
 }
 
+// maxEOLWarnings bounds the core.safecrlf warnings of one commit.
+const maxEOLWarnings = 10
+
 // staged is the index as it will be committed.
 type staged struct {
 	idx      *index
@@ -102,15 +105,18 @@ type stager struct {
 	fileMode   bool
 	trustCtime bool
 	objects    *objectWriter
+	attrs      *attrSource
+	conv       converter
 
 	seen     []bool   // by entry: found in the work tree
 	replaced []*entry // by entry: its new version
 
-	mu       sync.Mutex
-	added    []*entry
-	changed  []string
-	warnings []string
-	err      error
+	mu          sync.Mutex
+	added       []*entry
+	changed     []string
+	warnings    []string
+	eolWarnings []string // core.safecrlf=warn's, one per file
+	err         error
 
 	wg  sync.WaitGroup
 	sem chan struct{} // bounds the directories read at once
@@ -127,6 +133,7 @@ func (r *Repo) stage(idx *index, sel Selection) (*staged, error) {
 		fileMode:   r.cfg.bool("core", "", "filemode", true),
 		trustCtime: r.cfg.bool("core", "", "trustctime", true),
 		objects:    r.newObjectWriter(),
+		conv:       r.converter(),
 		sem:        make(chan struct{}, max(4, runtime.GOMAXPROCS(0)*2)),
 	}
 	for i, e := range idx.entries {
@@ -136,7 +143,10 @@ func (r *Repo) stage(idx *index, sel Selection) (*staged, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.spawn("", false, ignores)
+	if s.attrs, err = r.loadAttrSource(); err != nil {
+		return nil, err
+	}
+	s.spawn("", false, dirRules{ignores: ignores, attrs: s.attrs.base})
 	s.wg.Wait()
 	if err := s.objects.wait(); err != nil {
 		return nil, err
@@ -157,14 +167,20 @@ func (s *stager) hasTrackedUnder(dir string) bool {
 	return i < len(es) && strings.HasPrefix(es[i].name, p)
 }
 
+// dirRules are the ignore patterns and attribute files that apply in a directory.
+type dirRules struct {
+	ignores []gitignore.Pattern
+	attrs   attrStack
+}
+
 // spawn reads a directory in a goroutine of its own, as soon as the bound allows.
-func (s *stager) spawn(dir string, inIgnored bool, ignores []gitignore.Pattern) {
+func (s *stager) spawn(dir string, inIgnored bool, rules dirRules) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		s.sem <- struct{}{}
 		defer func() { <-s.sem }()
-		if err := s.walk(dir, inIgnored, ignores); err != nil {
+		if err := s.walk(dir, inIgnored, rules); err != nil {
 			s.fail(err)
 		}
 	}()
@@ -190,7 +206,7 @@ func (s *stager) failed() bool {
 	return s.err != nil
 }
 
-func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) error {
+func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 	if s.failed() {
 		return nil
 	}
@@ -206,19 +222,40 @@ func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) e
 	case err != nil:
 		return fmt.Errorf("read directory %s: %w", abs, err)
 	}
+	var domain []string
+	if dir != "" {
+		domain = strings.Split(dir, "/")
+	}
+	attrsFound := false
 	for _, de := range des {
-		if de.Name() == ".gitignore" && de.Type().IsRegular() {
-			var domain []string
-			if dir != "" {
-				domain = strings.Split(dir, "/")
-			}
+		switch {
+		case de.Name() == ".gitignore" && de.Type().IsRegular():
 			ps, err := readIgnoreFile(filepath.Join(abs, ".gitignore"), domain)
 			if err != nil {
 				return err
 			}
 			// Copy so that sibling directories do not share the appended tail.
-			ignores = append(ignores[:len(ignores):len(ignores)], ps...)
-			break
+			rules.ignores = append(rules.ignores[:len(rules.ignores):len(rules.ignores)], ps...)
+		case de.Name() == ".gitattributes" && de.Type().IsRegular():
+			f, err := readAttrFile(filepath.Join(abs, ".gitattributes"), domain, dir == "")
+			if err != nil {
+				return err
+			}
+			rules.attrs = rules.attrs.with(f)
+			attrsFound = true
+		}
+	}
+	if !attrsFound {
+		// As git add does, a .gitattributes missing from the work tree is read from the index,
+		// unless its deletion is being staged: git add -A removes it from the index before it
+		// looks at the attributes of the files of its directory.
+		p := joinPath(dir, ".gitattributes")
+		if i, ok := s.pos[p]; ok && s.idx.entries[i].mode&0o170000 == 0o100000 && !s.deletes(s.idx.entries[i]) {
+			b, err := s.r.readBlob(s.idx.entries[i].hash)
+			if err != nil {
+				return err
+			}
+			rules.attrs = rules.attrs.with(parseAttrs(b, domain, dir == ""))
 		}
 	}
 	for _, de := range des {
@@ -230,11 +267,11 @@ func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) e
 		typ := de.Type()
 		switch {
 		case typ.IsDir():
-			if err := s.dir(rel, inIgnored, ignores); err != nil {
+			if err := s.dir(rel, inIgnored, rules); err != nil {
 				return err
 			}
 		case typ.IsRegular() || typ&fs.ModeSymlink != 0:
-			if err := s.file(rel, de, inIgnored, ignores); err != nil {
+			if err := s.file(rel, de, inIgnored, rules); err != nil {
 				return err
 			}
 		}
@@ -242,14 +279,14 @@ func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) e
 	return nil
 }
 
-func (s *stager) dir(rel string, inIgnored bool, ignores []gitignore.Pattern) error {
+func (s *stager) dir(rel string, inIgnored bool, rules dirRules) error {
 	if i, ok := s.pos[rel]; ok && s.idx.entries[i].mode == modeGitlink {
 		return s.gitlink(rel, i)
 	}
 	if !s.sel.mayContain(rel) {
 		return nil
 	}
-	ign := inIgnored || ignored(ignores, rel, true)
+	ign := inIgnored || ignored(rules.ignores, rel, true)
 	tracked := s.hasTrackedUnder(rel)
 	if ign && !tracked {
 		return nil
@@ -260,7 +297,7 @@ func (s *stager) dir(rel string, inIgnored bool, ignores []gitignore.Pattern) er
 			return s.gitlink(rel, -1)
 		}
 	}
-	s.spawn(rel, ign, ignores)
+	s.spawn(rel, ign, rules)
 	return nil
 }
 
@@ -302,7 +339,7 @@ func (s *stager) record(e *entry, added bool) {
 	s.changed = append(s.changed, e.name)
 }
 
-func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []gitignore.Pattern) error {
+func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, rules dirRules) error {
 	i, tracked := s.pos[rel]
 	if tracked {
 		s.seen[i] = true
@@ -316,7 +353,7 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []giti
 		if old.skipWorktree() || old.flags&flagAssumeValid != 0 {
 			return nil // sparse checkout, or `git update-index --assume-unchanged`: not looked at
 		}
-	} else if inIgnored || ignored(ignores, rel, false) {
+	} else if inIgnored || ignored(rules.ignores, rel, false) {
 		return nil
 	}
 	fi, err := de.Info()
@@ -331,7 +368,7 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []giti
 	if old != nil && !old.intentToAdd() && old.mode == mode && st.matches(old, s.trustCtime) && !s.idx.racy(old) {
 		return nil
 	}
-	data, err := s.content(rel, st)
+	data, err := s.content(rel, st, rules.attrs, old)
 	if err != nil {
 		return err
 	}
@@ -369,8 +406,9 @@ func (s *stager) modeOf(st fileStat, old *entry) uint32 {
 	return modeRegular
 }
 
-// content is what git stores for a file: its bytes, or a symlink's target.
-func (s *stager) content(rel string, st fileStat) ([]byte, error) {
+// content is what git add stores for a file: its bytes after the clean conversion, or a
+// symlink's target. old is the file's index entry, if any.
+func (s *stager) content(rel string, st fileStat, attrs attrStack, old *entry) ([]byte, error) {
 	abs := filepath.Join(s.r.Root, filepath.FromSlash(rel))
 	if st.mode&fs.ModeSymlink != 0 {
 		t, err := os.Readlink(abs)
@@ -383,7 +421,21 @@ func (s *stager) content(rel string, st fileStat) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	return b, nil
+	out, warning, err := s.r.toGit(s.conv, s.attrs, attrs, rel, b, old, true)
+	if err != nil {
+		return nil, err
+	}
+	if warning != "" {
+		s.mu.Lock()
+		s.eolWarnings = append(s.eolWarnings, warning)
+		s.mu.Unlock()
+	}
+	return out, nil
+}
+
+// deletes reports whether e is removed from the index when its file is not in the work tree.
+func (s *stager) deletes(e *entry) bool {
+	return !e.skipWorktree() && e.flags&flagAssumeValid == 0 && s.sel.selects(e.name)
 }
 
 // finish builds the new entry list: replaced entries, removed ones (tracked, selected, not
@@ -395,8 +447,8 @@ func (s *stager) finish() *staged {
 		switch {
 		case s.replaced[i] != nil:
 			out = append(out, s.replaced[i])
-		case !s.seen[i] && !e.skipWorktree() && e.flags&flagAssumeValid == 0 && s.sel.selects(e.name):
-			s.changed = append(s.changed, e.name) // deleted
+		case !s.seen[i] && s.deletes(e):
+			s.changed = append(s.changed, e.name)
 		default:
 			out = append(out, e)
 		}
@@ -411,9 +463,13 @@ func (s *stager) finish() *staged {
 		tree.invalidate(p)
 	}
 	sort.Strings(s.changed)
+	sort.Strings(s.eolWarnings)
+	if n := len(s.eolWarnings); n > maxEOLWarnings {
+		s.eolWarnings = append(s.eolWarnings[:maxEOLWarnings-1], fmt.Sprintf("and %d more files whose line endings the next checkout changes", n-maxEOLWarnings+1))
+	}
 	return &staged{
 		idx:      &index{version: old.version, entries: out, tree: tree, sum: old.sum, mtimeS: old.mtimeS, mtimeN: old.mtimeN},
 		changed:  s.changed,
-		warnings: s.warnings,
+		warnings: append(s.warnings, s.eolWarnings...),
 	}
 }

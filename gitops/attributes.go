@@ -231,6 +231,27 @@ func (r *Repo) loadAttrSource() (*attrSource, error) {
 	return src, nil
 }
 
+// readDirAttrs reads the .gitattributes of dir (slash-separated, "" for the top): the work tree's
+// when inWorkTree (it is a regular file there), else the blob of fallback, the index entry git
+// reads instead (nil: none).
+func (r *Repo) readDirAttrs(dir string, inWorkTree bool, fallback *entry) (*attrFile, error) {
+	var domain []string
+	if dir != "" {
+		domain = strings.Split(dir, "/")
+	}
+	if inWorkTree {
+		return readAttrFile(filepath.Join(r.Root, filepath.FromSlash(dir), ".gitattributes"), domain, dir == "")
+	}
+	if fallback == nil || fallback.mode&0o170000 != 0o100000 {
+		return nil, nil
+	}
+	b, err := r.readBlob(fallback.hash)
+	if err != nil {
+		return nil, err
+	}
+	return parseAttrs(b, domain, dir == ""), nil
+}
+
 // lookup returns the attributes of the file path (slash-separated, relative to the top) given
 // the stack of its directory.
 func (src *attrSource) lookup(stack attrStack, path string) map[string]attrState {

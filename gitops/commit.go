@@ -315,6 +315,9 @@ func (r *Repo) writeIndex(idx *index, tb *treeBuilder) (ok bool, err error) {
 	if cur, err := indexChecksum(path); err != nil || cur != idx.sum {
 		return false, err
 	}
+	if err := r.smudgeRacy(idx); err != nil {
+		return false, err
+	}
 	if err := l.commit(idx.encode(tb.nodes)); err != nil {
 		return false, fmt.Errorf("write index: %w", err)
 	}

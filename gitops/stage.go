@@ -222,14 +222,14 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 	case err != nil:
 		return fmt.Errorf("read directory %s: %w", abs, err)
 	}
-	var domain []string
-	if dir != "" {
-		domain = strings.Split(dir, "/")
-	}
-	attrsFound := false
+	attrsInTree := false
 	for _, de := range des {
 		switch {
 		case de.Name() == ".gitignore" && de.Type().IsRegular():
+			var domain []string
+			if dir != "" {
+				domain = strings.Split(dir, "/")
+			}
 			ps, err := readIgnoreFile(filepath.Join(abs, ".gitignore"), domain)
 			if err != nil {
 				return err
@@ -237,27 +237,21 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 			// Copy so that sibling directories do not share the appended tail.
 			rules.ignores = append(rules.ignores[:len(rules.ignores):len(rules.ignores)], ps...)
 		case de.Name() == ".gitattributes" && de.Type().IsRegular():
-			f, err := readAttrFile(filepath.Join(abs, ".gitattributes"), domain, dir == "")
-			if err != nil {
-				return err
-			}
-			rules.attrs = rules.attrs.with(f)
-			attrsFound = true
+			attrsInTree = true
 		}
 	}
-	if !attrsFound {
-		// As git add does, a .gitattributes missing from the work tree is read from the index,
-		// unless its deletion is being staged: git add -A removes it from the index before it
-		// looks at the attributes of the files of its directory.
-		p := joinPath(dir, ".gitattributes")
-		if i, ok := s.pos[p]; ok && s.idx.entries[i].mode&0o170000 == 0o100000 && !s.deletes(s.idx.entries[i]) {
-			b, err := s.r.readBlob(s.idx.entries[i].hash)
-			if err != nil {
-				return err
-			}
-			rules.attrs = rules.attrs.with(parseAttrs(b, domain, dir == ""))
-		}
+	// As git add does, a .gitattributes missing from the work tree is read from the index, unless
+	// its deletion is being staged: git add -A removes it from the index before it looks at the
+	// attributes of the files of its directory.
+	var fallback *entry
+	if i, ok := s.pos[joinPath(dir, ".gitattributes")]; ok && !s.deletes(s.idx.entries[i]) {
+		fallback = s.idx.entries[i]
 	}
+	f, err := s.r.readDirAttrs(dir, attrsInTree, fallback)
+	if err != nil {
+		return err
+	}
+	rules.attrs = rules.attrs.with(f)
 	for _, de := range des {
 		name := de.Name()
 		if name == ".git" {

@@ -38,6 +38,12 @@ type PushOptions struct {
 	RetryDelay time.Duration
 	// Progress receives the remote's messages.
 	Progress io.Writer
+	// PullRequest is the pull request of the GitHub Actions run, nil outside one. Push then
+	// refuses a commit built on the pull request's synthetic merge commit, and for a pull request
+	// from a fork a push to the branch of the same name anywhere but the fork, unless allowed:
+	AllowSyntheticMerge bool
+	AllowForkToBase     bool
+	PullRequest         *PullRequestCheckout
 }
 
 // PushResult is what Push did.
@@ -138,6 +144,9 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	}
 	t, err := r.pushTarget(o.Remote, o.Branch)
 	if err != nil {
+		return nil, &PushError{Remote: o.Remote, Reason: err.Error()}
+	}
+	if err := r.checkPullRequestPush(o, t, rawURL); err != nil {
 		return nil, &PushError{Remote: o.Remote, Reason: err.Error()}
 	}
 	pushURL, err := r.transportURL(rawURL, t.dst)

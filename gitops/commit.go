@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage"
 )
 
 // CommitOptions say what to commit and how.
@@ -167,7 +166,14 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		if hd, err = r.head(); err != nil {
 			return nil, err
 		}
-		if st, err = r.stage(o.Selection); err != nil {
+		idx, err := readIndex(r.indexPath())
+		if err != nil {
+			return nil, err
+		}
+		if err := r.checkFinished("commit", idx); err != nil {
+			return nil, err
+		}
+		if st, err = r.stage(idx, o.Selection); err != nil {
 			return nil, err
 		}
 		if attempt == 0 {
@@ -281,23 +287,17 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 	return res, nil
 }
 
-// buildFromIndex computes the trees of an index, which must have no unresolved conflicts.
+// buildFromIndex computes the trees of an index, which must have no unresolved conflicts (the
+// pre-commit hook, which may change the index, could have left some).
 func buildFromIndex(idx *index) (*treeBuilder, hash20, error) {
+	if u := idx.unmerged(); len(u) > 0 {
+		return nil, hash20{}, &UnfinishedError{Action: "commit", Unmerged: u}
+	}
 	entries := make([]*entry, 0, len(idx.entries))
-	var unmerged []string
 	for _, e := range idx.entries {
-		switch {
-		case e.stage() != 0:
-			if len(unmerged) == 0 || unmerged[len(unmerged)-1] != e.name {
-				unmerged = append(unmerged, e.name)
-			}
-		case e.intentToAdd():
-		default:
+		if !e.intentToAdd() {
 			entries = append(entries, e)
 		}
-	}
-	if len(unmerged) > 0 {
-		return nil, hash20{}, fmt.Errorf("cannot commit: unmerged paths: %s", strings.Join(unmerged, ", "))
 	}
 	tb, root := buildTrees(entries, idx.tree)
 	return tb, root, nil
@@ -307,34 +307,20 @@ func buildFromIndex(idx *index) (*treeBuilder, hash20, error) {
 // read from (ok false: stage again).
 func (r *Repo) writeIndex(idx *index, tb *treeBuilder) (ok bool, err error) {
 	path := r.indexPath()
-	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		return false, fmt.Errorf("write index: %s exists: another git process seems to be running in this repository; if not, remove the file", lock)
-	}
+	l, err := lock(path, "index")
 	if err != nil {
-		return false, fmt.Errorf("write index: %w", err)
+		return false, err
 	}
-	done := false
-	defer func() {
-		if !done {
-			f.Close()
-			os.Remove(lock)
-		}
-	}()
+	defer l.release()
 	if cur, err := indexChecksum(path); err != nil || cur != idx.sum {
 		return false, err
 	}
-	if _, err := f.Write(idx.encode(tb.nodes)); err != nil {
+	if err := r.smudgeRacy(idx); err != nil {
+		return false, err
+	}
+	if err := l.commit(idx.encode(tb.nodes)); err != nil {
 		return false, fmt.Errorf("write index: %w", err)
 	}
-	if err := f.Close(); err != nil {
-		return false, fmt.Errorf("write index: %w", err)
-	}
-	if err := os.Rename(lock, path); err != nil {
-		return false, fmt.Errorf("write index: %w", err)
-	}
-	done = true
 	return true, nil
 }
 
@@ -425,26 +411,42 @@ func cleanupMessage(msg string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// advance moves the branch (or a detached HEAD) from hd to id, failing if another process moved
-// it meanwhile, and records the move in the reflogs as git does.
+// advance moves the branch (or a detached HEAD) from hd to id as git does: holding the branch's
+// lock and HEAD's, failing if another process holds either or moved them meanwhile, and recording
+// the move in the reflogs.
 func (r *Repo) advance(hd head, id plumbing.Hash, who object.Signature, msg string) error {
-	name := hd.branch
-	if name == "" {
-		name = plumbing.HEAD
+	u := refUpdate{
+		dirs: refDirs{gitDir: r.GitDir, commonDir: r.CommonDir}, refs: r.repo.Storer,
+		name: hd.branch, old: hd.commit, new: id,
 	}
-	var old *plumbing.Reference
-	if !hd.commit.IsZero() {
-		old = plumbing.NewHashReference(name, hd.commit)
-	}
-	if err := r.repo.Storer.CheckAndSetReference(plumbing.NewHashReference(name, id), old); err != nil {
-		if errors.Is(err, storage.ErrReferenceHasChanged) {
-			return fmt.Errorf("update %s: it moved while committing; nothing was committed", name)
+	if hd.branch == "" {
+		u.name = plumbing.HEAD
+	} else {
+		u.also = []plumbing.ReferenceName{plumbing.HEAD}
+		// HEAD must still be on the branch (git checkout waits for HEAD.lock).
+		u.check = func() error {
+			ref, err := r.repo.Storer.Reference(plumbing.HEAD)
+			if err != nil {
+				return err
+			}
+			if ref.Type() != plumbing.SymbolicReference || ref.Target() != hd.branch {
+				return errRefMoved
+			}
+			return nil
 		}
-		return fmt.Errorf("update %s: %w", name, err)
 	}
-	if !r.cfg.bool("core", "", "logallrefupdates", true) {
-		return nil
+	if r.cfg.bool("core", "", "logallrefupdates", true) {
+		u.reflog = func() error { return r.writeReflogs(hd, id, who, msg) }
 	}
+	err := u.apply()
+	if errors.Is(err, errRefMoved) {
+		return fmt.Errorf("update %s: it moved while committing; nothing was committed", u.name)
+	}
+	return err
+}
+
+// writeReflogs appends the commit to the reflogs of HEAD and the branch.
+func (r *Repo) writeReflogs(hd head, id plumbing.Hash, who object.Signature, msg string) error {
 	subject, _, _ := strings.Cut(msg, "\n")
 	what := "commit: "
 	switch {
@@ -460,7 +462,7 @@ func (r *Repo) advance(hd head, id plumbing.Hash, who object.Signature, msg stri
 	}
 	for _, p := range logs {
 		if err := appendLine(p, line); err != nil {
-			return fmt.Errorf("write reflog: %w", err)
+			return err
 		}
 	}
 	return nil

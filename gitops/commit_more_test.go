@@ -293,48 +293,6 @@ func TestCommitDates(t *testing.T) {
 	}
 }
 
-// TestCommitConcludesAMerge resolves a merge conflict in the work tree and commits: the commit
-// has both parents and the merge state is cleared, as with git add -A && git commit.
-func TestCommitConcludesAMerge(t *testing.T) {
-	t.Parallel()
-	e := newTestEnv(t)
-	dir := e.newRepo(t, map[string]string{"a.txt": "base\n", "b.txt": "b\n"})
-	e.git(t, dir, "checkout", "-q", "-b", "topic")
-	writeFiles(t, dir, map[string]string{"a.txt": "topic\n"})
-	e.git(t, dir, "commit", "-q", "-am", "topic")
-	topic := e.git(t, dir, "rev-parse", "HEAD")
-	e.git(t, dir, "checkout", "-q", "main")
-	writeFiles(t, dir, map[string]string{"a.txt": "main\n"})
-	e.git(t, dir, "commit", "-q", "-am", "main")
-	main := e.git(t, dir, "rev-parse", "HEAD")
-	if _, err := e.gitErr(dir, "merge", "-q", "topic"); err == nil {
-		t.Fatal("the merge did not conflict")
-	}
-	// With the conflict unresolved in the index but the file fixed in the work tree.
-	writeFiles(t, dir, map[string]string{"a.txt": "main and topic\n"})
-	res, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "merge topic"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := e.git(t, dir, "log", "-1", "--format=%P"); got != main+" "+topic {
-		t.Errorf("parents = %q, want %s %s", got, main, topic)
-	}
-	if got := e.git(t, dir, "show", "HEAD:a.txt"); got != "main and topic" {
-		t.Errorf("a.txt = %q", got)
-	}
-	if _, err := os.Stat(filepath.Join(dir, ".git", "MERGE_HEAD")); !os.IsNotExist(err) {
-		t.Errorf("MERGE_HEAD left: %v", err)
-	}
-	e.wantClean(t, dir)
-	if log := e.git(t, dir, "reflog", "-1", "--format=%gs"); log != "commit (merge): merge topic" {
-		t.Errorf("reflog = %q", log)
-	}
-	if res.Hash != e.git(t, dir, "rev-parse", "HEAD") {
-		t.Errorf("result hash %s", res.Hash)
-	}
-	e.fsck(t, dir)
-}
-
 // TestCommitSubmodules stages a submodule's new commit and an embedded repository as gitlinks,
 // like git add -A.
 func TestCommitSubmodules(t *testing.T) {
@@ -463,4 +421,69 @@ func TestCommitRunsHookWithoutShebang(t *testing.T) {
 		t.Fatalf("passing hook: %+v, %v", res, err)
 	}
 	e.fsck(t, dir)
+}
+
+// TestCommitSelectionKeepsRacyChangesVisible: a change that only git's racy-timestamp rule can
+// see (same size, modified in the second the index was written) must stay visible to git after a
+// commit of other files. git smudges such an entry when it writes the index
+// (ce_smudge_racily_clean_entry); writing its old stat data under a newer index makes git status
+// and git add -A take the file for unchanged. The times are set explicitly; ctime cannot be, so
+// core.trustctime is off (with it on, the same happens whenever the ctimes share a second).
+func TestCommitSelectionKeepsRacyChangesVisible(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	for _, tc := range []struct {
+		name  string
+		attrs string
+		old   string
+		new   string
+	}{
+		{"plain", "", "1\n", "2\n"},
+		{"converted", "*.txt text\n", "1\r\n", "2\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := e.newRepo(t, map[string]string{".gitattributes": tc.attrs, "a.txt": tc.old, "b.txt": tc.old, "c.txt": tc.old})
+			e.git(t, dir, "config", "core.trustctime", "false")
+			second := time.Unix(1600000000, 0)
+			at := func(ms int) time.Time { return second.Add(time.Duration(ms) * time.Millisecond) }
+			for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+				must(t, os.Chtimes(filepath.Join(dir, f), at(100), at(100)))
+			}
+			e.git(t, dir, "update-index", "--refresh")
+			must(t, os.Chtimes(filepath.Join(dir, ".git", "index"), at(500), at(500)))
+			// a.txt changes within the index's second, keeping its size; c.txt is rewritten with
+			// the same content (racy, but clean: it must not be smudged).
+			writeFiles(t, dir, map[string]string{"a.txt": tc.new, "b.txt": tc.new, "c.txt": tc.old})
+			must(t, os.Chtimes(filepath.Join(dir, "a.txt"), at(300), at(300)))
+			must(t, os.Chtimes(filepath.Join(dir, "c.txt"), at(300), at(300)))
+			if got := e.gitStdout(t, dir, "--no-optional-locks", "status", "--porcelain"); got != "M a.txt\n M b.txt" {
+				t.Fatalf("before: git status = %q", got)
+			}
+
+			res, err := openRepo(t, e, dir).Commit(context.Background(), CommitOptions{Message: "b only", Selection: Selection{Paths: []string{"b.txt"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Files) != 1 || res.Files[0].Path != "b.txt" {
+				t.Errorf("committed %v", res.Files)
+			}
+			if got := e.gitStdout(t, dir, "status", "--porcelain"); got != "M a.txt" {
+				t.Errorf("git status = %q, want a.txt modified", got)
+			}
+			if got := e.gitStdout(t, dir, "diff-files", "--name-only"); got != "a.txt" {
+				t.Errorf("git diff-files = %q, want a.txt", got)
+			}
+			idx, err := readIndex(filepath.Join(dir, ".git", "index"))
+			must(t, err)
+			for _, en := range idx.entries {
+				if en.name == "c.txt" && en.size == 0 {
+					t.Error("the clean racy entry c.txt was smudged")
+				}
+			}
+			e.git(t, dir, "add", "-A")
+			if got := e.gitStdout(t, dir, "diff", "--cached", "--name-only"); got != "a.txt" {
+				t.Errorf("git add -A staged %q, want a.txt", got)
+			}
+		})
+	}
 }

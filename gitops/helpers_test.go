@@ -49,6 +49,22 @@ func (e *testEnv) git(t *testing.T, dir string, args ...string) string {
 	return out
 }
 
+// gitStdout runs the real git CLI in dir and returns its stdout alone (git's warnings go to
+// stderr).
+func (e *testEnv) gitStdout(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = e.environ()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return strings.TrimSpace(string(b))
+}
+
 func (e *testEnv) gitErr(dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir

@@ -29,6 +29,9 @@ type CommitType struct{}
 type PushType struct {
 	// RetryDelay is the first backoff between push attempts (default 1s); tests shorten it.
 	RetryDelay time.Duration
+	// PullRequest reads, from a run's environment, the pull request of a GitHub Actions run (nil
+	// outside one). Without it a push in GitHub Actions is refused: it could not be checked.
+	PullRequest func(getenv func(string) string) (*PullRequestCheckout, error)
 }
 
 // commitConfig is a git-commit hook's options.
@@ -48,6 +51,9 @@ type pushConfig struct {
 	Force       bool   `json:"force"`
 	SetUpstream *bool  `json:"setUpstream"`
 	Retries     *int   `json:"retries"`
+	// See PushOptions.
+	AllowSyntheticMerge bool `json:"allowSyntheticMerge"`
+	AllowForkToBase     bool `json:"allowForkToBase"`
 }
 
 var nameEmail = regexp.MustCompile(`^\s*(.*?)\s*<([^<>]+)>\s*$`)
@@ -98,7 +104,7 @@ func (t PushType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runne
 	if c.Retries != nil && (*c.Retries < 0 || *c.Retries > 10) {
 		return nil, fmt.Errorf("retries: must be between 0 and 10")
 	}
-	return &pushRunner{cfg: c, delay: t.RetryDelay}, nil
+	return &pushRunner{cfg: c, delay: t.RetryDelay, pullRequest: t.PullRequest}, nil
 }
 
 type commitRunner struct{ cfg commitConfig }
@@ -290,8 +296,9 @@ func failed(format string, args ...any) hooks.Outcome {
 }
 
 type pushRunner struct {
-	cfg   pushConfig
-	delay time.Duration
+	cfg         pushConfig
+	delay       time.Duration
+	pullRequest func(getenv func(string) string) (*PullRequestCheckout, error)
 }
 
 // Run pushes the configured branch.
@@ -301,7 +308,17 @@ func (p *pushRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outco
 		return failed("git-push: %v", err)
 	}
 	o := PushOptions{Remote: p.cfg.Remote, Branch: p.cfg.Branch, Force: p.cfg.Force, SetUpstream: true,
-		Retries: 3, RetryDelay: p.delay, Progress: inv.Stderr}
+		Retries: 3, RetryDelay: p.delay, Progress: inv.Stderr,
+		AllowSyntheticMerge: p.cfg.AllowSyntheticMerge, AllowForkToBase: p.cfg.AllowForkToBase}
+	env := envOf(inv)
+	switch {
+	case p.pullRequest != nil:
+		if o.PullRequest, err = p.pullRequest(env.getenv); err != nil {
+			return failed("git-push: %v; nothing was pushed", err)
+		}
+	case env.getenv("GITHUB_ACTIONS") == "true":
+		return failed("git-push: cannot tell which pull request this GitHub Actions run is for; nothing was pushed")
+	}
 	if p.cfg.SetUpstream != nil {
 		o.SetUpstream = *p.cfg.SetUpstream
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -174,4 +175,45 @@ func TestGitPushHook(t *testing.T) {
 	if o.Status != hooks.StatusError || !strings.Contains(o.Reason, `no remote named "nosuch"`) {
 		t.Errorf("outcome = %+v, want a clear error", o)
 	}
+}
+
+// TestGitPushHookChecksThePullRequest: the hook hands the run's pull request and its allow
+// options to Push; in Actions, a pull request that cannot be read stops the push.
+func TestGitPushHookChecksThePullRequest(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir, bare := e.repoWithRemote(t, "origin")
+	e.vars["GITHUB_ACTIONS"] = "true"
+	inv, _ := invocation(e, dir, hooks.Payload{}, &fired{})
+
+	o := configure(t, PushType{}, `{"branch": "main"}`).Run(context.Background(), inv)
+	if o.Status != hooks.StatusError || !strings.Contains(o.Reason, "cannot tell which pull request") {
+		t.Errorf("no reader: outcome = %+v", o)
+	}
+	unreadable := PushType{PullRequest: func(func(string) string) (*PullRequestCheckout, error) {
+		return nil, errors.New("the pull_request event payload holds no pull request")
+	}}
+	o = configure(t, unreadable, `{"branch": "main"}`).Run(context.Background(), inv)
+	if o.Status != hooks.StatusError || !strings.Contains(o.Reason, "holds no pull request; nothing was pushed") {
+		t.Errorf("unreadable: outcome = %+v", o)
+	}
+
+	// A fork's pull request whose branch is "main": refused, then allowed by the option.
+	var seen func(string) string
+	fork := PushType{PullRequest: func(getenv func(string) string) (*PullRequestCheckout, error) {
+		seen = getenv
+		return &PullRequestCheckout{Event: "pull_request", Number: 7, HeadRef: "main", HeadRepo: "forker/r", BaseRepo: "owner/r"}, nil
+	}}
+	o = configure(t, fork, `{"branch": "main"}`).Run(context.Background(), inv)
+	if o.Status != hooks.StatusError || !strings.Contains(o.Reason, "pull request #7 comes from the fork forker/r") {
+		t.Errorf("fork: outcome = %+v", o)
+	}
+	if seen == nil || seen("GITHUB_ACTIONS") != "true" {
+		t.Error("the reader did not get the invocation's environment")
+	}
+	o = configure(t, fork, `{"branch": "main", "allowForkToBase": true, "allowSyntheticMerge": true}`).Run(context.Background(), inv)
+	if o.Status != hooks.StatusOK {
+		t.Fatalf("allowed: outcome = %+v", o)
+	}
+	e.wantRef(t, bare, "main", e.git(t, dir, "rev-parse", "HEAD"))
 }

@@ -49,12 +49,15 @@ type entry struct {
 	flags          uint16 // assume-valid and stage bits; the name length is recomputed on write
 	ext            uint16 // skip-worktree and intent-to-add
 	name           string
+	// fresh (in memory only, git's CE_UPTODATE): the stat data was taken from the file by this
+	// process, together with its content.
+	fresh bool
 }
 
 func (e *entry) stage() int          { return int(e.flags&flagStageMask) >> 12 }
 func (e *entry) skipWorktree() bool  { return e.ext&extSkipWorktree != 0 }
 func (e *entry) intentToAdd() bool   { return e.ext&extIntentToAdd != 0 }
-func (e *entry) setStat(st fileStat) { st.fill(e) }
+func (e *entry) setStat(st fileStat) { st.fill(e); e.fresh = true }
 
 // cacheTree is the TREE extension: for a directory ("" is the top), how many index entries its
 // tree covers and that tree's id, when still valid.

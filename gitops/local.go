@@ -20,7 +20,8 @@ func init() {
 	client.InstallProtocol(localScheme, server.NewClient(localLoader{}))
 }
 
-// localLoader opens the repository at an endpoint's path, a git directory (bare or .git).
+// localLoader opens the repository at an endpoint's path, a git directory (bare or .git), with
+// reference writes that honour git's locks.
 type localLoader struct{}
 
 func (localLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
@@ -28,5 +29,6 @@ func (localLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
 	if _, err := os.Stat(filepath.Join(p, "objects")); err != nil {
 		return nil, transport.ErrRepositoryNotFound
 	}
-	return filesystem.NewStorage(osfs.New(p), cache.NewObjectLRUDefault()), nil
+	sto := filesystem.NewStorage(osfs.New(p), cache.NewObjectLRUDefault())
+	return &lockedStorage{Storage: sto, dirs: refDirs{gitDir: p, commonDir: commonDirOf(p)}}, nil
 }

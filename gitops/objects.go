@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,6 +36,26 @@ func (r *Repo) hasObject(h hash20) bool {
 	r.storeMu.Lock()
 	defer r.storeMu.Unlock()
 	return r.repo.Storer.HasEncodedObject(plumbing.Hash(h)) == nil
+}
+
+// readBlob reads the blob h.
+func (r *Repo) readBlob(h hash20) ([]byte, error) {
+	r.storeMu.Lock()
+	defer r.storeMu.Unlock()
+	obj, err := r.repo.Storer.EncodedObject(plumbing.BlobObject, plumbing.Hash(h))
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer rd.Close()
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return b, nil
 }
 
 func (r *Repo) loosePath(h hash20) string {

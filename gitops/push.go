@@ -40,6 +40,12 @@ type PushOptions struct {
 	RetryDelay time.Duration
 	// Progress receives the remote's messages.
 	Progress io.Writer
+	// PullRequest is the pull request of the GitHub Actions run, nil outside one. Push then
+	// refuses a commit built on the pull request's synthetic merge commit, and for a pull request
+	// from a fork a push to the branch of the same name anywhere but the fork, unless allowed:
+	AllowSyntheticMerge bool
+	AllowForkToBase     bool
+	PullRequest         *PullRequestCheckout
 }
 
 // PushResult is what Push did.
@@ -120,6 +126,13 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = time.Second
 	}
+	idx, err := readIndex(r.indexPath())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkFinished("push", idx); err != nil {
+		return nil, err
+	}
 	rem, err := r.repo.Remote(o.Remote)
 	if err != nil {
 		return nil, &PushError{Remote: o.Remote, Reason: fmt.Sprintf("no remote named %q in this repository", o.Remote)}
@@ -133,6 +146,9 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	}
 	t, err := r.pushTarget(o.Remote, o.Branch)
 	if err != nil {
+		return nil, &PushError{Remote: o.Remote, Reason: err.Error()}
+	}
+	if err := r.checkPullRequestPush(o, t, rawURL); err != nil {
 		return nil, &PushError{Remote: o.Remote, Reason: err.Error()}
 	}
 	pushURL, err := r.transportURL(rawURL, t.dst)

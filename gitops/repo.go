@@ -71,14 +71,7 @@ func Open(dir string, env Env) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	common := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
-		}
-		common = filepath.Clean(c)
-	}
+	common := commonDirOf(gitDir)
 	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", root, err)

@@ -83,6 +83,9 @@ func globMatch(pat, p []string, prefix bool) bool {
 	return len(p) == 0 || prefix
 }
 
+// maxEOLWarnings bounds the core.safecrlf warnings of one commit.
+const maxEOLWarnings = 10
+
 // staged is the index as it will be committed.
 type staged struct {
 	idx      *index
@@ -98,57 +101,52 @@ type stager struct {
 	r          *Repo
 	idx        *index
 	sel        Selection
-	pos        map[string]int // stage-0 entry positions by name (read-only during the walk)
-	conflicted map[string]bool
+	pos        map[string]int // entry positions by name (read-only during the walk)
 	fileMode   bool
 	trustCtime bool
 	objects    *objectWriter
+	attrs      *attrSource
+	conv       converter
 
 	seen     []bool   // by entry: found in the work tree
 	replaced []*entry // by entry: its new version
 
-	mu       sync.Mutex
-	added    []*entry
-	resolved map[string]bool // conflicted paths staged from the work tree (or found deleted)
-	changed  []string
-	warnings []string
-	err      error
+	mu          sync.Mutex
+	added       []*entry
+	changed     []string
+	warnings    []string
+	eolWarnings []string // core.safecrlf=warn's, one per file
+	err         error
 
 	wg  sync.WaitGroup
 	sem chan struct{} // bounds the directories read at once
 }
 
-// stage reads the index and brings it in line with the work tree for the selected paths, writing
-// blobs for changed content. The index file is not written.
-func (r *Repo) stage(sel Selection) (*staged, error) {
-	idx, err := readIndex(r.indexPath())
-	if err != nil {
-		return nil, err
-	}
+// stage brings idx, which has no unresolved conflicts, in line with the work tree for the selected
+// paths, writing blobs for changed content. The index file is not written.
+func (r *Repo) stage(idx *index, sel Selection) (*staged, error) {
 	s := &stager{
 		r: r, idx: idx, sel: sel,
 		pos:        make(map[string]int, len(idx.entries)),
-		conflicted: map[string]bool{},
 		seen:       make([]bool, len(idx.entries)),
 		replaced:   make([]*entry, len(idx.entries)),
-		resolved:   map[string]bool{},
 		fileMode:   r.cfg.bool("core", "", "filemode", true),
 		trustCtime: r.cfg.bool("core", "", "trustctime", true),
 		objects:    r.newObjectWriter(),
+		conv:       r.converter(),
 		sem:        make(chan struct{}, max(4, runtime.GOMAXPROCS(0)*2)),
 	}
 	for i, e := range idx.entries {
-		if e.stage() == 0 {
-			s.pos[e.name] = i
-		} else {
-			s.conflicted[e.name] = true
-		}
+		s.pos[e.name] = i
 	}
 	ignores, err := r.baseIgnores()
 	if err != nil {
 		return nil, err
 	}
-	s.spawn("", false, ignores)
+	if s.attrs, err = r.loadAttrSource(); err != nil {
+		return nil, err
+	}
+	s.spawn("", false, dirRules{ignores: ignores, attrs: s.attrs.base})
 	s.wg.Wait()
 	if err := s.objects.wait(); err != nil {
 		return nil, err
@@ -169,14 +167,20 @@ func (s *stager) hasTrackedUnder(dir string) bool {
 	return i < len(es) && strings.HasPrefix(es[i].name, p)
 }
 
+// dirRules are the ignore patterns and attribute files that apply in a directory.
+type dirRules struct {
+	ignores []gitignore.Pattern
+	attrs   attrStack
+}
+
 // spawn reads a directory in a goroutine of its own, as soon as the bound allows.
-func (s *stager) spawn(dir string, inIgnored bool, ignores []gitignore.Pattern) {
+func (s *stager) spawn(dir string, inIgnored bool, rules dirRules) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		s.sem <- struct{}{}
 		defer func() { <-s.sem }()
-		if err := s.walk(dir, inIgnored, ignores); err != nil {
+		if err := s.walk(dir, inIgnored, rules); err != nil {
 			s.fail(err)
 		}
 	}()
@@ -202,7 +206,7 @@ func (s *stager) failed() bool {
 	return s.err != nil
 }
 
-func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) error {
+func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 	if s.failed() {
 		return nil
 	}
@@ -218,8 +222,10 @@ func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) e
 	case err != nil:
 		return fmt.Errorf("read directory %s: %w", abs, err)
 	}
+	attrsInTree := false
 	for _, de := range des {
-		if de.Name() == ".gitignore" && de.Type().IsRegular() {
+		switch {
+		case de.Name() == ".gitignore" && de.Type().IsRegular():
 			var domain []string
 			if dir != "" {
 				domain = strings.Split(dir, "/")
@@ -229,10 +235,23 @@ func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) e
 				return err
 			}
 			// Copy so that sibling directories do not share the appended tail.
-			ignores = append(ignores[:len(ignores):len(ignores)], ps...)
-			break
+			rules.ignores = append(rules.ignores[:len(rules.ignores):len(rules.ignores)], ps...)
+		case de.Name() == ".gitattributes" && de.Type().IsRegular():
+			attrsInTree = true
 		}
 	}
+	// As git add does, a .gitattributes missing from the work tree is read from the index, unless
+	// its deletion is being staged: git add -A removes it from the index before it looks at the
+	// attributes of the files of its directory.
+	var fallback *entry
+	if i, ok := s.pos[joinPath(dir, ".gitattributes")]; ok && !s.deletes(s.idx.entries[i]) {
+		fallback = s.idx.entries[i]
+	}
+	f, err := s.r.readDirAttrs(dir, attrsInTree, fallback)
+	if err != nil {
+		return err
+	}
+	rules.attrs = rules.attrs.with(f)
 	for _, de := range des {
 		name := de.Name()
 		if name == ".git" {
@@ -242,11 +261,11 @@ func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) e
 		typ := de.Type()
 		switch {
 		case typ.IsDir():
-			if err := s.dir(rel, inIgnored, ignores); err != nil {
+			if err := s.dir(rel, inIgnored, rules); err != nil {
 				return err
 			}
 		case typ.IsRegular() || typ&fs.ModeSymlink != 0:
-			if err := s.file(rel, de, inIgnored, ignores); err != nil {
+			if err := s.file(rel, de, inIgnored, rules); err != nil {
 				return err
 			}
 		}
@@ -254,14 +273,14 @@ func (s *stager) walk(dir string, inIgnored bool, ignores []gitignore.Pattern) e
 	return nil
 }
 
-func (s *stager) dir(rel string, inIgnored bool, ignores []gitignore.Pattern) error {
+func (s *stager) dir(rel string, inIgnored bool, rules dirRules) error {
 	if i, ok := s.pos[rel]; ok && s.idx.entries[i].mode == modeGitlink {
 		return s.gitlink(rel, i)
 	}
 	if !s.sel.mayContain(rel) {
 		return nil
 	}
-	ign := inIgnored || ignored(ignores, rel, true)
+	ign := inIgnored || ignored(rules.ignores, rel, true)
 	tracked := s.hasTrackedUnder(rel)
 	if ign && !tracked {
 		return nil
@@ -272,7 +291,7 @@ func (s *stager) dir(rel string, inIgnored bool, ignores []gitignore.Pattern) er
 			return s.gitlink(rel, -1)
 		}
 	}
-	s.spawn(rel, ign, ignores)
+	s.spawn(rel, ign, rules)
 	return nil
 }
 
@@ -300,25 +319,21 @@ func (s *stager) gitlink(rel string, i int) error {
 	if i >= 0 {
 		s.replaced[i] = e
 	}
-	s.record(e, i < 0, false)
+	s.record(e, i < 0)
 	return nil
 }
 
-// record notes a staged change: e is new (added) or replaces an entry; resolves says it settles a
-// conflict.
-func (s *stager) record(e *entry, added, resolves bool) {
+// record notes a staged change: e is new (added) or replaces an entry.
+func (s *stager) record(e *entry, added bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if added {
 		s.added = append(s.added, e)
 	}
-	if resolves {
-		s.resolved[e.name] = true
-	}
 	s.changed = append(s.changed, e.name)
 }
 
-func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []gitignore.Pattern) error {
+func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, rules dirRules) error {
 	i, tracked := s.pos[rel]
 	if tracked {
 		s.seen[i] = true
@@ -332,7 +347,7 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []giti
 		if old.skipWorktree() || old.flags&flagAssumeValid != 0 {
 			return nil // sparse checkout, or `git update-index --assume-unchanged`: not looked at
 		}
-	} else if !s.conflicted[rel] && (inIgnored || ignored(ignores, rel, false)) {
+	} else if inIgnored || ignored(rules.ignores, rel, false) {
 		return nil
 	}
 	fi, err := de.Info()
@@ -347,7 +362,7 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []giti
 	if old != nil && !old.intentToAdd() && old.mode == mode && st.matches(old, s.trustCtime) && !s.idx.racy(old) {
 		return nil
 	}
-	data, err := s.content(rel, st)
+	data, err := s.content(rel, st, rules.attrs, old)
 	if err != nil {
 		return err
 	}
@@ -367,7 +382,7 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, ignores []giti
 		e.flags = old.flags & flagAssumeValid
 		s.replaced[i] = e
 	}
-	s.record(e, old == nil, s.conflicted[rel])
+	s.record(e, old == nil)
 	return nil
 }
 
@@ -385,8 +400,9 @@ func (s *stager) modeOf(st fileStat, old *entry) uint32 {
 	return modeRegular
 }
 
-// content is what git stores for a file: its bytes, or a symlink's target.
-func (s *stager) content(rel string, st fileStat) ([]byte, error) {
+// content is what git add stores for a file: its bytes after the clean conversion, or a
+// symlink's target. old is the file's index entry, if any.
+func (s *stager) content(rel string, st fileStat, attrs attrStack, old *entry) ([]byte, error) {
 	abs := filepath.Join(s.r.Root, filepath.FromSlash(rel))
 	if st.mode&fs.ModeSymlink != 0 {
 		t, err := os.Readlink(abs)
@@ -399,29 +415,34 @@ func (s *stager) content(rel string, st fileStat) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	return b, nil
+	out, warning, err := s.r.toGit(s.conv, s.attrs, attrs, rel, b, old, true)
+	if err != nil {
+		return nil, err
+	}
+	if warning != "" {
+		s.mu.Lock()
+		s.eolWarnings = append(s.eolWarnings, warning)
+		s.mu.Unlock()
+	}
+	return out, nil
+}
+
+// deletes reports whether e is removed from the index when its file is not in the work tree.
+func (s *stager) deletes(e *entry) bool {
+	return !e.skipWorktree() && e.flags&flagAssumeValid == 0 && s.sel.selects(e.name)
 }
 
 // finish builds the new entry list: replaced entries, removed ones (tracked, selected, not
-// found), conflicts resolved, new files.
+// found), new files.
 func (s *stager) finish() *staged {
 	old := s.idx
 	out := make([]*entry, 0, len(old.entries)+len(s.added))
 	for i, e := range old.entries {
 		switch {
-		case e.stage() != 0:
-			if s.sel.selects(e.name) && (s.resolved[e.name] || !s.existsInTree(e.name)) {
-				if !s.resolved[e.name] {
-					s.resolved[e.name] = true
-					s.changed = append(s.changed, e.name)
-				}
-				continue
-			}
-			out = append(out, e)
 		case s.replaced[i] != nil:
 			out = append(out, s.replaced[i])
-		case !s.seen[i] && !e.skipWorktree() && e.flags&flagAssumeValid == 0 && s.sel.selects(e.name):
-			s.changed = append(s.changed, e.name) // deleted
+		case !s.seen[i] && s.deletes(e):
+			s.changed = append(s.changed, e.name)
 		default:
 			out = append(out, e)
 		}
@@ -436,14 +457,13 @@ func (s *stager) finish() *staged {
 		tree.invalidate(p)
 	}
 	sort.Strings(s.changed)
+	sort.Strings(s.eolWarnings)
+	if n := len(s.eolWarnings); n > maxEOLWarnings {
+		s.eolWarnings = append(s.eolWarnings[:maxEOLWarnings-1], fmt.Sprintf("and %d more files whose line endings the next checkout changes", n-maxEOLWarnings+1))
+	}
 	return &staged{
 		idx:      &index{version: old.version, entries: out, tree: tree, sum: old.sum, mtimeS: old.mtimeS, mtimeN: old.mtimeN},
 		changed:  s.changed,
-		warnings: s.warnings,
+		warnings: append(s.warnings, s.eolWarnings...),
 	}
-}
-
-func (s *stager) existsInTree(p string) bool {
-	_, err := os.Lstat(filepath.Join(s.r.Root, filepath.FromSlash(p)))
-	return err == nil
 }

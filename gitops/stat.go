@@ -39,15 +39,3 @@ func (st fileStat) matches(e *entry, trustCtime bool) bool {
 	}
 	return true
 }
-
-// racy reports whether e was modified in the same instant the index was written (or later), so
-// that its stat data cannot vouch for its content (git's racy-timestamp rule).
-func (idx *index) racy(e *entry) bool {
-	if idx.mtimeS == 0 {
-		return false
-	}
-	if e.mtimeS != idx.mtimeS {
-		return e.mtimeS > idx.mtimeS
-	}
-	return e.mtimeN == 0 || idx.mtimeN == 0 || e.mtimeN >= idx.mtimeN
-}

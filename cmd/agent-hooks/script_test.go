@@ -40,6 +40,15 @@ func TestScripts(t *testing.T) {
 			for _, k := range []string{"GITHUB_ACTIONS", "GITHUB_WORKSPACE", "GITHUB_TOKEN", "GH_TOKEN", "AUTOAGENT_SESSION_ID", "AGENT_HOOKS_DISABLE", "AGENT_HOOKS_SKIP"} {
 				env.Setenv(k, "")
 			}
+			// Real webhook payloads, for GITHUB_EVENT_PATH.
+			events, err := filepath.Abs(filepath.Join("..", "..", "github", "testdata", "events"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("EVENTS", events)
+			for _, k := range []string{"GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REF", "GITHUB_SHA", "GITHUB_HEAD_REF"} {
+				env.Setenv(k, "")
+			}
 			env.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			return os.MkdirAll(home, 0o755)

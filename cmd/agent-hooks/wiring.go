@@ -19,7 +19,7 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg := hooks.NewRegistry()
 	reg.RegisterExtension(a.newStopLimit()) // first: later extensions see a capped Stop as allowed
 	reg.Register(gitops.TypeCommit, gitops.CommitType{})
-	reg.Register(gitops.TypePush, gitops.PushType{})
+	reg.Register(gitops.TypePush, gitops.PushType{PullRequest: github.PullRequestCheckout})
 	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{"github": github.ApprovalProvider{}, "local": a.localApprovals(), "http-poll": approval.HTTPPoll{}}))
 	reg.Register(notify.TypeName, notify.NewType(a.webhooksFile()))
 	reg.RegisterFormat(notify.NewFormat())

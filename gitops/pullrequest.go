@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
 // A GitHub Actions run for a pull request checks out, with actions/checkout's defaults, the
@@ -63,7 +65,7 @@ func (r *Repo) checkPullRequestPush(o PushOptions, t target, rawURL string) erro
 		}
 		return fmt.Errorf("pull request #%d comes from %s: pushing to %s (%s) would create or move a branch %s there, not the pull request's branch. "+
 			"Push to the fork instead (actions/checkout with `repository: ${{ github.event.pull_request.head.repo.full_name }}` and `ref: ${{ github.head_ref }}`, or the fork as \"remote\"), or set \"allowForkToBase\": true; nothing was pushed",
-			pr.Number, from, o.Remote, redactURL(rawURL), pr.HeadRef)
+			pr.Number, from, o.Remote, redact.URL(rawURL), pr.HeadRef)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/sessions"
 	"github.com/spf13/cobra"
 )
 
@@ -109,7 +110,7 @@ func (a *app) fire(ctx context.Context, req fireRequest) (*hooks.Result, error) 
 	eng := &hooks.Engine{
 		Config: cfg, Registry: reg, Workspace: env.Workspace, SessionID: sess.ID(),
 		Getenv: a.getenv, Environ: a.environ, Stderr: a.stderr, Messages: a.stderr,
-		Observer: sess.Observer(), StateDir: filepath.Join(env.AutoagentHome, "sessions"),
+		Observer: sess.Observer(), State: sessions.New(filepath.Join(env.AutoagentHome, "sessions")).SessionState(sess.ID()),
 	}
 	if !req.JSON {
 		eng.Stdout = a.stdout

@@ -223,23 +223,29 @@ func truthy(v any, def bool) bool {
 // block, and once stopBlockLimit consecutive Stops were blocked (default 8; 0 = unlimited) it lets
 // the next one through with a warning and a `capped` line in the audit trail. It is registered
 // first, so that the extensions that report a result (GitHub) see the capped one.
-type stopLimit struct{ warn io.Writer }
+type stopLimit struct {
+	store *sessions.Store
+	warn  io.Writer
+}
 
-func (a *app) newStopLimit() hooks.Extension { return stopLimit{warn: a.stderr} }
-
-func (l stopLimit) store(e *hooks.EventInfo) *sessions.Store {
-	if e.Event != hooks.Stop || e.StateDir == "" || !sessions.ValidID(e.SessionID) {
-		return nil
+func (a *app) newStopLimit() hooks.Extension {
+	store, err := a.sessionStore()
+	if err != nil {
+		return stopLimit{warn: a.stderr}
 	}
-	return sessions.New(e.StateDir)
+	return stopLimit{store: store, warn: a.stderr}
+}
+
+func (l stopLimit) applies(e *hooks.EventInfo) bool {
+	return l.store != nil && e.Event == hooks.Stop && sessions.ValidID(e.SessionID)
 }
 
 // BeforeEvent adds stopHookActive and stopBlockCount to the Stop payload.
 func (l stopLimit) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
-	store := l.store(e)
-	if store == nil {
+	if !l.applies(e) {
 		return nil
 	}
+	store := l.store
 	count := 0
 	sess, err := store.Get(e.SessionID)
 	switch {
@@ -255,10 +261,10 @@ func (l stopLimit) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
 
 // AfterEvent counts a blocked Stop, resets the count on an allowed one, and caps the run of blocks.
 func (l stopLimit) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Result) error {
-	store := l.store(e)
-	if store == nil {
+	if !l.applies(e) {
 		return nil
 	}
+	store := l.store
 	limit := defaultStopBlockLimit
 	if e.Config != nil && e.Config.StopBlockLimit != nil {
 		limit = *e.Config.StopBlockLimit

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -82,38 +83,59 @@ func TestStopLimit(t *testing.T) {
 	}
 }
 
-// TestStopLimitCounts: an allowed Stop resets the count; the default limit is 8; 0 is unlimited.
+// TestStopLimitCounts: an allowed Stop resets the count (and the record no longer has one); the
+// default limit is 8; 0 is unlimited. Each Stop is told the count so far.
 func TestStopLimitCounts(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		limit  string // the stopBlockLimit member, or ""
-		blocks []bool // whether each Stop's hook blocks
-		want   []bool // whether each Stop is blocked
+		limit  string   // the stopBlockLimit member, or ""
+		blocks []bool   // whether each Stop's hook blocks
+		want   []bool   // whether each Stop is blocked
+		counts []string // what each Stop was told
 	}{
-		{"reset by an allowed Stop", `"stopBlockLimit": 2,`, []bool{true, false, true, true, true},
-			[]bool{true, false, true, true, false}},
+		{"reset by an allowed Stop", `"stopBlockLimit": 2,`, []bool{true, false, true}, []bool{true, false, true},
+			[]string{"active=false count=0", "active=true count=1", "active=false count=0"}},
 		{"default 8", "", []bool{true, true, true, true, true, true, true, true, true},
-			[]bool{true, true, true, true, true, true, true, true, false}},
+			[]bool{true, true, true, true, true, true, true, true, false}, nil},
 		{"0 is unlimited", `"stopBlockLimit": 0,`, []bool{true, true, true, true, true, true, true, true, true, true},
-			[]bool{true, true, true, true, true, true, true, true, true, true}},
+			[]bool{true, true, true, true, true, true, true, true, true, true}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, `{`+tt.limit+` "hooks": {"Stop": [{"command": "[ ! -e block ] || exit 2"}]}}`)
+			h := newHarness(t, `{`+tt.limit+` "hooks": {"Stop": [`+stopGate+`]}}`)
 			id := "session-1700000000000-counts"
 			var got []bool
-			for _, b := range tt.blocks {
+			for i, b := range tt.blocks {
 				if b {
 					write(t, filepath.Join(h.ws, "block"), "")
 				} else if err := removeFile(filepath.Join(h.ws, "block")); err != nil {
 					t.Fatal(err)
 				}
 				got = append(got, h.fire(Request{Event: hooks.Stop, SessionID: id}).Blocked())
+				if !b {
+					rec, err := json.Marshal(h.session(id))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if strings.Contains(string(rec), "stopBlockCount") {
+						t.Errorf("after the allowed Stop %d the record still has a count: %s", i+1, rec)
+					}
+				}
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("blocked %v, want %v", got, tt.want)
+			}
+			counts := stopCounts(t, h.ws)
+			want := tt.counts
+			if want == nil { // a run of blocks from the start: each Stop is told of the ones before
+				for i := range tt.blocks {
+					want = append(want, fmt.Sprintf("active=%v count=%d", i > 0, i))
+				}
+			}
+			if !slices.Equal(counts, want) {
+				t.Errorf("Stop payloads %q, want %q", counts, want)
 			}
 		})
 	}

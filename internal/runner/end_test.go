@@ -141,8 +141,8 @@ func TestEndSessionOfThisWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.end(EndRequest{Status: sessions.StatusCompleted})
-	if h.session(mine.ID).Active() || !h.session(theirs.ID).Active() {
-		t.Errorf("ended the wrong session: mine %s, theirs %s", h.session(mine.ID).Status, h.session(theirs.ID).Status)
+	if h.session(mine.ID).Status != sessions.StatusCompleted || !h.session(theirs.ID).Active() || h.current() != theirs.ID {
+		t.Errorf("ended the wrong session: mine %s, theirs %s, current %s (theirs %s)", h.session(mine.ID).Status, h.session(theirs.ID).Status, h.current(), theirs.ID)
 	}
 	h.env["AUTOAGENT_SESSION_ID"] = theirs.ID
 	h.end(EndRequest{Status: sessions.StatusCompleted})

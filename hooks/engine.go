@@ -27,7 +27,7 @@ type Engine struct {
 	// Messages receives agent-hooks' own warnings (skipped gates, ignored blocks); nil: discarded.
 	Messages io.Writer
 	Observer Observer
-	StateDir string
+	State    SessionState // handed to extensions as EventInfo.State; nil keeps no state
 	Now      func() time.Time
 
 	procs ProcessRunner
@@ -87,7 +87,7 @@ func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int
 	res := &Result{Event: event, Decision: DecisionApprove, SessionID: e.SessionID, Hooks: []HookResult{}}
 	info := &EventInfo{
 		Event: event, Payload: payload, Workspace: e.Workspace, SessionID: e.SessionID,
-		StateDir: e.StateDir, Config: e.Config,
+		State: e.State, Config: e.Config,
 		Fire: func(ctx context.Context, ev string, d Payload) (*Result, error) {
 			c, err := ResolveEvent(ev, e.Config.CustomEvents)
 			if err != nil {

@@ -122,12 +122,21 @@ type EventInfo struct {
 	Payload   Payload // the payload hooks will receive; BeforeEvent may add to it
 	Workspace string
 	SessionID string
-	// StateDir is a directory where extensions may keep per-session state
-	// (<AUTOAGENT_HOME>/sessions); name files after SessionID.
-	StateDir string
-	Config   *Config
+	// State keeps per-session state for extensions across the processes of a session; nil when
+	// the event is fired outside a session (nothing can be kept).
+	State  SessionState
+	Config *Config
 	// Fire runs the hooks of another event with the same configuration (e.g. Checkpoint after PostIteration).
 	Fire func(ctx context.Context, event string, data Payload) (*Result, error)
+}
+
+// SessionState is the per-session state of the session an event is fired in, by name: the
+// sessions package keeps each name in a JSON file of its own, under a lock.
+type SessionState interface {
+	// Update reads the state called name into v (a pointer, left as it is when there is no state
+	// yet), calls fn, and writes v back when fn reports a change; nothing is lost when processes
+	// of one session update the same state at once.
+	Update(name string, v any, fn func() (changed bool, err error)) error
 }
 
 // Extension takes part in firing an event as a whole: iteratr's pending output buffer,

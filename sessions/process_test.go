@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -56,7 +57,9 @@ func TestUpdatesAcrossProcesses(t *testing.T) {
 	for n := 1; n <= procs; n++ {
 		wg.Go(func() {
 			cmd := exec.Command(exe)
-			cmd.Env = append(os.Environ(), "SESSIONS_TEST_CHILD_DIR="+s.Dir(), "SESSIONS_TEST_CHILD_ID="+sess.ID, "SESSIONS_TEST_CHILD_N="+strconv.Itoa(n))
+			cmd.Env = append(os.Environ(), "SESSIONS_TEST_CHILD_DIR="+s.Dir(), "SESSIONS_TEST_CHILD_ID="+sess.ID, "SESSIONS_TEST_CHILD_N="+strconv.Itoa(n),
+				// under -race, no second of sleep before each child exits (races are still reported)
+				"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Errorf("child %d: %v\n%s", n, err, out)
 			}

@@ -1,6 +1,7 @@
 // Package sessions owns the session records of agent-hooks under <AUTOAGENT_HOME>/sessions: one
 // JSON file per session (the AutoAgent seed's format), the `current` link, the per-session audit
-// trail (<id>.events.jsonl, one line per hook execution) and the file lock that serialises every
+// trail (<id>.events.jsonl, one line per hook execution), the per-session state that configuration
+// formats keep across events (<id>.<name>.json, see State) and the file locks that serialise every
 // write, so that several agent-hooks processes can update one session at once.
 //
 // The package knows nothing of hooks or of the command line: callers hand it a directory, the

@@ -11,6 +11,7 @@ import (
 	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
+	"github.com/autoagent/agent-hooks/internal/runner"
 )
 
 func (a *app) newActionCmd() *cobra.Command {
@@ -143,9 +144,19 @@ func (a *app) runAction(cmd *cobra.Command, act *github.Action, in github.Action
 	// stderr could be read before the stop or after the resume and be obeyed.
 	b.stderr = a.stdout
 	resume := act.StopCommands()
-	res, err := b.fire(cmd.Context(), fireRequest{Event: in.Event, Data: data, SessionID: in.SessionID, Workspace: in.WorkingDirectory, ConfigFile: configFile})
+	r, err := b.newRunner()
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Fire(cmd.Context(), runner.Request{Event: in.Event, Data: data, SessionID: in.SessionID, Workspace: in.WorkingDirectory, ConfigFile: configFile})
 	resume()
-	return res, err
+	if out == nil {
+		return nil, err
+	}
+	if err == nil {
+		err = fireError(out)
+	}
+	return out.Result, err
 }
 
 // actionHome is the AUTOAGENT_HOME of the step ("" keeps the usual one): in a workflow run

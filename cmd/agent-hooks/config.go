@@ -54,11 +54,15 @@ func (a *app) newConfigShowCmd() *cobra.Command {
   agent-hooks config show --json | jq '.events.PreExecutionEnd'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := a.loadEnv(workspace, loop)
+			r, err := a.newRunner()
 			if err != nil {
 				return err
 			}
-			cfg, err := a.loadConfig(a.newRegistry(), env)
+			env, err := r.LoadEnv(workspace, loop)
+			if err != nil {
+				return err
+			}
+			cfg, err := r.LoadConfig(env)
 			if err != nil {
 				return err
 			}
@@ -140,7 +144,11 @@ func (a *app) newConfigValidateCmd() *cobra.Command {
   agent-hooks config validate --workspace ./repo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := a.loadEnv(workspace, loop)
+			r, err := a.newRunner()
+			if err != nil {
+				return err
+			}
+			env, err := r.LoadEnv(workspace, loop)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/autoagent/agent-hooks/configedit"
 	"github.com/autoagent/agent-hooks/gitops"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/runner"
 	"github.com/spf13/cobra"
 )
 
@@ -56,7 +57,7 @@ kept. Running it twice changes nothing the second time.`, b.Type),
 				}
 				path = filepath.Join(home, "config.json")
 			} else {
-				ws, err := a.workspace(workspace)
+				ws, err := runner.FindWorkspace(workspace, a.cwd, a.getenv)
 				if err != nil {
 					return err
 				}

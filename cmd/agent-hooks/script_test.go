@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/autoagent/agent-hooks/github"
@@ -49,12 +50,21 @@ func TestScripts(t *testing.T) {
 			for _, k := range []string{"GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REF", "GITHUB_SHA", "GITHUB_HEAD_REF"} {
 				env.Setenv(k, "")
 			}
+			env.Setenv("GORACE", noRaceExitSleep())
 			env.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			return os.MkdirAll(home, 0o755)
 		},
 		Cmds: scriptCmds(),
 	})
+}
+
+// noRaceExitSleep is $GORACE for the agent-hooks processes of the tests. Built with -race, a
+// process sleeps a second before it exits so that racing goroutines can still report
+// (atexit_sleep_ms, default 1000): that was most of the scripts' time under -race. Races are
+// still reported when they happen, and fail the process.
+func noRaceExitSleep() string {
+	return strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
 }
 
 // scriptCmds are the custom script commands: expect-exit, envfile, and the fake GitHub's commands.

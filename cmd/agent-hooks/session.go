@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/runner"
 	"github.com/autoagent/agent-hooks/sessions"
 	"github.com/spf13/cobra"
 )
@@ -56,11 +55,7 @@ recorded. The command and arguments after -- are recorded as the session's comma
   agent-hooks session start --provider claude --json
   agent-hooks session start --workspace ./repo -- autoagent run --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := a.workspace(workspace)
-			if err != nil {
-				return err
-			}
-			store, err := a.sessionStore()
+			r, err := a.newRunner()
 			if err != nil {
 				return err
 			}
@@ -68,7 +63,7 @@ recorded. The command and arguments after -- are recorded as the session's comma
 			if len(args) > 0 {
 				command, cmdArgs = args[0], args[1:]
 			}
-			sess, err := store.Create(newSessionParams(ws, command, cmdArgs, provider))
+			sess, err := r.Start(runner.StartRequest{Workspace: workspace, Command: command, Args: cmdArgs, Provider: provider})
 			if err != nil {
 				return err
 			}
@@ -114,11 +109,28 @@ Exit codes: 0 ended, 2 Stop blocked, 1 failure.`,
 			if len(args) == 1 {
 				id = args[0]
 			}
-			store, sess, err := a.sessionToEnd(id, workspace)
+			r, err := a.newRunner()
 			if err != nil {
 				return err
 			}
-			return a.endSession(cmd, store, sess, status, workspace, asJSON)
+			out, err := r.EndSession(cmd.Context(), runner.EndRequest{SessionID: id, Workspace: workspace, Status: status, CaptureStdout: asJSON})
+			if err != nil {
+				return err
+			}
+			if !asJSON {
+				return fireError(out)
+			}
+			doc := map[string]any{"session": out.Session, "stop": out.Stop}
+			if !out.Blocked() {
+				doc["sessionEnd"] = out.SessionEnd
+			}
+			if err := writeJSON(a.stdout, doc); err != nil {
+				return err
+			}
+			if out.Blocked() {
+				return &silentError{code: exitBlocked}
+			}
+			return nil
 		},
 	}
 	fl := cmd.Flags()
@@ -127,112 +139,6 @@ Exit codes: 0 ended, 2 Stop blocked, 1 failure.`,
 	fl.StringVar(&workspace, "workspace", "", "workspace whose session ends and whose hooks run (default the session's, else the current directory's)")
 	fl.BoolVar(&asJSON, "json", false, `print {"session", "stop", "sessionEnd"} instead of the hooks' output`)
 	return cmd
-}
-
-func (a *app) endSession(cmd *cobra.Command, store *sessions.Store, sess *sessions.Session, status sessions.Status, workspace string, asJSON bool) error {
-	if !sess.Active() {
-		return fmt.Errorf("session %s is already %s", sess.ID, sess.Status)
-	}
-	if workspace == "" {
-		workspace = sess.Workspace
-		if _, err := os.Stat(workspace); err != nil {
-			fmt.Fprintf(a.stderr, "agent-hooks: warning: session workspace %s is gone; running the hooks of the current directory's workspace\n", sess.Workspace)
-			workspace = ""
-		}
-	}
-	reason := string(status)
-	if status == sessions.StatusFailed {
-		reason = "error" // the seed's Stop reasons are completed, interrupted and error
-	}
-	data := hooks.Payload{
-		"reason":          reason,
-		"status":          string(status),
-		"issuesCompleted": len(sess.IssuesCompleted),
-		"issuesFailed":    len(sess.IssuesFailed),
-		"issuesTotal":     len(sess.IssuesPlanned),
-		"duration":        max(0, time.Since(sess.StartTime).Milliseconds()),
-	}
-	req := fireRequest{Event: hooks.Stop, Data: data, SessionID: sess.ID, Workspace: workspace, JSON: asJSON, Output: io.Discard}
-	out := map[string]any{}
-	stop, err := a.fire(cmd.Context(), req)
-	out["stop"] = stop
-	if err != nil {
-		if asJSON && stop != nil && stop.Blocked {
-			out["session"] = sess
-			if werr := writeJSON(a.stdout, out); werr != nil {
-				return werr
-			}
-			return &silentError{code: exitBlocked}
-		}
-		return err
-	}
-	req.Event = hooks.SessionEnd
-	req.Data = hooks.Payload{}
-	for k, v := range data {
-		req.Data[k] = v
-	}
-	end, err := a.fire(cmd.Context(), req)
-	var blocked *blockedError
-	var silent *silentError
-	if err != nil && !errors.As(err, &blocked) && !errors.As(err, &silent) {
-		return err
-	}
-	out["sessionEnd"] = end
-	final, err := store.Update(sess.ID, func(x *sessions.Session) error {
-		x.End(status, time.Now())
-		x.StopBlockCount = 0
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		out["session"] = final
-		return writeJSON(a.stdout, out)
-	}
-	return nil
-}
-
-// sessionToEnd reads the session named by id, else $AUTOAGENT_SESSION_ID, else the active session of
-// the workspace (--workspace, else found from the current directory).
-func (a *app) sessionToEnd(id, workspaceFlag string) (*sessions.Store, *sessions.Session, error) {
-	if id != "" || a.getenv("AUTOAGENT_SESSION_ID") != "" {
-		return a.resolveSession(id)
-	}
-	store, err := a.sessionStore()
-	if err != nil {
-		return nil, nil, err
-	}
-	ws, err := a.workspace(workspaceFlag)
-	if err != nil {
-		return nil, nil, err
-	}
-	sess, err := store.Active(ws, findActiveScan)
-	if err == nil && sess == nil {
-		err = fmt.Errorf("no active session in %s (name one, or start one with agent-hooks session start)", ws)
-	}
-	return store, sess, err
-}
-
-// resolveSession reads the session named by id, else $AUTOAGENT_SESSION_ID, else the current one.
-func (a *app) resolveSession(id string) (*sessions.Store, *sessions.Session, error) {
-	store, err := a.sessionStore()
-	if err != nil {
-		return nil, nil, err
-	}
-	if id == "" {
-		id = a.getenv("AUTOAGENT_SESSION_ID")
-	}
-	var sess *sessions.Session
-	if id != "" {
-		sess, err = store.Get(id)
-	} else {
-		sess, err = store.Current()
-		if errors.Is(err, sessions.ErrNoCurrent) {
-			err = errors.New("no current session (start one with agent-hooks session start)")
-		}
-	}
-	return store, sess, err
 }
 
 func (a *app) newSessionShowCmd() *cobra.Command {
@@ -252,14 +158,18 @@ func (a *app) newSessionShowCmd() *cobra.Command {
 			if len(args) == 1 {
 				id = args[0]
 			}
-			store, sess, err := a.resolveSession(id)
+			r, err := a.newRunner()
+			if err != nil {
+				return err
+			}
+			sess, err := r.Lookup(id)
 			if err != nil {
 				return err
 			}
 			var trail []sessions.Event
 			if events {
 				var problems []error
-				if trail, problems, err = store.Events(sess.ID); err != nil {
+				if trail, problems, err = r.Store().Events(sess.ID); err != nil {
 					return err
 				}
 				a.reportProblems(problems)
@@ -354,10 +264,11 @@ and skipped. The current session is marked with *.`,
 			if limit < 0 {
 				return errors.New("--limit: want a number >= 0 (0 lists every session)")
 			}
-			store, err := a.sessionStore()
+			r, err := a.newRunner()
 			if err != nil {
 				return err
 			}
+			store := r.Store()
 			list, problems, err := store.List(limit)
 			if err != nil {
 				return err
@@ -399,11 +310,11 @@ when there is none.`,
   agent-hooks session current --json | jq .status`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := a.sessionStore()
+			r, err := a.newRunner()
 			if err != nil {
 				return err
 			}
-			sess, err := store.Current()
+			sess, err := r.Store().Current()
 			if errors.Is(err, sessions.ErrNoCurrent) {
 				return errors.New("no current session (start one with agent-hooks session start)")
 			}
@@ -429,25 +340,12 @@ it. A completed or failed session cannot be resumed. Prints the id.`,
   agent-hooks session list --json | jq -r '[.[] | select(.status == "interrupted")][0].id' | xargs agent-hooks session resume`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := a.sessionStore()
+			r, err := a.newRunner()
 			if err != nil {
 				return err
 			}
-			sess, err := store.Update(args[0], func(x *sessions.Session) error {
-				switch x.Status {
-				case sessions.StatusInterrupted, sessions.StatusActive:
-				default:
-					return fmt.Errorf("session %s is %s; only an interrupted session can be resumed", x.ID, x.Status)
-				}
-				x.Status = sessions.StatusActive
-				x.EndTime = time.Time{}
-				x.Metadata.TotalDuration = 0
-				return nil
-			})
+			sess, err := r.Resume(args[0])
 			if err != nil {
-				return fmt.Errorf("resume: %w", err)
-			}
-			if err := store.SetCurrent(sess.ID); err != nil {
 				return err
 			}
 			return a.printSessionID(sess, asJSON)
@@ -455,60 +353,4 @@ it. A completed or failed session cannot be resumed. Prints the id.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session record")
 	return cmd
-}
-
-// printSessionID prints a session's id alone on a line, or with asJSON its record.
-func (a *app) printSessionID(sess *sessions.Session, asJSON bool) error {
-	if asJSON {
-		return writeJSON(a.stdout, sess)
-	}
-	_, err := fmt.Fprintln(a.stdout, sess.ID)
-	return err
-}
-
-// reportProblems prints the files a command skipped, one line each, on stderr.
-func (a *app) reportProblems(problems []error) {
-	for _, p := range problems {
-		fmt.Fprintf(a.stderr, "agent-hooks: warning: skipped %v\n", p)
-	}
-}
-
-func sessTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02 15:04:05Z")
-}
-
-func sessIssues(list []int) string {
-	if len(list) == 0 {
-		return "-"
-	}
-	parts := make([]string, len(list))
-	for i, n := range list {
-		parts[i] = fmt.Sprintf("#%d", n)
-	}
-	return strings.Join(parts, " ")
-}
-
-func sessHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-func sessDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func sessLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
-	}
-	return s
 }

@@ -14,13 +14,13 @@ import (
 	"time"
 )
 
-// buildBinary builds agent-hooks once for tests that need a real process to signal.
-func buildBinary(t *testing.T) string {
+// agentHooksBinary is the agent-hooks that testscript.Main (TestMain) put first on PATH: a copy
+// of this test binary that runs Main when called agent-hooks, so no separate build is needed.
+func agentHooksBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "agent-hooks")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	bin, err := exec.LookPath("agent-hooks")
 	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatalf("agent-hooks is not on PATH (TestMain puts it there): %v", err)
 	}
 	return bin
 }
@@ -28,10 +28,7 @@ func buildBinary(t *testing.T) string {
 // TestInterruptStopsHookGroupAndExits130: SIGINT, SIGTERM or SIGHUP to agent-hooks stops the running
 // hook's whole process group and exits 130.
 func TestInterruptStopsHookGroupAndExits130(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
+	bin := agentHooksBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			ws := t.TempDir()
@@ -39,7 +36,7 @@ func TestInterruptStopsHookGroupAndExits130(t *testing.T) {
 			config := `{"hooks": {"Stop": [{"command": "sleep 60 & echo $! > child.pid; wait"}]}}`
 			must(t, os.WriteFile(filepath.Join(ws, ".autoagent", "config.json"), []byte(config), 0o644))
 			cmd := exec.Command(bin, "run", "Stop", "--workspace", ws)
-			cmd.Env = append(os.Environ(), "AUTOAGENT_HOME="+t.TempDir())
+			cmd.Env = append(os.Environ(), "AUTOAGENT_HOME="+t.TempDir(), "GORACE="+noRaceExitSleep())
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			must(t, cmd.Start())

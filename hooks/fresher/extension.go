@@ -12,7 +12,7 @@ import (
 // Extension carries what fresher keeps for a whole loop across the separate `agent-hooks run`
 // calls of one session: when the loop started (FRESHER_STARTED_AT in every later hook) and that a
 // hook aborted it (FRESHER_FINISH_TYPE=hook_abort in the finished hook). Both are kept per session
-// under EventInfo.StateDir and never override what the caller put in the payload.
+// in EventInfo.State and never override what the caller put in the payload.
 type Extension struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -30,11 +30,11 @@ const stateName = "fresher"
 
 // BeforeEvent implements hooks.Extension.
 func (x *Extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
-	if !seedfmt.Configured(e.Config, Name) || e.SessionID == "" || e.StateDir == "" {
+	if !seedfmt.Configured(e.Config, Name) || e.State == nil {
 		return nil
 	}
 	var st loopState
-	err := seedfmt.UpdateState(e.StateDir, e.SessionID, stateName, func(s *loopState) (bool, error) {
+	err := seedfmt.UpdateState(e.State, stateName, func(s *loopState) (bool, error) {
 		changed := false
 		if e.Event == hooks.SessionStart {
 			if v, ok := e.Payload["startedAt"]; ok {
@@ -62,7 +62,7 @@ func (x *Extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
 
 // AfterEvent implements hooks.Extension: a fresher hook that aborted marks the loop hook_abort.
 func (x *Extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Result) error {
-	if e.SessionID == "" || e.StateDir == "" || res == nil || e.Event == hooks.SessionEnd {
+	if e.State == nil || res == nil || e.Event == hooks.SessionEnd {
 		return nil
 	}
 	aborted := false
@@ -74,7 +74,7 @@ func (x *Extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks
 	if !aborted {
 		return nil
 	}
-	err := seedfmt.UpdateState(e.StateDir, e.SessionID, stateName, func(s *loopState) (bool, error) {
+	err := seedfmt.UpdateState(e.State, stateName, func(s *loopState) (bool, error) {
 		s.FinishType = FinishAbort
 		return true, nil
 	})

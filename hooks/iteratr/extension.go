@@ -13,7 +13,7 @@ import (
 const ExtraAgentOutput = "agentOutput"
 
 // Extension collects piped hook output into the result's agentOutput and keeps iteratr's
-// per-session pending buffer (see the package comment) under EventInfo.StateDir.
+// per-session pending buffer (see the package comment) in EventInfo.State.
 type Extension struct{}
 
 // NewExtension returns the iteratr extension.
@@ -35,21 +35,21 @@ func (Extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Re
 		return nil
 	}
 	own := piped(res)
-	stateful := e.SessionID != "" && e.StateDir != ""
+	stateful := e.State != nil
 	var deliver []string
 	var err error
 	switch e.Event {
 	case hooks.SessionStart, hooks.PostIteration, hooks.PostExecutionEnd:
 		deliver = own
 		if stateful && len(own) > 0 {
-			err = seedfmt.UpdateState(e.StateDir, e.SessionID, stateName, func(p *pending) (bool, error) {
+			err = seedfmt.UpdateState(e.State, stateName, func(p *pending) (bool, error) {
 				p.Outputs = append(p.Outputs, own...)
 				return true, nil
 			})
 		}
 	case hooks.PreIteration, hooks.SessionEnd:
 		if stateful {
-			err = seedfmt.UpdateState(e.StateDir, e.SessionID, stateName, func(p *pending) (bool, error) {
+			err = seedfmt.UpdateState(e.State, stateName, func(p *pending) (bool, error) {
 				deliver = p.Outputs
 				p.Outputs = nil
 				return len(deliver) > 0, nil

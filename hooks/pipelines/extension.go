@@ -20,7 +20,7 @@ const ExtraCheckpoint = "checkpoint"
 
 // Extension fires Checkpoint after every Nth PostIteration when the loop sets
 // `checkpoints.every: N`. The iteration is the payload's "iteration"; without one, the
-// PostIterations of the session are counted under EventInfo.StateDir. PostIteration cannot be
+// PostIterations of the session are counted in EventInfo.State. PostIteration cannot be
 // blocked, so a blocked checkpoint is reported in the result (Extra "checkpoint" and a warning)
 // for the agent to act on.
 type Extension struct{}
@@ -106,11 +106,11 @@ func iteration(e *hooks.EventInfo) (int, error) {
 			return n, nil
 		}
 	}
-	if e.SessionID == "" || e.StateDir == "" {
+	if e.State == nil {
 		return 0, nil
 	}
 	n := 0
-	err := seedfmt.UpdateState(e.StateDir, e.SessionID, "agent-pipelines", func(c *counter) (bool, error) {
+	err := seedfmt.UpdateState(e.State, "agent-pipelines", func(c *counter) (bool, error) {
 		c.PostIterations++
 		n = c.PostIterations
 		return true, nil

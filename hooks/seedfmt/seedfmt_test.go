@@ -11,6 +11,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/sessions"
 )
 
 func TestMapping(t *testing.T) {
@@ -62,16 +63,17 @@ func TestFallbackKeys(t *testing.T) {
 	}
 }
 
+// The typed helper over the sessions store: what the seed formats' extensions use.
 func TestUpdateStateConcurrent(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	state := sessions.New(t.TempDir()).SessionState("session-1-abc123")
 	type counter struct{ N int }
 	var wg sync.WaitGroup
 	for range 40 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := seedfmt.UpdateState(dir, "session-1-abc123", "count", func(c *counter) (bool, error) {
+			err := seedfmt.UpdateState(state, "count", func(c *counter) (bool, error) {
 				c.N++
 				return true, nil
 			})
@@ -82,7 +84,7 @@ func TestUpdateStateConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	var got int
-	if err := seedfmt.UpdateState(dir, "session-1-abc123", "count", func(c *counter) (bool, error) { got = c.N; return false, nil }); err != nil {
+	if err := seedfmt.UpdateState(state, "count", func(c *counter) (bool, error) { got = c.N; return false, nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got != 40 {
@@ -92,14 +94,17 @@ func TestUpdateStateConcurrent(t *testing.T) {
 
 func TestUpdateStateErrors(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	store := sessions.New(t.TempDir())
 	for _, id := range []string{"", "../escape", "a/b", ".hidden"} {
-		if err := seedfmt.UpdateState(dir, id, "x", func(*struct{}) (bool, error) { return true, nil }); err == nil {
+		if err := seedfmt.UpdateState(store.SessionState(id), "x", func(*struct{}) (bool, error) { return true, nil }); err == nil {
 			t.Errorf("session id %q accepted", id)
 		}
 	}
+	if err := seedfmt.UpdateState(nil, "x", func(*struct{}) (bool, error) { return true, nil }); err == nil {
+		t.Error("a nil state accepted")
+	}
 	boom := errors.New("boom")
-	err := seedfmt.UpdateState(dir, "s", "x", func(*struct{}) (bool, error) { return true, boom })
+	err := seedfmt.UpdateState(store.SessionState("session-1-abc123"), "x", func(*struct{}) (bool, error) { return true, boom })
 	if !errors.Is(err, boom) {
 		t.Errorf("got %v, want fn's error", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/sessions"
 )
 
 // Workspace is a temporary workspace with its own home directory and environment.
@@ -115,7 +116,7 @@ func (w *Workspace) Engine() *hooks.Engine {
 	return &hooks.Engine{
 		Config: cfg, Registry: reg, Workspace: w.Dir, SessionID: w.Session,
 		Getenv: w.Getenv, Environ: environ,
-		StateDir: filepath.Join(w.Home, ".autoagent", "sessions"),
+		State: sessions.New(filepath.Join(w.Home, ".autoagent", "sessions")).SessionState(w.Session),
 	}
 }
 

@@ -1,0 +1,86 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// FindWorkspace is flag (--workspace), else $GITHUB_WORKSPACE, else the nearest ancestor of cwd
+// holding .autoagent/ or .git, else cwd (SPEC.md section 3). A relative flag is taken from cwd.
+func FindWorkspace(flag, cwd string, getenv func(string) string) (string, error) {
+	dir := flag
+	if dir == "" && getenv != nil {
+		dir = getenv("GITHUB_WORKSPACE")
+	}
+	if dir != "" {
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		st, err := os.Stat(dir)
+		if err != nil {
+			return "", fmt.Errorf("workspace: %w", err)
+		}
+		if !st.IsDir() {
+			return "", fmt.Errorf("workspace %s is not a directory", dir)
+		}
+		return filepath.Clean(dir), nil
+	}
+	for d := cwd; ; {
+		for _, marker := range []string{".autoagent", ".git"} {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return d, nil
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return cwd, nil
+		}
+		d = parent
+	}
+}
+
+// Workspace is FindWorkspace with the runner's working directory and environment.
+func (r *Runner) Workspace(flag string) (string, error) {
+	return FindWorkspace(flag, r.Cwd, r.Getenv)
+}
+
+// LoadEnv finds the workspace (from workspaceFlag) and the configuration directories; loopFile is
+// the agent-pipelines loop.yaml to read ("" for the workspace's).
+func (r *Runner) LoadEnv(workspaceFlag, loopFile string) (hooks.LoadEnv, error) {
+	ws, err := r.Workspace(workspaceFlag)
+	if err != nil {
+		return hooks.LoadEnv{}, err
+	}
+	if loopFile != "" && !filepath.IsAbs(loopFile) {
+		loopFile = filepath.Join(r.Cwd, loopFile)
+	}
+	return hooks.LoadEnv{Workspace: ws, UserHome: r.UserHome, AutoagentHome: r.AutoagentHome, Getenv: r.getenv, LoopFile: loopFile}, nil
+}
+
+// LoadConfig loads and validates the configuration of env with NewRegistry's registry.
+func (r *Runner) LoadConfig(env hooks.LoadEnv) (*hooks.Config, error) {
+	return r.loadConfig(r.registry(), env)
+}
+
+// loadConfig loads and validates. The warnings, and on an invalid configuration every problem
+// after the first (the returned error names the first), are printed on Stderr.
+func (r *Runner) loadConfig(reg *hooks.Registry, env hooks.LoadEnv) (*hooks.Config, error) {
+	cfg, err := hooks.Load(reg, env)
+	var cerr *hooks.ConfigError
+	if errors.As(err, &cerr) && len(cerr.Diagnostics) > 1 {
+		for _, d := range cerr.Diagnostics[1:] {
+			fmt.Fprintf(r.stderr(), "agent-hooks: %s\n", d)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(r.stderr(), "agent-hooks: %s\n", w)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,178 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/sessions"
+)
+
+// attach finds the session an event is fired in: id (--session), else $AUTOAGENT_SESSION_ID,
+// else the active session of workspace, else a new session. A named session that has no record
+// yet is created under that id, so that a run elsewhere (another CI job) can carry an id on.
+func (r *Runner) attach(store *sessions.Store, id, workspace string) (*storedSession, error) {
+	if id == "" {
+		id = r.getenv("AUTOAGENT_SESSION_ID")
+	}
+	var sess *sessions.Session
+	var err error
+	if id != "" {
+		sess, err = attachNamed(store, id, workspace)
+	} else {
+		sess, _, err = store.OpenActive(workspace, findActiveScan, func() sessions.Params {
+			return newSessionParams(workspace, "agent-hooks", []string{"run"}, "")
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	return &storedSession{store: store, id: sess.ID, provider: sess.Provider, warn: r.warn}, nil
+}
+
+// attachNamed reads session id, creating it (as a session of workspace) when it has no record.
+func attachNamed(store *sessions.Store, id, workspace string) (*sessions.Session, error) {
+	sess, err := store.Get(id)
+	if !errors.Is(err, sessions.ErrNotFound) {
+		return sess, err
+	}
+	p := newSessionParams(workspace, "agent-hooks", []string{"run"}, "")
+	p.ID = id
+	sess, err = store.Create(p)
+	if errors.Is(err, fs.ErrExist) { // created by a process running alongside
+		return store.Get(id)
+	}
+	return sess, err
+}
+
+// newSessionParams describes a new session of workspace, with the branch and commit checked out
+// there (read only when a session is created).
+func newSessionParams(workspace, command string, args []string, provider string) sessions.Params {
+	branch, commit := sessions.GitInfo(workspace)
+	return sessions.Params{
+		Workspace: workspace, Command: command, Args: args, Provider: provider,
+		GitBranch: branch, GitCommit: commit,
+	}
+}
+
+// storedSession is the session an event is fired in. It is the engine's Observer (the audit
+// trail) and records the event's effect on the session afterwards (AfterEvent).
+type storedSession struct {
+	store    *sessions.Store
+	id       string
+	provider string
+	warn     func(format string, args ...any)
+
+	warnOnce sync.Once
+}
+
+// HookDone appends the hook's line to the audit trail. A trail that cannot be written is reported
+// once and does not change the event's outcome.
+func (s *storedSession) HookDone(event string, _ *hooks.Hook, r *hooks.HookResult) {
+	if err := s.store.Append(s.id, auditEvent(event, r)); err != nil {
+		s.warnOnce.Do(func() { s.warn("audit trail: %v", err) })
+	}
+}
+
+func auditEvent(event string, r *hooks.HookResult) sessions.Event {
+	return sessions.Event{
+		Event: event, Name: r.Name, Type: r.Type, Source: r.Source, Format: r.Format, File: r.File,
+		Status: string(r.Status), ExitCode: r.ExitCode, DurationMs: r.DurationMs,
+		Decision: r.Decision, Reason: r.Reason, Details: r.Details,
+	}
+}
+
+// AfterEvent applies the issue bookkeeping of SPEC.md section 7: PreExecutionStart plans the
+// payload's issueNumber and makes it current (a blocked start only plans it); PostExecutionEnd
+// files it under completed or failed by the payload's success (absent: completed) and clears the
+// current issue. The session's provider is taken from the first payload that names one. Other
+// events write nothing, so that they cost no lock. (The Stop block cap is stopLimit's, an
+// extension, because the extensions after it must see its decision.)
+func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hooks.Result) error {
+	var update []func(*sessions.Session)
+	if p, ok := payload["provider"].(string); ok && p != "" && s.provider == "" {
+		update = append(update, func(x *sessions.Session) {
+			if x.Provider == "" {
+				x.Provider = p
+			}
+		})
+	}
+	switch event {
+	case hooks.PreExecutionStart, hooks.PostExecutionEnd:
+		raw, present := payload["issueNumber"]
+		if !present {
+			break
+		}
+		n, ok := issueNumber(raw)
+		if !ok {
+			s.warn("session %s: issueNumber %v is not an issue number; not recorded", s.id, raw)
+			break
+		}
+		switch {
+		case event == hooks.PostExecutionEnd:
+			success := truthy(payload["success"], true)
+			update = append(update, func(x *sessions.Session) { x.FinishIssue(n, success) })
+		case res != nil && res.Blocked:
+			update = append(update, func(x *sessions.Session) { x.PlanIssue(n) })
+		default:
+			update = append(update, func(x *sessions.Session) { x.StartIssue(n) })
+		}
+	}
+	if len(update) == 0 {
+		return nil
+	}
+	_, err := s.store.Update(s.id, func(x *sessions.Session) error {
+		for _, u := range update {
+			u(x)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record %s in session: %w", event, err)
+	}
+	return nil
+}
+
+// issueNumber reads a payload's issueNumber: a JSON number, or a string such as "42" or "#42".
+func issueNumber(v any) (int, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		n, err := strconv.Atoi(x.String())
+		return n, err == nil
+	case float64:
+		return int(x), x == float64(int(x))
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case string:
+		n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(x), "#"))
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// truthy reads a payload flag such as success: a boolean, "true"/"false", or a number (0 is
+// false); anything else, or nothing, is def.
+func truthy(v any, def bool) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case string:
+		if b, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
+			return b
+		}
+	case json.Number:
+		if f, err := x.Float64(); err == nil {
+			return f != 0
+		}
+	case float64:
+		return x != 0
+	}
+	return def
+}

@@ -228,16 +228,7 @@ func (e *Engine) runGroup(ctx context.Context, event string, payload Payload, gr
 		if e.Stderr != nil {
 			le = &bufs[i].err
 		}
-		wg.Go(func() {
-			var pc panics.Catcher
-			pc.Try(func() { out[i] = e.runOne(ctx, event, payload, h, depth, lo, le, nil) })
-			if r := pc.Recovered(); r != nil {
-				out[i] = groupResult{HookResult: e.hookResult(h, Outcome{Status: StatusError, Reason: fmt.Sprintf("panic: %v", r.Value)}, 0)}
-				if e.Observer != nil {
-					e.Observer.HookDone(event, h, &out[i].HookResult)
-				}
-			}
-		})
+		wg.Go(func() { out[i] = e.runOne(ctx, event, payload, h, depth, lo, le, nil) })
 	}
 	wg.Wait()
 	for i := range group {
@@ -275,13 +266,30 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 				return e.fire(ctx, c, merged, depth+1)
 			},
 		}
-		o = e.invoke(ctx, inv, stdout, stderr)
+		o = e.invokeRecovering(ctx, inv, stdout, stderr)
 	}
 	hr := e.hookResult(h, o, time.Since(start))
 	if e.Observer != nil {
 		e.Observer.HookDone(event, h, &hr)
 	}
 	return groupResult{HookResult: hr, set: o.Set}
+}
+
+// invokeRecovering is invoke with a panic (a bug in a built-in type or a format) turned into the
+// hook's own error, whose reason names the hook: one broken hook never takes the process down,
+// and a crash is never read as a decision. It is the one place hooks are recovered, for
+// sequential and parallel hooks alike; the stack goes to the messages stream.
+func (e *Engine) invokeRecovering(ctx context.Context, inv *Invocation, stdout, stderr io.Writer) (o Outcome) {
+	var pc panics.Catcher
+	pc.Try(func() { o = e.invoke(ctx, inv, stdout, stderr) })
+	if r := pc.Recovered(); r != nil {
+		h := inv.Hook
+		o = Outcome{Status: StatusError, Reason: fmt.Sprintf("hook %q (type %s) panicked: %v", h.Name, h.Type, r.Value)}
+		if e.Messages != nil {
+			fmt.Fprintf(e.Messages, "agent-hooks: internal error: %s\n%s", o.Reason, r.Stack)
+		}
+	}
+	return o
 }
 
 func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.Writer) Outcome {

@@ -203,7 +203,7 @@ func TestParallelBlockAndPanic(t *testing.T) {
 	if got := statuses(res); got != "explode=error gate=blocked" {
 		t.Errorf("statuses %q", got)
 	}
-	if !strings.Contains(res.Hooks[0].Reason, "panic: boom") {
+	if !strings.Contains(res.Hooks[0].Reason, "panicked: boom") {
 		t.Errorf("panic not reported: %q", res.Hooks[0].Reason)
 	}
 }
@@ -368,5 +368,52 @@ func TestLargePayloadGoesThroughAFile(t *testing.T) {
 	}
 	if _, err := os.Stat(read("file.path")); !os.IsNotExist(err) {
 		t.Errorf("payload file left behind: %v", err)
+	}
+}
+
+// A panicking built-in fails its own hook, sequential or parallel, with a reason naming it; the
+// event goes on by the usual rules (a blocking hook blocks, a non-blocking one warns).
+func TestPanicFailsOnlyItsHook(t *testing.T) {
+	t.Parallel()
+	reg := NewRegistry()
+	reg.Register("explode", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) {
+		return RunnerFunc(func(context.Context, *Invocation) Outcome { panic("boom") }), nil
+	}))
+	for _, tc := range []struct {
+		name, extra string
+		blocked     bool
+		statuses    string
+	}{
+		{"sequential", "", false, "bang=error after=ok"},
+		{"sequential blocking", `"blocking": true`, true, "bang=error"},
+		{"parallel", `"parallel": true`, false, "bang=error after=ok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := `{"type": "explode", "name": "bang"`
+			if tc.extra != "" {
+				hook += ", " + tc.extra
+			}
+			after := `"parallel": true`
+			if tc.name != "parallel" {
+				after = ""
+			}
+			e, _ := engineFor(t, hooksJSON("PreExecutionEnd", hook+"}", cmdHook("after", "true", after)), reg, nil)
+			var msgs bytes.Buffer
+			e.Messages = &msgs
+			res, err := e.Fire(context.Background(), "PreExecutionEnd", nil)
+			must(t, err)
+			if got := statuses(res); got != tc.statuses || res.Blocked != tc.blocked {
+				t.Errorf("statuses %q blocked=%v", got, res.Blocked)
+			}
+			if r := res.Hooks[0].Reason; !strings.Contains(r, `hook "bang"`) || !strings.Contains(r, "panicked: boom") || strings.Contains(r, "goroutine") {
+				t.Errorf("hook reason %q", r)
+			}
+			if tc.blocked && !strings.Contains(res.Reason, "bang") {
+				t.Errorf("event reason %q", res.Reason)
+			}
+			if !strings.Contains(msgs.String(), "goroutine") {
+				t.Errorf("no stack for the panic on the messages stream: %q", msgs.String())
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,7 +25,9 @@ const (
 
 // ProcessRunner starts hook processes in their own process group and guarantees that none of
 // them outlives its hook: on timeout or cancellation the group gets SIGTERM, then SIGKILL after
-// KillGrace; when the hook's main process exits, whatever it left running in its group is killed.
+// KillGrace; when the hook's main process exits, whatever it left running in its group is killed,
+// and, where this process adopts orphans (AdoptOrphans), whatever the hook started that left the
+// group too.
 type ProcessRunner struct {
 	Environ []string // base environment
 	Grace   time.Duration
@@ -58,7 +61,13 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	// callbacks instead of a goroutine per hook (the per-hook path is hot: see BenchmarkFireTrue).
 	cmd := exec.Command(prog, p.Argv[1:]...)
 	cmd.Dir = p.Dir
-	cmd.Env = append(append(make([]string, 0, len(r.Environ)+len(p.Env)), r.Environ...), p.Env...)
+	cmd.Env = append(append(make([]string, 0, len(r.Environ)+len(p.Env)+1), r.Environ...), p.Env...)
+	var tag string
+	if adoptingOrphans() {
+		// Descendants inherit the tag: an orphan that left the group is known by it.
+		tag = newHookTag()
+		cmd.Env = append(cmd.Env, hookTagVar+"="+tag)
+	}
 	setProcessGroup(cmd)
 
 	stdinR, stdinW, err := os.Pipe()
@@ -93,6 +102,7 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 		return res, nil
 	}
 	closeAll(stdinR, outW, errW) // the child holds its own copies
+	track(cmd.Process)
 
 	// On timeout or cancellation: SIGTERM to the group, SIGKILL after the grace period.
 	var killTimer *time.Timer
@@ -136,6 +146,10 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	waitErr := cmd.Wait()
 	res.Duration = time.Since(start)
 	reapGroup(cmd.Process) // nothing the hook started may outlive it
+	untrack(cmd.Process)
+	if tag != "" {
+		sweepOrphans(tag, cmd.Process.Pid)
+	}
 
 	select {
 	case <-drained:
@@ -166,6 +180,49 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 		res.ExitCode = 124
 	}
 	return res, nil
+}
+
+// hookTagVar names the variable that tags the processes of one hook execution (when orphans are
+// adopted): a descendant that left the hook's process group is recognised by it.
+const hookTagVar = "AGENT_HOOKS_HOOK_ID"
+
+var (
+	selfPID = strconv.Itoa(os.Getpid())
+	hookSeq atomic.Uint64
+)
+
+// newHookTag is unique to one hook execution of this process.
+func newHookTag() string { return selfPID + "." + strconv.FormatUint(hookSeq.Add(1), 10) }
+
+// running are the hook processes started and not yet waited for, for StopAll.
+var running = struct {
+	sync.Mutex
+	procs map[*os.Process]struct{}
+}{procs: map[*os.Process]struct{}{}}
+
+func track(p *os.Process) {
+	running.Lock()
+	running.procs[p] = struct{}{}
+	running.Unlock()
+}
+
+func untrack(p *os.Process) {
+	running.Lock()
+	delete(running.procs, p)
+	running.Unlock()
+}
+
+// StopAll kills every hook process group still running and, where this process adopts orphans,
+// every process it adopted: the last step of a program that exits, normally or early (SIGQUIT),
+// so that nothing a hook started outlives agent-hooks. Hooks being waited for then end as
+// interrupted.
+func StopAll() {
+	running.Lock()
+	for p := range running.procs {
+		signalGroup(p, true)
+	}
+	running.Unlock()
+	stopAdopted()
 }
 
 func closeAll(fs ...*os.File) {

@@ -4,10 +4,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -88,5 +90,62 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSetsidGrandchildDoesNotOutliveAgentHooks: a hook's grandchild that left the hook's process
+// group (setsid) is ended on Ctrl-C with the hook; and one that also dropped the environment that
+// tags it (env -i) is ended when agent-hooks exits. Linux only: elsewhere no process can adopt
+// its descendants' orphans.
+func TestSetsidGrandchildDoesNotOutliveAgentHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux lets agent-hooks adopt orphans")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	bin := buildBinary(t)
+	for _, tc := range []struct {
+		name, command string
+		interrupt     bool
+	}{
+		{"SIGINT", `setsid sh -c 'echo $$ > gc.pid; exec sleep 1000' </dev/null >/dev/null 2>&1 & wait`, true},
+		{"untagged at exit", `env -i /bin/sh -c 'setsid sh -c "echo \$\$ > gc.pid; exec sleep 1000" </dev/null >/dev/null 2>&1 &'; while ! test -s gc.pid; do sleep 0.01; done`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := t.TempDir()
+			must(t, os.MkdirAll(filepath.Join(ws, ".autoagent"), 0o755))
+			config, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{map[string]string{"command": tc.command}}}})
+			must(t, os.WriteFile(filepath.Join(ws, ".autoagent", "config.json"), config, 0o644))
+			cmd := exec.Command(bin, "run", "Stop", "--workspace", ws)
+			cmd.Env = append(os.Environ(), "AUTOAGENT_HOME="+t.TempDir())
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			must(t, cmd.Start())
+			gc := waitPIDFile(t, filepath.Join(ws, "gc.pid"))
+			defer syscall.Kill(gc, syscall.SIGKILL)
+			want := 0
+			if tc.interrupt {
+				must(t, cmd.Process.Signal(syscall.SIGINT))
+				want = 130
+			}
+			err := waitExit(t, cmd)
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != want {
+				t.Fatalf("exit %d, want %d; stderr %s", code, want, stderr.String())
+			}
+			if !gone(gc) {
+				t.Errorf("setsid grandchild %d outlived agent-hooks", gc)
+			}
+		})
 	}
 }

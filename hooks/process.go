@@ -3,12 +3,15 @@ package hooks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -95,10 +98,17 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	}
 
 	start := time.Now()
+	if err := startable(p); err != nil {
+		closeAll(stdinR, stdinW, outR, outW, errR, errW)
+		res.StartErr, res.ExitCode = err, 127
+		return res, nil
+	}
 	if err := cmd.Start(); err != nil {
 		closeAll(stdinR, stdinW, outR, outW, errR, errW)
-		res.StartErr = err
-		res.ExitCode = 127
+		if errors.Is(err, syscall.E2BIG) {
+			err = &InputError{Err: fmt.Errorf("its arguments and environment are larger than the system allows: %w", err)}
+		}
+		res.StartErr, res.ExitCode = err, 127
 		return res, nil
 	}
 	closeAll(stdinR, outW, errW) // the child holds its own copies
@@ -180,6 +190,33 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 		res.ExitCode = 124
 	}
 	return res, nil
+}
+
+// InputError is a hook that could not start because of what it was to be given: a payload value
+// no process can receive (a NUL byte in an argument or in the environment, more than the system
+// allows). The engine fails closed on it: a blockable event is blocked, whether or not the hook is
+// blocking, so that a payload cannot walk around a gate by making it unable to start.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// startable checks what the system would refuse to pass to a process: a NUL byte ends a C
+// string, so no argument or environment variable can hold one.
+func startable(p Process) error {
+	for i, a := range p.Argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return &InputError{Err: fmt.Errorf("argument %d contains a NUL byte, which no process can receive", i)}
+		}
+	}
+	for _, kv := range p.Env {
+		if strings.IndexByte(kv, 0) >= 0 {
+			name, _, _ := strings.Cut(kv, "=")
+			return &InputError{Err: fmt.Errorf("environment variable %s contains a NUL byte, which no process can receive", name)}
+		}
+	}
+	return nil
 }
 
 // hookTagVar names the variable that tags the processes of one hook execution (when orphans are

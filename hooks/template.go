@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // Template placeholders are {{key}} or {{a.b.c}} (spaces inside the braces are allowed).
@@ -119,23 +121,50 @@ func validKey(k string) bool {
 	return !strings.HasSuffix(k, ".") && !strings.Contains(k, "..")
 }
 
+// Limits of the template values handed over in the environment: a value over maxEnvArg, or one
+// that would take the values' total over maxEnvArgs, goes through a file instead. Linux refuses to
+// start a process with one variable over 128 KiB, and every system bounds the whole environment.
+const (
+	maxEnvArg  = 32 << 10
+	maxEnvArgs = 64 << 10
+)
+
+// Expansion is a command template bound to payload values (see ExpandCommand).
+type Expansion struct {
+	// Command is the shell text to run with sh -c: every placeholder is a quoted reference to a
+	// variable holding its value.
+	Command string
+	env     []string  // AGENT_HOOKS_ARG_n=value, for the values the environment carries
+	files   []argFile // the values it cannot carry
+}
+
+// argFile is a template value passed through a file: Command reads it into the variable name.
+type argFile struct{ name, value string }
+
 // ExpandCommand binds the placeholders of a shell command to payload values. No payload value
-// ever becomes shell syntax: each placeholder is replaced by a quoted reference to an environment
-// variable ("${AGENT_HOOKS_ARG_1}") that the returned env assigns to the value, and the shell
-// substitutes it as data, whatever quotes, $(...), backticks or newlines it holds. The quoting
-// follows the placeholder's position in the command (bare, inside '…', inside "…", in a here
-// document), so the value lands as one word exactly as written. Inside comments and quoted here
-// documents nothing is expanded; unknown keys stay as written.
-func ExpandCommand(tmpl string, p Payload) (command string, env []string) {
+// ever becomes shell syntax: each placeholder is replaced by a quoted reference to a variable
+// ("${AGENT_HOOKS_ARG_1}") that holds the value, and the shell substitutes it as data, whatever
+// quotes, $(...), backticks or newlines it holds. The quoting follows the placeholder's position
+// in the command (bare, inside '…', inside "…", in a here document), so the value lands as one
+// word exactly as written. Inside comments and quoted here documents nothing is expanded; unknown
+// keys stay as written.
+//
+// A value the environment cannot carry (over maxEnvArg, or past maxEnvArgs in all) is passed
+// through a file: Command then starts by reading it into its variable, keeping every byte,
+// trailing newlines included. A value with a NUL byte cannot be a shell word at all: that is an
+// *InputError, and the hook must not run.
+func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
 	if !strings.Contains(tmpl, "{{") {
-		return tmpl, nil
+		return Expansion{Command: tmpl}, nil
 	}
 	var (
+		x     Expansion
 		b     strings.Builder
 		vars  = map[string]string{} // key -> variable name
 		sc    = newShellScanner(tmpl)
 		last  = 0
 		index = 0
+		inEnv = 0 // bytes of values in the environment
 	)
 	for {
 		start, end, key, ok := nextPlaceholder(tmpl, index)
@@ -150,9 +179,18 @@ func ExpandCommand(tmpl string, p Payload) (command string, env []string) {
 		}
 		name, seen := vars[key]
 		if !seen {
-			name = fmt.Sprintf("AGENT_HOOKS_ARG_%d", len(vars)+1)
+			name = "AGENT_HOOKS_ARG_" + strconv.Itoa(len(vars)+1)
 			vars[key] = name
-			env = append(env, name+"="+FormatValue(v))
+			value := FormatValue(v)
+			switch {
+			case strings.IndexByte(value, 0) >= 0:
+				return Expansion{}, &InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", key)}
+			case len(value) > maxEnvArg || inEnv+len(value) > maxEnvArgs:
+				x.files = append(x.files, argFile{name: name, value: value})
+			default:
+				inEnv += len(value)
+				x.env = append(x.env, name+"="+value)
+			}
 		}
 		b.WriteString(tmpl[last:start])
 		switch ctx {
@@ -166,7 +204,47 @@ func ExpandCommand(tmpl string, p Payload) (command string, env []string) {
 		last = end
 	}
 	b.WriteString(tmpl[last:])
-	return b.String(), env
+	x.Command = readArgFiles(x.files) + b.String()
+	return x, nil
+}
+
+// readArgFiles is the start of a command that reads each value passed through a file into its
+// variable. $(…) drops trailing newlines, so the file is read with a final "." that is then
+// removed: the variable holds the file's bytes exactly. It ends with "; " rather than a newline,
+// so that the command's own line numbers stay as written.
+func readArgFiles(files []argFile) string {
+	var b strings.Builder
+	for _, f := range files {
+		fmt.Fprintf(&b, `%[1]s=$(cat < "${%[1]s_FILE}" && echo .) || exit 126; %[1]s=${%[1]s%%.}; `, f.name)
+	}
+	return b.String()
+}
+
+// Bind writes the values that go through files to private temporary files and returns the
+// environment that binds every placeholder of Command; cleanup removes the files once the hook
+// is done.
+func (x Expansion) Bind() (env []string, cleanup func(), err error) {
+	env = x.env
+	if len(x.files) == 0 {
+		return env, func() {}, nil
+	}
+	env = append(make([]string, 0, len(x.env)+len(x.files)), x.env...)
+	var cleanups []func()
+	cleanup = func() {
+		for _, c := range cleanups {
+			c()
+		}
+	}
+	for _, f := range x.files {
+		path, c, err := atomicfile.WriteTemp("", "agent-hooks-value-*", []byte(f.value))
+		if err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("template value file: %w", err)
+		}
+		cleanups = append(cleanups, c)
+		env = append(env, f.name+"_FILE="+path)
+	}
+	return env, cleanup, nil
 }
 
 // shell quoting contexts of a position in a command.

@@ -1,12 +1,24 @@
 package hooks
 
 import (
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"mvdan.cc/sh/v3/syntax"
 )
+
+// expand is ExpandCommand with its value files written (and removed when the test ends).
+func expand(t testing.TB, tmpl string, p Payload) (command string, env []string) {
+	t.Helper()
+	x, err := ExpandCommand(tmpl, p)
+	must(t, err)
+	env, cleanup, err := x.Bind()
+	must(t, err)
+	t.Cleanup(cleanup)
+	return x.Command, env
+}
 
 // runSh runs an expanded command with real sh and returns its stdout.
 func runSh(t *testing.T, command string, env []string) string {
@@ -40,7 +52,7 @@ func TestExpandCommandKeepsValuesAsData(t *testing.T) {
 	for _, tc := range templates {
 		for _, v := range evil {
 			p := Payload{"v": v, "a": map[string]any{"b": v}}
-			cmd, env := ExpandCommand(tc.tmpl, p)
+			cmd, env := expand(t, tc.tmpl, p)
 			got := runSh(t, cmd, env)
 			want := strings.ReplaceAll(tc.want, "V", v)
 			if tc.name == "subshell" || tc.name == "backtick" {
@@ -64,7 +76,7 @@ func TestExpandCommandLeavesUnknownAndInert(t *testing.T) {
 		{"echo {{ v }} {{v}}", `echo "${AGENT_HOOKS_ARG_1}" "${AGENT_HOOKS_ARG_1}"`},
 	}
 	for _, tc := range tests {
-		got, _ := ExpandCommand(tc.tmpl, Payload{"v": "x"})
+		got, _ := expand(t, tc.tmpl, Payload{"v": "x"})
 		if got != tc.want {
 			t.Errorf("ExpandCommand(%q) = %q, want %q", tc.tmpl, got, tc.want)
 		}
@@ -129,7 +141,15 @@ func FuzzExpandCommand(f *testing.F) {
 			return // a value that is part of the template proves nothing either way
 		}
 		p := Payload{"v": v, "w": v}
-		got, env := ExpandCommand(tmpl, p)
+		x, err := ExpandCommand(tmpl, p)
+		if err != nil {
+			var input *InputError
+			if !errors.As(err, &input) || !strings.Contains(v, "\x00") {
+				t.Fatalf("ExpandCommand: %v", err)
+			}
+			return
+		}
+		got, env := x.Command, x.env
 		if strings.Contains(got, "{{v}}") && !strings.Contains(tmpl, "{{v}}") {
 			t.Fatalf("placeholder appeared from nowhere")
 		}
@@ -141,8 +161,9 @@ func FuzzExpandCommand(f *testing.F) {
 				t.Fatalf("unexpected env %q", kv)
 			}
 		}
-		harmless, _ := ExpandCommand(tmpl, Payload{"v": "zz", "w": "zz"})
-		want, ok1 := dangerousNodes(t, harmless)
+		harmless, err := ExpandCommand(tmpl, Payload{"v": "zz", "w": "zz"})
+		must(t, err)
+		want, ok1 := dangerousNodes(t, harmless.Command)
 		have, ok2 := dangerousNodes(t, got)
 		if ok1 != ok2 || want != have {
 			t.Fatalf("value changed the command's structure: %v vs %v\n%s\n%s", want, have, harmless, got)

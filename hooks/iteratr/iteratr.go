@@ -202,12 +202,19 @@ type Dialect struct {
 
 // Prepare implements hooks.Dialect: sh -c with iteratr's template variables bound.
 func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
-	cmd, env := hooks.ExpandCommand(inv.Hook.Command, seedfmt.IteratrVars(inv.Payload, inv.SessionID))
+	x, err := hooks.ExpandCommand(inv.Hook.Command, seedfmt.IteratrVars(inv.Payload, inv.SessionID))
+	if err != nil {
+		return hooks.Process{}, err
+	}
 	stdin, err := seedfmt.PayloadJSON(inv.Payload)
 	if err != nil {
 		return hooks.Process{}, err
 	}
-	return hooks.Process{Argv: []string{"sh", "-c", cmd}, Env: env, Stdin: stdin}, nil
+	env, cleanup, err := x.Bind()
+	if err != nil {
+		return hooks.Process{}, err
+	}
+	return hooks.Process{Argv: []string{"sh", "-c", x.Command}, Env: env, Stdin: stdin, Cleanup: cleanup}, nil
 }
 
 // Interpret implements hooks.Dialect: a failure or a timeout is an error whose text becomes part

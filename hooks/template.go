@@ -145,9 +145,10 @@ type argFile struct{ name, value string }
 // ever becomes shell syntax: each placeholder is replaced by a quoted reference to a variable
 // ("${AGENT_HOOKS_ARG_1}") that holds the value, and the shell substitutes it as data, whatever
 // quotes, $(...), backticks or newlines it holds. The quoting follows the placeholder's position
-// in the command (bare, inside '…', inside "…", in a here document), so the value lands as one
-// word exactly as written. Inside comments and quoted here documents nothing is expanded; unknown
-// keys stay as written.
+// in the command, as the shell parser sees it (bare, inside '…', inside "…", in ${…}, in a here
+// document), so the value lands exactly as written. Inside comments and quoted here documents
+// nothing is expanded; unknown keys stay as written. A template whose placeholders stand where the
+// shell would run a value as code is refused (CheckPlacements; the loaders report it).
 //
 // A value the environment cannot carry (over maxEnvArg, or past maxEnvArgs in all) is passed
 // through a file: Command then starts by reading it into its variable, keeping every byte,
@@ -157,34 +158,33 @@ func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
 	if !strings.Contains(tmpl, "{{") {
 		return Expansion{Command: tmpl}, nil
 	}
+	t := compileTemplate(tmpl)
+	if t.err != nil {
+		return Expansion{}, fmt.Errorf("command template: %w", t.err)
+	}
 	var (
 		x     Expansion
 		b     strings.Builder
-		vars  = map[string]string{} // key -> variable name
-		sc    = newShellScanner(tmpl)
+		vars  map[string]string // key -> variable name
 		last  = 0
-		index = 0
 		inEnv = 0 // bytes of values in the environment
 	)
-	for {
-		start, end, key, ok := nextPlaceholder(tmpl, index)
-		if !ok {
-			break
-		}
-		ctx := sc.contextAt(start)
-		index = end
-		v, found := Lookup(p, key)
-		if !found || ctx == ctxInert {
+	for _, ph := range t.placeholders {
+		v, found := Lookup(p, ph.key)
+		if !found || ph.quote == quoteInert {
 			continue
 		}
-		name, seen := vars[key]
+		name, seen := vars[ph.key]
 		if !seen {
+			if vars == nil {
+				vars = map[string]string{}
+			}
 			name = "AGENT_HOOKS_ARG_" + strconv.Itoa(len(vars)+1)
-			vars[key] = name
+			vars[ph.key] = name
 			value := FormatValue(v)
 			switch {
 			case strings.IndexByte(value, 0) >= 0:
-				return Expansion{}, &InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", key)}
+				return Expansion{}, &InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", ph.key)}
 			case len(value) > maxEnvArg || inEnv+len(value) > maxEnvArgs:
 				x.files = append(x.files, argFile{name: name, value: value})
 			default:
@@ -192,16 +192,16 @@ func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
 				x.env = append(x.env, name+"="+value)
 			}
 		}
-		b.WriteString(tmpl[last:start])
-		switch ctx {
-		case ctxDouble, ctxHeredoc:
+		b.WriteString(tmpl[last:ph.start])
+		switch ph.quote {
+		case quoteDouble:
 			b.WriteString("${" + name + "}")
-		case ctxSingle:
+		case quoteSingle:
 			b.WriteString(`'"${` + name + `}"'`)
 		default:
 			b.WriteString(`"${` + name + `}"`)
 		}
-		last = end
+		last = ph.end
 	}
 	b.WriteString(tmpl[last:])
 	x.Command = readArgFiles(x.files) + b.String()
@@ -245,298 +245,4 @@ func (x Expansion) Bind() (env []string, cleanup func(), err error) {
 		env = append(env, f.name+"_FILE="+path)
 	}
 	return env, cleanup, nil
-}
-
-// shell quoting contexts of a position in a command.
-type shellContext int
-
-const (
-	ctxBare    shellContext = iota // unquoted (also inside $(…), `…`, ${…})
-	ctxSingle                      // inside '…'
-	ctxDouble                      // inside "…"
-	ctxHeredoc                     // body of a here document with an unquoted delimiter
-	ctxInert                       // comment or quoted here document: the shell expands nothing
-)
-
-// shellScanner walks a command once, left to right, and answers the context of increasing
-// positions. It understands the quoting rules of POSIX sh well enough to place a parameter
-// expansion; anything it misjudges can only yield a wrongly quoted value, never executed text,
-// because values are referenced, not inserted.
-type shellScanner struct {
-	s        string
-	pos      int
-	stack    []frame
-	wordInit bool     // at the start of a word (a '#' there begins a comment)
-	pending  []string // here-document delimiters waiting for the end of the line (prefix ' = quoted)
-	heredoc  *heredocState
-}
-
-type frame struct {
-	kind  byte // 'b' bare/subshell, '\'' single, '"' double, '`' backtick, '{' brace, '#' comment
-	depth int  // open parentheses inside a $( … ) frame
-}
-
-type heredocState struct {
-	delim   string
-	quoted  bool
-	strip   bool
-	midLine bool
-}
-
-func newShellScanner(s string) *shellScanner {
-	return &shellScanner{s: s, stack: []frame{{kind: 'b'}}, wordInit: true}
-}
-
-func (sc *shellScanner) top() *frame { return &sc.stack[len(sc.stack)-1] }
-
-func (sc *shellScanner) push(k byte) { sc.stack = append(sc.stack, frame{kind: k}) }
-
-func (sc *shellScanner) pop() {
-	if len(sc.stack) > 1 {
-		sc.stack = sc.stack[:len(sc.stack)-1]
-	}
-}
-
-// contextAt advances the scanner to pos (which must not decrease) and reports its context.
-func (sc *shellScanner) contextAt(pos int) shellContext {
-	for sc.pos < pos {
-		sc.step()
-	}
-	if sc.heredoc != nil {
-		if sc.heredoc.quoted {
-			return ctxInert
-		}
-		return ctxHeredoc
-	}
-	switch sc.top().kind {
-	case '\'':
-		return ctxSingle
-	case '"':
-		return ctxDouble
-	case '#':
-		return ctxInert
-	case '{':
-		if sc.insideDouble() {
-			return ctxDouble
-		}
-	}
-	return ctxBare
-}
-
-func (sc *shellScanner) insideDouble() bool {
-	for i := len(sc.stack) - 1; i >= 0; i-- {
-		switch sc.stack[i].kind {
-		case '"':
-			return true
-		case 'b', '`':
-			if i > 0 {
-				return false
-			}
-		}
-	}
-	return false
-}
-
-func (sc *shellScanner) step() {
-	s, i := sc.s, sc.pos
-	c := s[i]
-	if sc.heredoc != nil {
-		sc.stepHeredoc()
-		return
-	}
-	f := sc.top()
-	switch f.kind {
-	case '#':
-		if c == '\n' {
-			sc.pop()
-			sc.endLine()
-		}
-		sc.pos++
-		return
-	case '\'':
-		if c == '\'' {
-			sc.pop()
-		}
-		sc.pos++
-		return
-	case '"':
-		switch {
-		case c == '\\' && i+1 < len(s):
-			sc.pos += 2
-		case c == '"':
-			sc.pop()
-			sc.pos++
-		case c == '`':
-			sc.push('`')
-			sc.wordInit = true
-			sc.pos++
-		case c == '$' && i+1 < len(s) && s[i+1] == '(':
-			sc.push('b')
-			sc.wordInit = true
-			sc.pos += 2
-		case c == '$' && i+1 < len(s) && s[i+1] == '{':
-			sc.push('{')
-			sc.pos += 2
-		default:
-			sc.pos++
-		}
-		return
-	}
-	// bare-like frames: 'b' (top level or $( … )), '`', '{'
-	wordInit := sc.wordInit
-	sc.wordInit = false
-	switch {
-	case c == '\\' && i+1 < len(s):
-		sc.pos += 2
-		return
-	case c == '\'':
-		sc.push('\'')
-	case c == '"':
-		sc.push('"')
-	case c == '`':
-		if f.kind == '`' {
-			sc.pop()
-		} else {
-			sc.push('`')
-			sc.wordInit = true
-		}
-	case c == '$' && i+1 < len(s) && s[i+1] == '(':
-		sc.push('b')
-		sc.wordInit = true
-		sc.pos += 2
-		return
-	case c == '$' && i+1 < len(s) && s[i+1] == '{':
-		sc.push('{')
-		sc.pos += 2
-		return
-	case c == '(' && f.kind == 'b':
-		f.depth++
-		sc.wordInit = true
-	case c == ')' && f.kind == 'b' && len(sc.stack) > 1:
-		if f.depth == 0 {
-			sc.pop()
-		} else {
-			f.depth--
-		}
-	case c == '}' && f.kind == '{':
-		sc.pop()
-	case c == '#' && wordInit && f.kind != '{':
-		sc.push('#')
-	case c == '<' && i+1 < len(s) && s[i+1] == '<' && !(i+2 < len(s) && s[i+2] == '<') && f.kind != '{':
-		sc.pos = sc.readHeredocOperator(i + 2)
-		return
-	case c == '\n':
-		sc.wordInit = true
-		if len(sc.stack) == 1 || f.kind == 'b' {
-			sc.pos++
-			sc.endLine()
-			return
-		}
-	case c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '<' || c == '>':
-		sc.wordInit = true
-	}
-	sc.pos++
-}
-
-// readHeredocOperator parses the delimiter after "<<" (or "<<-") and returns the position after it.
-func (sc *shellScanner) readHeredocOperator(i int) int {
-	s := sc.s
-	strip := false
-	if i < len(s) && s[i] == '-' {
-		strip = true
-		i++
-	}
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	var delim strings.Builder
-	quoted := false
-	for i < len(s) {
-		c := s[i]
-		if c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<' || c == '>' || c == '(' || c == ')' {
-			break
-		}
-		switch c {
-		case '\'', '"':
-			quoted = true
-			j := strings.IndexByte(s[i+1:], c)
-			if j < 0 {
-				delim.WriteString(s[i+1:])
-				return len(s)
-			}
-			delim.WriteString(s[i+1 : i+1+j])
-			i += j + 2
-			continue
-		case '\\':
-			quoted = true
-			if i+1 < len(s) {
-				delim.WriteByte(s[i+1])
-			}
-			i += 2
-			continue
-		}
-		delim.WriteByte(c)
-		i++
-	}
-	if delim.Len() > 0 {
-		p := delim.String()
-		if quoted {
-			p = "'" + p
-		}
-		if strip {
-			p = "-" + p
-		}
-		sc.pending = append(sc.pending, p)
-	}
-	sc.wordInit = true
-	return i
-}
-
-// endLine starts the first pending here document, if any, after a newline.
-func (sc *shellScanner) endLine() {
-	if len(sc.pending) == 0 {
-		return
-	}
-	p := sc.pending[0]
-	sc.pending = sc.pending[1:]
-	h := &heredocState{}
-	if strings.HasPrefix(p, "-") {
-		h.strip, p = true, p[1:]
-	}
-	if strings.HasPrefix(p, "'") {
-		h.quoted, p = true, p[1:]
-	}
-	h.delim = p
-	sc.heredoc = h
-}
-
-// stepHeredoc consumes here-document body text: a whole line when it is the delimiter line,
-// else one byte (so that contextAt can stop inside the body).
-func (sc *shellScanner) stepHeredoc() {
-	s, h := sc.s, sc.heredoc
-	if h.midLine {
-		if s[sc.pos] == '\n' {
-			h.midLine = false
-		}
-		sc.pos++
-		return
-	}
-	line, next := s[sc.pos:], len(s)
-	if end := strings.IndexByte(line, '\n'); end >= 0 {
-		line, next = line[:end], sc.pos+end+1
-	}
-	if h.strip {
-		line = strings.TrimLeft(line, "\t")
-	}
-	if line == h.delim {
-		sc.heredoc = nil
-		sc.pos = next
-		sc.wordInit = true
-		sc.endLine()
-		return
-	}
-	if s[sc.pos] != '\n' {
-		h.midLine = true
-	}
-	sc.pos++
 }

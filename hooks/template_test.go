@@ -116,38 +116,102 @@ func dangerousNodes(t testing.TB, command string) (counts [4]int, ok bool) {
 	return counts, true
 }
 
-// FuzzExpandCommand: whatever the template and the value, the expanded command never contains
-// the value, and parses into the same statements, substitutions and calls as the same template
-// expanded with a harmless value: a payload value cannot add shell syntax.
+// unquotedRefs lists the references to template variables in a command that the shell would
+// split, glob or match as a pattern: every one must be inside "…", or in an unquoted here
+// document outside a pattern.
+func unquotedRefs(t testing.TB, command string) []string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		t.Fatalf("expanded command does not parse: %v\n%s", err, command)
+	}
+	var bad []string
+	var stack []syntax.Node
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, n)
+		pe, ok := n.(*syntax.ParamExp)
+		if !ok || pe.Param == nil || !strings.HasPrefix(pe.Param.Value, "AGENT_HOOKS_ARG_") || strings.HasSuffix(pe.Param.Value, "_FILE") {
+			return true
+		}
+		for j := len(stack) - 2; j >= 0; j-- {
+			switch a := stack[j].(type) {
+			case *syntax.DblQuoted:
+				return true
+			case *syntax.Redirect:
+				if a.Hdoc != nil && stack[j+1] == syntax.Node(a.Hdoc) {
+					return true
+				}
+			case *syntax.ParamExp:
+				if a.Param != nil && strings.HasPrefix(a.Param.Value, "AGENT_HOOKS_ARG_") {
+					continue // ${AGENT_HOOKS_ARG_1%.}, the file reader's own
+				}
+				bad = append(bad, pe.Param.Value+" in a ${…} word")
+				return true
+			case *syntax.CmdSubst, *syntax.ProcSubst:
+				bad = append(bad, pe.Param.Value)
+				return true
+			}
+		}
+		bad = append(bad, pe.Param.Value)
+		return true
+	})
+	return bad
+}
+
+// FuzzExpandCommand: whatever the template and the value, a template CheckPlacements refuses
+// never expands; otherwise the expanded command never contains the value, parses into the same
+// statements, substitutions and calls as the same template expanded with a harmless value (a
+// payload value cannot add shell syntax), and every reference to a value is quoted.
 func FuzzExpandCommand(f *testing.F) {
 	seeds := []struct{ tmpl, v string }{
 		{"echo {{v}}", "$(id)"},
 		{"echo '{{v}}'", "'; id; '"},
 		{`echo "{{v}}"`, `"; id; "`},
 		{"echo `echo {{v}}`", "`id`"},
+		{"echo \"`echo \\\"{{v}}\\\"`\"", "`id`"},
 		{"cat <<EOF\n{{v}}\nEOF\nid", "EOF\nid"},
 		{"cat <<-'E'\n\t{{v}}\nE", "x"},
+		{"cat <<EOF\n$(echo {{v}}) ${X:-{{v}}}\nEOF", "a b"},
+		{"cat <<EOF\n${X#{{v}}}\nEOF", "*"},
 		{"echo ${X:-{{v}}}", "}; id; ${"},
+		{`echo "${X:-'{{v}}'}"`, "'"},
+		{`echo "${X#{{v}}}" ${X%%{{v}}}`, "*"},
 		{"echo $(( {{v}} + 1 ))", "1)); id; ((1"},
+		{"(( {{v}} )); let {{v}}; echo ${x:{{v}}} ${a[{{v}}]}", "a[$(id)]"},
+		{"case {{v}} in {{v}}) echo hit;; esac", "*"},
+		{"sh -c 'echo {{v}}'", "'; id; '"},
+		{`bash -c "echo {{v}}" && sh -c 'echo "$1"' sh {{v}}`, "$(id)"},
+		{"eval echo {{v}}", "$(id)"},
 		{"# {{v}}\necho ok", "\nid"},
 		{"echo {{v}} && echo {{w}}", "a\nb"},
 		{"a='{{v}}' b=\"{{v}}\" c={{v}}", "\\"},
+		{"echo \\{{v}} \\\\{{v}}", "x"},
+		{"{{v}} arg", "id"},
 	}
 	for _, s := range seeds {
 		f.Add(s.tmpl, s.v)
 	}
 	f.Fuzz(func(t *testing.T, tmpl, v string) {
-		if len(v) < 4 || strings.Contains(tmpl, v) {
-			return // a value that is part of the template proves nothing either way
-		}
 		p := Payload{"v": v, "w": v}
 		x, err := ExpandCommand(tmpl, p)
+		if refused := CheckPlacements(tmpl); refused != nil {
+			if err == nil {
+				t.Fatalf("refused template expanded: %v", refused)
+			}
+			return
+		}
 		if err != nil {
 			var input *InputError
 			if !errors.As(err, &input) || !strings.Contains(v, "\x00") {
 				t.Fatalf("ExpandCommand: %v", err)
 			}
 			return
+		}
+		if len(v) < 4 || strings.Contains(tmpl, v) {
+			return // a value that is part of the template proves nothing either way
 		}
 		got, env := x.Command, x.env
 		if strings.Contains(got, "{{v}}") && !strings.Contains(tmpl, "{{v}}") {
@@ -167,6 +231,9 @@ func FuzzExpandCommand(f *testing.F) {
 		have, ok2 := dangerousNodes(t, got)
 		if ok1 != ok2 || want != have {
 			t.Fatalf("value changed the command's structure: %v vs %v\n%s\n%s", want, have, harmless, got)
+		}
+		if bad := unquotedRefs(t, got); len(bad) > 0 {
+			t.Fatalf("unquoted references %v in\n%s", bad, got)
 		}
 	})
 }

@@ -136,7 +136,13 @@ func (p *parser) parseHook(point, event string, n *yaml.Node) *hooks.Hook {
 		switch k.Value {
 		case "command":
 			hasCommand = true
-			err = v.Decode(&hc.Command)
+			if err = v.Decode(&hc.Command); err == nil {
+				if perr := hooks.CheckPlacements(hc.Command); perr != nil {
+					p.Errorf(v, "%s: command: %v (line %d, column %d of the command)", point, perr, perr.Line, perr.Col)
+					ok = false
+					return
+				}
+			}
 		case "timeout":
 			err = v.Decode(&hc.Timeout)
 			if err == nil && hc.Timeout < 0 {

@@ -83,6 +83,8 @@ func TestDiagnostics(t *testing.T) {
 			"3:1: error: invalid YAML: found unexpected end of stream"},
 		{"not a list", "hooks:\n  session_start:\n    command: make\n",
 			"3:5: error: session_start: expected a list of hooks"},
+		{"template run as code", "hooks:\n  on_task_complete:\n    - command: sh -c 'notify {{task_content}}'\n",
+			"3:16: error: on_task_complete: command: {{task_content}} is in the command string of sh -c, which that shell runs as code; pass the value as an argument after it instead: sh -c '… \"$1\" …' sh {{task_content}} (line 1, column 15 of the command)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

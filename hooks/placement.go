@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -96,8 +97,14 @@ type placeholder struct {
 	quote      quoting
 }
 
-// templates caches the analysis of the command templates seen (they come from configuration).
-var templates sync.Map // string -> *template
+// templates caches the analysis of the command templates seen (they come from configuration,
+// so there are few; past maxTemplates, more are analysed each time, not kept).
+var (
+	templates      sync.Map // string -> *template
+	templatesCount atomic.Int32
+)
+
+const maxTemplates = 4096
 
 // compileTemplate analyses a command template (cached: a hook runs the same template many times).
 func compileTemplate(command string) *template {
@@ -105,7 +112,11 @@ func compileTemplate(command string) *template {
 		return t.(*template)
 	}
 	t := analyse(command)
-	templates.Store(command, t)
+	if templatesCount.Load() < maxTemplates {
+		if _, loaded := templates.LoadOrStore(command, t); !loaded {
+			templatesCount.Add(1)
+		}
+	}
 	return t
 }
 

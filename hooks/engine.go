@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sourcegraph/conc"
-	"github.com/sourcegraph/conc/panics"
 )
 
 // Engine fires events: it runs the configured hooks of an event in order and decides.
@@ -288,16 +288,16 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 // and a crash is never read as a decision. It is the one place hooks are recovered, for
 // sequential and parallel hooks alike; the stack goes to the messages stream.
 func (e *Engine) invokeRecovering(ctx context.Context, inv *Invocation, stdout, stderr io.Writer) (o Outcome) {
-	var pc panics.Catcher
-	pc.Try(func() { o = e.invoke(ctx, inv, stdout, stderr) })
-	if r := pc.Recovered(); r != nil {
-		h := inv.Hook
-		o = Outcome{Status: StatusError, Reason: fmt.Sprintf("hook %q (type %s) panicked: %v", h.Name, h.Type, r.Value)}
-		if e.Messages != nil {
-			fmt.Fprintf(e.Messages, "agent-hooks: internal error: %s\n%s", o.Reason, r.Stack)
+	defer func() {
+		if r := recover(); r != nil {
+			h := inv.Hook
+			o = Outcome{Status: StatusError, Reason: fmt.Sprintf("hook %q (type %s) panicked: %v", h.Name, h.Type, r)}
+			if e.Messages != nil {
+				fmt.Fprintf(e.Messages, "agent-hooks: internal error: %s\n%s", o.Reason, debug.Stack())
+			}
 		}
-	}
-	return o
+	}()
+	return e.invoke(ctx, inv, stdout, stderr)
 }
 
 func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.Writer) Outcome {

@@ -39,7 +39,10 @@ func (nativeDialect) Prepare(inv *Invocation) (Process, error) {
 		cleanPayload()
 		return Process{}, err
 	}
-	cleanup := func() { cleanPayload(); cleanValues() }
+	cleanup := cleanPayload
+	if cleanValues != nil {
+		cleanup = func() { cleanPayload(); cleanValues() }
+	}
 	protocol := []string{
 		"AUTOAGENT_EVENT=" + inv.Event,
 		"AUTOAGENT_SESSION_ID=" + inv.SessionID,

@@ -5,8 +5,10 @@ package hooks
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -34,8 +36,8 @@ func AdoptOrphans() bool {
 func adoptingOrphans() bool { return adopting.Load() }
 
 // sweepOrphans ends what one hook left behind outside its process group, once its main process
-// has exited and the group was killed: every child of this process that carries the hook's tag in
-// its environment (a live descendant the hook started, adopted after its parent died) or belongs
+// has exited and the group was killed: every child of this process that carries the hook's tag
+// (NAME=VALUE) in its environment (a live descendant the hook started, adopted after its parent died) or belongs
 // to the hook's group or to a group ended here (SIGKILL, then reaped). A reaped process's own
 // children are adopted in turn, so it looks again until nothing of the hook is left, within
 // pipeDrain. Children that are not the hook's (the main processes of parallel hooks, their
@@ -44,7 +46,7 @@ func sweepOrphans(tag string, pgid int) {
 	if !adopting.Load() {
 		return
 	}
-	needle := []byte("\x00" + hookTagVar + "=" + tag + "\x00")
+	var needle []byte // \0NAME=VALUE\0, made when a child needs it
 	groups := []int{pgid}
 	deadline := time.Now().Add(pipeDrain)
 	for {
@@ -56,6 +58,9 @@ func sweepOrphans(tag string, pgid int) {
 			}
 			ours := containsInt(groups, st.pgrp)
 			if !ours && st.state != 'Z' {
+				if needle == nil {
+					needle = []byte("\x00" + tag + "\x00")
+				}
 				ours = tagged(pid, needle)
 			}
 			if !ours {
@@ -125,23 +130,45 @@ func reap(pid int, deadline time.Time) {
 	}
 }
 
-// children lists the child processes of this process, of every thread (an orphan is adopted by
-// one of them), from /proc/self/task/*/children.
+// children lists the child processes of this process that can be orphans it adopted: the
+// kernel gives an orphan to the first live thread of its reaper, the thread group leader (in Go,
+// the main thread, which lives as long as the process), so only the leader's children are read
+// (/proc/self/task/PID/children), in one system call on a file kept open. Without that file
+// (a kernel without CONFIG_PROC_CHILDREN) it finds nothing: orphans are then only ended with
+// their process group.
 func children() []int {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+	childrenMu.Lock()
+	defer childrenMu.Unlock()
+	if childrenFile == nil {
+		f, err := os.Open("/proc/self/task/" + selfPID + "/children")
 		if err != nil {
-			continue
+			return nil
 		}
-		for _, f := range bytes.Fields(b) {
-			if pid, err := strconv.Atoi(string(f)); err == nil {
-				pids = append(pids, pid)
-			}
+		childrenFile = f
+	}
+	for {
+		n, err := childrenFile.ReadAt(childrenBuf, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil
+		}
+		if n < len(childrenBuf) {
+			return parsePIDs(childrenBuf[:n])
+		}
+		childrenBuf = make([]byte, 2*len(childrenBuf))
+	}
+}
+
+var (
+	childrenMu   sync.Mutex
+	childrenFile *os.File
+	childrenBuf  = make([]byte, 4096)
+)
+
+func parsePIDs(b []byte) []int {
+	var pids []int
+	for _, f := range bytes.Fields(b) {
+		if pid, err := strconv.Atoi(string(f)); err == nil {
+			pids = append(pids, pid)
 		}
 	}
 	return pids

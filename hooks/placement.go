@@ -85,9 +85,11 @@ const (
 	quoteSingle                // '"${NAME}"': inside '…' (closed, reopened around the value)
 )
 
-// template is a command template analysed once: where each placeholder stands.
+// template is a command template analysed once: where each placeholder stands and what it
+// becomes.
 type template struct {
 	placeholders []placeholder
+	names        []string        // the variable of each distinct key, AGENT_HOOKS_ARG_n
 	err          *PlacementError // why the template is refused
 }
 
@@ -95,6 +97,8 @@ type placeholder struct {
 	start, end int
 	key        string
 	quote      quoting
+	arg        int    // index in names (expanded placeholders only)
+	ref        string // the reference that replaces it, quoted for where it stands
 }
 
 // templates caches the analysis of the command templates seen (they come from configuration,
@@ -174,6 +178,28 @@ func analyse(command string) *template {
 		if p.quote != quoteInert && p.quote != quoteSingle && oddBackslashes(command[:p.start]) {
 			refuse(i, "follows a backslash, which would escape the expansion instead of the value; remove the backslash")
 			return t
+		}
+	}
+	args := map[string]int{}
+	for i := range t.placeholders {
+		p := &t.placeholders[i]
+		if p.quote == quoteInert {
+			continue
+		}
+		arg, seen := args[p.key]
+		if !seen {
+			arg = len(t.names)
+			args[p.key] = arg
+			t.names = append(t.names, "AGENT_HOOKS_ARG_"+strconv.Itoa(arg+1))
+		}
+		p.arg = arg
+		switch name := t.names[arg]; p.quote {
+		case quoteDouble:
+			p.ref = "${" + name + "}"
+		case quoteSingle:
+			p.ref = `'"${` + name + `}"'`
+		default:
+			p.ref = `"${` + name + `}"`
 		}
 	}
 	return t

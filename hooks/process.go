@@ -65,11 +65,11 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	cmd := exec.Command(prog, p.Argv[1:]...)
 	cmd.Dir = p.Dir
 	cmd.Env = append(append(make([]string, 0, len(r.Environ)+len(p.Env)+1), r.Environ...), p.Env...)
-	var tag string
+	var tag string // NAME=VALUE
 	if adoptingOrphans() {
 		// Descendants inherit the tag: an orphan that left the group is known by it.
 		tag = newHookTag()
-		cmd.Env = append(cmd.Env, hookTagVar+"="+tag)
+		cmd.Env = append(cmd.Env, tag)
 	}
 	setProcessGroup(cmd)
 
@@ -228,8 +228,11 @@ var (
 	hookSeq atomic.Uint64
 )
 
-// newHookTag is unique to one hook execution of this process.
-func newHookTag() string { return selfPID + "." + strconv.FormatUint(hookSeq.Add(1), 10) }
+// newHookTag is the variable (NAME=VALUE) that tags one hook execution of this process.
+func newHookTag() string {
+	var seq [20]byte
+	return hookTagVar + "=" + selfPID + "." + string(strconv.AppendUint(seq[:0], hookSeq.Add(1), 10))
+}
 
 // running are the hook processes started and not yet waited for, for StopAll.
 var running = struct {

@@ -14,7 +14,9 @@ import (
 // Lookup finds a dotted path ("a.b", "files.0") in the payload.
 func Lookup(p Payload, path string) (any, bool) {
 	var cur any = map[string]any(p)
-	for _, part := range strings.Split(path, ".") {
+	for rest, more := path, true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ".")
 		switch v := cur.(type) {
 		case map[string]any:
 			next, ok := v[part]
@@ -165,23 +167,33 @@ func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
 	var (
 		x     Expansion
 		b     strings.Builder
-		vars  map[string]string // key -> variable name
 		last  = 0
 		inEnv = 0 // bytes of values in the environment
+		// per variable: 0 not looked up yet, 1 bound, 2 not in the payload
+		stateBuf [8]uint8
+		state    = stateBuf[:0]
 	)
+	if len(t.names) <= len(stateBuf) {
+		state = stateBuf[:len(t.names)]
+	} else {
+		state = make([]uint8, len(t.names))
+	}
+	b.Grow(len(tmpl) + 24*len(t.placeholders))
 	for _, ph := range t.placeholders {
-		v, found := Lookup(p, ph.key)
-		if !found || ph.quote == quoteInert {
+		if ph.quote == quoteInert {
 			continue
 		}
-		name, seen := vars[ph.key]
-		if !seen {
-			if vars == nil {
-				vars = map[string]string{}
+		switch state[ph.arg] {
+		case 2:
+			continue
+		case 0:
+			v, found := Lookup(p, ph.key)
+			if !found {
+				state[ph.arg] = 2
+				continue
 			}
-			name = "AGENT_HOOKS_ARG_" + strconv.Itoa(len(vars)+1)
-			vars[ph.key] = name
-			value := FormatValue(v)
+			state[ph.arg] = 1
+			name, value := t.names[ph.arg], FormatValue(v)
 			switch {
 			case strings.IndexByte(value, 0) >= 0:
 				return Expansion{}, &InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", ph.key)}
@@ -189,18 +201,14 @@ func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
 				x.files = append(x.files, argFile{name: name, value: value})
 			default:
 				inEnv += len(value)
+				if x.env == nil {
+					x.env = make([]string, 0, len(t.names))
+				}
 				x.env = append(x.env, name+"="+value)
 			}
 		}
 		b.WriteString(tmpl[last:ph.start])
-		switch ph.quote {
-		case quoteDouble:
-			b.WriteString("${" + name + "}")
-		case quoteSingle:
-			b.WriteString(`'"${` + name + `}"'`)
-		default:
-			b.WriteString(`"${` + name + `}"`)
-		}
+		b.WriteString(ph.ref)
 		last = ph.end
 	}
 	b.WriteString(tmpl[last:])
@@ -221,12 +229,12 @@ func readArgFiles(files []argFile) string {
 }
 
 // Bind writes the values that go through files to private temporary files and returns the
-// environment that binds every placeholder of Command; cleanup removes the files once the hook
-// is done.
+// environment that binds every placeholder of Command; cleanup, nil when there is no file,
+// removes the files once the hook is done.
 func (x Expansion) Bind() (env []string, cleanup func(), err error) {
 	env = x.env
 	if len(x.files) == 0 {
-		return env, func() {}, nil
+		return env, nil, nil
 	}
 	env = append(make([]string, 0, len(x.env)+len(x.files)), x.env...)
 	var cleanups []func()

@@ -16,7 +16,9 @@ func expand(t testing.TB, tmpl string, p Payload) (command string, env []string)
 	must(t, err)
 	env, cleanup, err := x.Bind()
 	must(t, err)
-	t.Cleanup(cleanup)
+	if cleanup != nil {
+		t.Cleanup(cleanup)
+	}
 	return x.Command, env
 }
 

@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -37,55 +39,107 @@ func adoptingOrphans() bool { return adopting.Load() }
 
 // sweepOrphans ends what one hook left behind outside its process group, once its main process
 // has exited and the group was killed: every child of this process that carries the hook's tag
-// (NAME=VALUE) in its environment (a live descendant the hook started, adopted after its parent died) or belongs
-// to the hook's group or to a group ended here (SIGKILL, then reaped). A reaped process's own
-// children are adopted in turn, so it looks again until nothing of the hook is left, within
-// pipeDrain. Children that are not the hook's (the main processes of parallel hooks, their
-// descendants) are left alone: they carry another tag and lead other groups.
+// (NAME=VALUE) in its environment (a live descendant the hook started, adopted after its parent
+// died) or belongs to the hook's group or to a group ended here is killed and reaped. A process's
+// children are adopted when it dies, so it looks again until a pass finds nothing, within
+// pipeDrain.
+//
+// A live child tagged by a hook of this process that is over was missed by that hook's own
+// sweep (it was adopted only after): it is ended too. A live child whose environment shows no
+// tag, or cannot be read, is looked at again: a process that is exiting or in the middle of exec
+// shows none for a moment. One that still shows none at the deadline (its environment was
+// cleared: env -i; or it is another user's: setuid) is a stray nothing can attribute; it is
+// remembered, not looked at again, and ended by StopAll.
+//
+// Nothing is waited for that os/exec may be waiting for: the processes this package starts lead
+// their own process groups, so they can never leave this process's session, and a zombie child
+// that did (a setsid'd orphan that ended by itself) is an adopted orphan, reaped here whoever's it
+// was. Live children of other running hooks carry their tags and are left alone.
 func sweepOrphans(tag string, pgid int) {
 	if !adopting.Load() {
 		return
 	}
-	var needle []byte // \0NAME=VALUE\0, made when a child needs it
 	groups := []int{pgid}
 	deadline := time.Now().Add(pipeDrain)
 	for {
-		var dying []int
+		progress := false
+		var unsure []procStat
 		for _, pid := range children() {
 			st, ok := readStat(pid)
 			if !ok {
 				continue
 			}
-			ours := containsInt(groups, st.pgrp)
-			if !ours && st.state != 'Z' {
-				if needle == nil {
-					needle = []byte("\x00" + tag + "\x00")
+			inGroups := containsInt(groups, st.pgrp)
+			if st.state == 'Z' {
+				if inGroups || st.session != selfSession {
+					reap(pid, deadline)
+					progress = true
 				}
-				ours = tagged(pid, needle)
-			}
-			if !ours {
 				continue
 			}
-			if st.state != 'Z' {
-				if st.pgrp == pid && !containsInt(groups, pid) {
-					_ = syscall.Kill(-pid, syscall.SIGKILL) // it leads a group of its own (setsid)
-					groups = append(groups, pid)
+			if !inGroups {
+				t, err := tagOf(pid)
+				switch {
+				case errors.Is(err, fs.ErrNotExist):
+					continue // gone
+				case t == tag:
+				case strings.HasPrefix(t, hookTagPrefix) && !runningTag(t):
+					// a hook of this process that is over
+				case t != "" || isStray(st):
+					continue // a running hook's, or another agent-hooks'
+				default:
+					unsure = append(unsure, st)
+					continue
 				}
-				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
-			dying = append(dying, pid)
-		}
-		if len(dying) == 0 {
-			return
-		}
-		for _, pid := range dying {
+			if st.pgrp == pid && !inGroups {
+				_ = syscall.Kill(-pid, syscall.SIGKILL) // it leads a group of its own (setsid)
+				groups = append(groups, pid)
+			}
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 			reap(pid, deadline)
+			progress = true
 		}
-		if time.Now().After(deadline) {
+		switch {
+		case time.Now().After(deadline):
+			markStrays(unsure)
 			return
+		case !progress && len(unsure) == 0:
+			return
+		case !progress:
+			time.Sleep(time.Millisecond)
 		}
 	}
 }
+
+// strays are live adopted children that no hook's tag identifies (pid and start time).
+var strays struct {
+	sync.Mutex
+	set map[[2]int]bool
+}
+
+func isStray(st procStat) bool {
+	strays.Lock()
+	defer strays.Unlock()
+	return strays.set[[2]int{st.pid, st.start}]
+}
+
+func markStrays(list []procStat) {
+	if len(list) == 0 {
+		return
+	}
+	strays.Lock()
+	defer strays.Unlock()
+	if strays.set == nil {
+		strays.set = map[[2]int]bool{}
+	}
+	for _, st := range list {
+		strays.set[[2]int{st.pid, st.start}] = true
+	}
+}
+
+// selfSession is the session of this process.
+var selfSession, _ = unix.Getsid(0)
 
 // stopAdopted kills every child of this process that is still alive, with its group when it leads
 // one, until none is left (within pipeDrain): the last step of a program that exits.
@@ -175,39 +229,54 @@ func parsePIDs(b []byte) []int {
 }
 
 type procStat struct {
-	state byte
-	pgrp  int
+	pid, start    int // start: clock ticks after boot, which with pid names one process
+	state         byte
+	pgrp, session int
 }
 
-// readStat reads a process's state and process group from /proc/PID/stat.
+// readStat reads a process's state, process group, session and start time from /proc/PID/stat.
 func readStat(pid int) (procStat, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return procStat{}, false
 	}
-	// pid (comm) state ppid pgrp ...; comm may contain spaces and parentheses
+	// pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime
+	// stime cutime cstime priority nice threads itrealvalue starttime ...; comm may contain
+	// spaces and parentheses
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return procStat{}, false
 	}
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 3 || len(f[0]) != 1 {
+	if len(f) < 20 || len(f[0]) != 1 {
 		return procStat{}, false
 	}
-	pgrp, err := strconv.Atoi(string(f[2]))
-	if err != nil {
+	pgrp, err1 := strconv.Atoi(string(f[2]))
+	session, err2 := strconv.Atoi(string(f[3]))
+	start, err3 := strconv.Atoi(string(f[19]))
+	if err1 != nil || err2 != nil || err3 != nil {
 		return procStat{}, false
 	}
-	return procStat{state: f[0][0], pgrp: pgrp}, true
+	return procStat{pid: pid, start: start, state: f[0][0], pgrp: pgrp, session: session}, true
 }
 
-// tagged reports whether pid's environment holds needle (\0NAME=VALUE\0) as a whole variable.
-func tagged(pid int, needle []byte) bool {
+// tagOf reads the hook tag (NAME=VALUE) in pid's environment: "" when there is none, or the
+// environment reads empty or cannot be read (a process exiting or in exec, another user's); an
+// error that is fs.ErrNotExist when the process is gone.
+func tagOf(pid int) (string, error) {
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
-		return false
+		return "", err
 	}
-	return bytes.HasPrefix(env, needle[1:]) || bytes.Contains(env, needle)
+	key := []byte(hookTagVar + "=")
+	for len(env) > 0 {
+		kv, rest, complete := bytes.Cut(env, []byte{0})
+		if complete && bytes.HasPrefix(kv, key) {
+			return string(kv), nil
+		}
+		env = rest
+	}
+	return "", nil
 }
 
 func containsInt(list []int, n int) bool {

@@ -67,9 +67,13 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	cmd.Env = append(append(make([]string, 0, len(r.Environ)+len(p.Env)+1), r.Environ...), p.Env...)
 	var tag string // NAME=VALUE
 	if adoptingOrphans() {
-		// Descendants inherit the tag: an orphan that left the group is known by it.
+		// Descendants inherit the tag: an orphan that left the group is known by it. It is
+		// registered before the process starts, so that no sweep ever takes it for a finished
+		// hook's.
 		tag = newHookTag()
 		cmd.Env = append(cmd.Env, tag)
+		hookStarted(tag)
+		defer hookDone(tag)
 	}
 	setProcessGroup(cmd)
 
@@ -228,22 +232,47 @@ var (
 	hookSeq atomic.Uint64
 )
 
+// hookTagPrefix starts the tags of this process's hook executions.
+var hookTagPrefix = hookTagVar + "=" + selfPID + "."
+
 // newHookTag is the variable (NAME=VALUE) that tags one hook execution of this process.
 func newHookTag() string {
 	var seq [20]byte
-	return hookTagVar + "=" + selfPID + "." + string(strconv.AppendUint(seq[:0], hookSeq.Add(1), 10))
+	return hookTagPrefix + string(strconv.AppendUint(seq[:0], hookSeq.Add(1), 10))
 }
 
-// running are the hook processes started and not yet waited for, for StopAll.
+// running are the hook processes started and not yet waited for, for StopAll; tags are the
+// tags of the hook executions not yet swept.
 var running = struct {
 	sync.Mutex
 	procs map[*os.Process]struct{}
-}{procs: map[*os.Process]struct{}{}}
+	tags  map[string]struct{}
+}{procs: map[*os.Process]struct{}{}, tags: map[string]struct{}{}}
 
 func track(p *os.Process) {
 	running.Lock()
 	running.procs[p] = struct{}{}
 	running.Unlock()
+}
+
+func hookStarted(tag string) {
+	running.Lock()
+	running.tags[tag] = struct{}{}
+	running.Unlock()
+}
+
+func hookDone(tag string) {
+	running.Lock()
+	delete(running.tags, tag)
+	running.Unlock()
+}
+
+// runningTag reports whether tag is the tag of a hook execution not yet over.
+func runningTag(tag string) bool {
+	running.Lock()
+	defer running.Unlock()
+	_, ok := running.tags[tag]
+	return ok
 }
 
 func untrack(p *os.Process) {

@@ -520,3 +520,20 @@ printf '%s' {{small}} > ` + dir + `/small; env | grep -c '^AGENT_HOOKS_ARG_.*_FI
 		t.Errorf("value file left behind: %v", err)
 	}
 }
+
+type panickingWriter struct{}
+
+func (panickingWriter) Write([]byte) (int, error) { panic("writer broke") }
+
+// A live output writer that panics runs in a goroutine of the process runner: the hook still
+// finishes with its output captured, and the process does not crash.
+func TestPanickingLiveWriter(t *testing.T) {
+	t.Parallel()
+	e, _ := engineFor(t, hooksJSON("PreExecutionEnd", cmdHook("talk", "echo out; echo err >&2", "")), nil, nil)
+	e.Stdout, e.Stderr = panickingWriter{}, panickingWriter{}
+	res, err := e.Fire(context.Background(), "PreExecutionEnd", nil)
+	must(t, err)
+	if h := res.Hooks[0]; h.Status != StatusOK || h.Stdout != "out\n" || h.Stderr != "err\n" {
+		t.Errorf("hook %+v", h)
+	}
+}

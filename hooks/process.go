@@ -311,8 +311,8 @@ func (c *capture) copyFrom(r io.Reader, live io.Writer) {
 	for {
 		n, err := r.Read(chunk)
 		if n > 0 {
-			if live != nil {
-				_, _ = live.Write(chunk[:n])
+			if live != nil && !writeLive(live, chunk[:n]) {
+				live = nil
 			}
 			keep := min(n, MaxCapture-len(c.buf))
 			c.buf = append(c.buf, chunk[:keep]...)
@@ -322,6 +322,19 @@ func (c *capture) copyFrom(r io.Reader, live io.Writer) {
 			return
 		}
 	}
+}
+
+// writeLive writes to a live output. A writer that panics (a bug in it) ends the live output of
+// that stream, not the process: the copier is a goroutine of its own, where nothing else would
+// recover, and the output is still captured.
+func writeLive(w io.Writer, p []byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	_, _ = w.Write(p)
+	return true
 }
 
 func (c *capture) String() string {

@@ -2,15 +2,16 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sourcegraph/conc"
-	"github.com/sourcegraph/conc/panics"
 )
 
 // Engine fires events: it runs the configured hooks of an event in order and decides.
@@ -136,7 +137,7 @@ func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int
 				}
 				res.Set[key] = v
 			}
-			if e.apply(event, h, &hr.HookResult, res) {
+			if e.apply(event, h, &hr, res) {
 				stop = true
 			}
 		}
@@ -151,7 +152,7 @@ func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int
 		}
 		res.Hooks = append(res.Hooks, r.HookResult)
 		if !res.Blocked {
-			e.apply(event, h, &r.HookResult, res)
+			e.apply(event, h, &r, res)
 		}
 	}
 	for _, x := range exts {
@@ -164,7 +165,8 @@ func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int
 
 // apply folds one hook's outcome into the event result by the event's rules and reports whether
 // the remaining hooks must not run.
-func (e *Engine) apply(event string, h *Hook, hr *HookResult, res *Result) bool {
+func (e *Engine) apply(event string, h *Hook, gr *groupResult, res *Result) bool {
+	hr := &gr.HookResult
 	blockable := CanBlock(event)
 	switch {
 	case hr.Status == StatusSkipped || hr.Status == StatusOK && hr.Decision != DecisionSkip:
@@ -186,6 +188,11 @@ func (e *Engine) apply(event string, h *Hook, hr *HookResult, res *Result) bool 
 		}
 		e.warn(res, "%s asked to block %s, which cannot be blocked: %s", h.Name, event, hr.Reason)
 		return false
+	case gr.unstartable && blockable:
+		// whether or not the hook is blocking: the payload must not walk around a gate
+		res.Decision, res.Blocked = DecisionBlock, true
+		res.Reason = fmt.Sprintf("hook %s %s", h.Name, hr.Reason)
+		return true
 	default: // error or timeout
 		if h.Blocking && blockable {
 			res.Decision, res.Blocked = DecisionBlock, true
@@ -207,7 +214,8 @@ func (e *Engine) warn(res *Result, format string, args ...any) {
 
 type groupResult struct {
 	HookResult
-	set Payload
+	set         Payload
+	unstartable bool // the hook could not start because of its input (InputError)
 }
 
 // runGroup runs one hook, or a run of adjacent parallel hooks concurrently; output of parallel
@@ -228,16 +236,7 @@ func (e *Engine) runGroup(ctx context.Context, event string, payload Payload, gr
 		if e.Stderr != nil {
 			le = &bufs[i].err
 		}
-		wg.Go(func() {
-			var pc panics.Catcher
-			pc.Try(func() { out[i] = e.runOne(ctx, event, payload, h, depth, lo, le, nil) })
-			if r := pc.Recovered(); r != nil {
-				out[i] = groupResult{HookResult: e.hookResult(h, Outcome{Status: StatusError, Reason: fmt.Sprintf("panic: %v", r.Value)}, 0)}
-				if e.Observer != nil {
-					e.Observer.HookDone(event, h, &out[i].HookResult)
-				}
-			}
-		})
+		wg.Go(func() { out[i] = e.runOne(ctx, event, payload, h, depth, lo, le, nil) })
 	}
 	wg.Wait()
 	for i := range group {
@@ -275,13 +274,30 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 				return e.fire(ctx, c, merged, depth+1)
 			},
 		}
-		o = e.invoke(ctx, inv, stdout, stderr)
+		o = e.invokeRecovering(ctx, inv, stdout, stderr)
 	}
 	hr := e.hookResult(h, o, time.Since(start))
 	if e.Observer != nil {
 		e.Observer.HookDone(event, h, &hr)
 	}
-	return groupResult{HookResult: hr, set: o.Set}
+	return groupResult{HookResult: hr, set: o.Set, unstartable: o.unstartable}
+}
+
+// invokeRecovering is invoke with a panic (a bug in a built-in type or a format) turned into the
+// hook's own error, whose reason names the hook: one broken hook never takes the process down,
+// and a crash is never read as a decision. It is the one place hooks are recovered, for
+// sequential and parallel hooks alike; the stack goes to the messages stream.
+func (e *Engine) invokeRecovering(ctx context.Context, inv *Invocation, stdout, stderr io.Writer) (o Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			h := inv.Hook
+			o = Outcome{Status: StatusError, Reason: fmt.Sprintf("hook %q (type %s) panicked: %v", h.Name, h.Type, r)}
+			if e.Messages != nil {
+				fmt.Fprintf(e.Messages, "agent-hooks: internal error: %s\n%s", o.Reason, debug.Stack())
+			}
+		}
+	}()
+	return e.invoke(ctx, inv, stdout, stderr)
 }
 
 func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.Writer) Outcome {
@@ -304,7 +320,7 @@ func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.
 	}
 	p, err := d.Prepare(inv)
 	if err != nil {
-		return Outcome{Status: StatusError, Reason: err.Error()}
+		return failedStart(err)
 	}
 	if p.Cleanup != nil {
 		defer p.Cleanup()
@@ -325,7 +341,20 @@ func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.
 	if err != nil { // cancelled: the caller sees ctx.Err()
 		return Outcome{Status: StatusError, Reason: "interrupted", ExitCode: pr.ExitCode, Stdout: pr.Stdout, Stderr: pr.Stderr}
 	}
+	var input *InputError
+	if errors.As(pr.StartErr, &input) {
+		o := failedStart(input)
+		o.ExitCode = pr.ExitCode
+		return o
+	}
 	return d.Interpret(inv, pr)
+}
+
+// failedStart is the outcome of a hook whose process could not be prepared or started. When its
+// input is the cause (an InputError), the outcome fails closed (see apply).
+func failedStart(err error) Outcome {
+	var input *InputError
+	return Outcome{Status: StatusError, Reason: "could not start: " + err.Error(), unstartable: errors.As(err, &input)}
 }
 
 // skipReason says why a hook must not run now, or "".

@@ -206,7 +206,7 @@ func TestParallelBlockAndPanic(t *testing.T) {
 	if got := statuses(res); got != "explode=error gate=blocked" {
 		t.Errorf("statuses %q", got)
 	}
-	if !strings.Contains(res.Hooks[0].Reason, "panic: boom") {
+	if !strings.Contains(res.Hooks[0].Reason, "panicked: boom") {
 		t.Errorf("panic not reported: %q", res.Hooks[0].Reason)
 	}
 }
@@ -371,5 +371,172 @@ func TestLargePayloadGoesThroughAFile(t *testing.T) {
 	}
 	if _, err := os.Stat(read("file.path")); !os.IsNotExist(err) {
 		t.Errorf("payload file left behind: %v", err)
+	}
+}
+
+// A panicking built-in fails its own hook, sequential or parallel, with a reason naming it; the
+// event goes on by the usual rules (a blocking hook blocks, a non-blocking one warns).
+func TestPanicFailsOnlyItsHook(t *testing.T) {
+	t.Parallel()
+	reg := NewRegistry()
+	reg.Register("explode", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) {
+		return RunnerFunc(func(context.Context, *Invocation) Outcome { panic("boom") }), nil
+	}))
+	for _, tc := range []struct {
+		name, extra string
+		blocked     bool
+		statuses    string
+	}{
+		{"sequential", "", false, "bang=error after=ok"},
+		{"sequential blocking", `"blocking": true`, true, "bang=error"},
+		{"parallel", `"parallel": true`, false, "bang=error after=ok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := `{"type": "explode", "name": "bang"`
+			if tc.extra != "" {
+				hook += ", " + tc.extra
+			}
+			after := `"parallel": true`
+			if tc.name != "parallel" {
+				after = ""
+			}
+			e, _ := engineFor(t, hooksJSON("PreExecutionEnd", hook+"}", cmdHook("after", "true", after)), reg, nil)
+			var msgs bytes.Buffer
+			e.Messages = &msgs
+			res, err := e.Fire(context.Background(), "PreExecutionEnd", nil)
+			must(t, err)
+			if got := statuses(res); got != tc.statuses || res.Blocked != tc.blocked {
+				t.Errorf("statuses %q blocked=%v", got, res.Blocked)
+			}
+			if r := res.Hooks[0].Reason; !strings.Contains(r, `hook "bang"`) || !strings.Contains(r, "panicked: boom") || strings.Contains(r, "goroutine") {
+				t.Errorf("hook reason %q", r)
+			}
+			if tc.blocked && !strings.Contains(res.Reason, "bang") {
+				t.Errorf("event reason %q", res.Reason)
+			}
+			if !strings.Contains(msgs.String(), "goroutine") {
+				t.Errorf("no stack for the panic on the messages stream: %q", msgs.String())
+			}
+		})
+	}
+}
+
+// A hook that cannot start because of its payload (a value no process can receive) blocks a
+// blockable event whether or not it is blocking, with a reason naming the hook and the cause: a
+// payload must not walk around an exit-2 gate by making it unable to start. On an event that
+// cannot block it is a warning.
+func TestUnstartableHookFailsClosed(t *testing.T) {
+	t.Parallel()
+	gate := cmdHook("gate", `test {{title}} = ok || { echo "not ok" >&2; exit 2; }`, "")
+	for _, tc := range []struct {
+		name, event string
+		payload     Payload
+		blocked     bool
+		cause       string
+	}{
+		{"NUL in a templated value", "PreExecutionEnd", Payload{"title": "ok\x00"}, true, "NUL"},
+		{"NUL on an event that cannot block", "PostExecutionEnd", Payload{"title": "ok\x00"}, false, "NUL"},
+		{"ordinary value still decides", "PreExecutionEnd", Payload{"title": "no"}, true, "not ok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, _ := engineFor(t, hooksJSON(tc.event, gate, cmdHook("after", "true", "")), nil, nil)
+			res, err := e.Fire(context.Background(), tc.event, tc.payload)
+			must(t, err)
+			if res.Blocked != tc.blocked {
+				t.Fatalf("blocked=%v, want %v (%s; reason %q; warnings %q)", res.Blocked, tc.blocked, statuses(res), res.Reason, res.Warnings)
+			}
+			text := res.Reason
+			if !tc.blocked {
+				text = strings.Join(res.Warnings, "\n")
+			}
+			if !strings.Contains(text, tc.cause) || tc.cause == "NUL" && !strings.Contains(text, "gate") {
+				t.Errorf("reason %q does not name the hook and %q", text, tc.cause)
+			}
+		})
+	}
+}
+
+// envDialect gives the hook's process one environment variable of a payload value, as the seed
+// formats' dialects do: a value over the system's limit makes the process unable to start.
+type envDialect struct{}
+
+func (envDialect) Prepare(inv *Invocation) (Process, error) {
+	return Process{Argv: []string{"sh", "-c", `test "$TITLE" = ok || exit 2`}, Env: []string{"TITLE=" + FormatValue(inv.Payload["title"])}}, nil
+}
+
+func (envDialect) Interpret(inv *Invocation, p *ProcessResult) Outcome {
+	return Native.Interpret(inv, p)
+}
+
+// Whatever the dialect, a process the system refuses to start for the size or content of what it
+// was given (E2BIG, NUL) fails closed.
+func TestProcessRefusedForItsInputFailsClosed(t *testing.T) {
+	t.Parallel()
+	for name, title := range map[string]string{"too long": strings.Repeat("x", 300<<10), "NUL": "o\x00k"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e, _ := engineFor(t, hooksJSON("PreExecutionEnd", cmdHook("env-gate", "unused", "")), nil, nil)
+			e.Config.Hooks["PreExecutionEnd"][0].Dialect = envDialect{}
+			res, err := e.Fire(context.Background(), "PreExecutionEnd", Payload{"title": title})
+			must(t, err)
+			if !res.Blocked || !strings.Contains(res.Reason, "env-gate") || !strings.Contains(res.Reason, "could not start") {
+				t.Errorf("blocked=%v reason=%q (%s)", res.Blocked, res.Reason, statuses(res))
+			}
+		})
+	}
+}
+
+// Template values of any size and any bytes but NUL arrive whole, trailing newlines included:
+// those the environment cannot carry go through a private file the generated command reads, which
+// is removed afterwards.
+func TestLargeTemplateValuesArriveWhole(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x'\"$(touch pwned)`id`\\ \t", 9000) + "\n\n"
+	big2 := strings.Repeat("é", 60000) + "\n"
+	small := "small\n"
+	dir := t.TempDir()
+	script := `printf '%s' {{big}} > ` + dir + `/bare; printf '%s' "{{big}}" > ` + dir + `/double; printf '%s' 'a{{big2}}b' > ` + dir + `/single; cat > ` + dir + `/heredoc <<EOF
+{{small}}{{big2}}
+EOF
+printf '%s' {{small}} > ` + dir + `/small; env | grep -c '^AGENT_HOOKS_ARG_.*_FILE=' > ` + dir + `/files; ls "$AGENT_HOOKS_ARG_1_FILE" > ` + dir + `/path`
+	e, _ := engineFor(t, hooksJSON("PreExecutionEnd", cmdHook("big", script, "")), nil, nil)
+	res, err := e.Fire(context.Background(), "PreExecutionEnd", Payload{"big": big, "big2": big2, "small": small})
+	must(t, err)
+	if res.Blocked || res.Hooks[0].Status != StatusOK {
+		t.Fatalf("hook failed: %+v", res.Hooks[0])
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		must(t, err)
+		return string(b)
+	}
+	for name, want := range map[string]string{"bare": big, "double": big, "single": "a" + big2 + "b", "heredoc": small + big2 + "\n", "small": small, "files": "2\n"} {
+		if got := read(name); got != want {
+			t.Errorf("%s: got %d bytes (%.40q…), want %d bytes (%.40q…)", name, len(got), got, len(want), want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.Workspace, "pwned")); err == nil {
+		t.Error("a value ran")
+	}
+	if _, err := os.Stat(strings.TrimSpace(read("path"))); !os.IsNotExist(err) {
+		t.Errorf("value file left behind: %v", err)
+	}
+}
+
+type panickingWriter struct{}
+
+func (panickingWriter) Write([]byte) (int, error) { panic("writer broke") }
+
+// A live output writer that panics runs in a goroutine of the process runner: the hook still
+// finishes with its output captured, and the process does not crash.
+func TestPanickingLiveWriter(t *testing.T) {
+	t.Parallel()
+	e, _ := engineFor(t, hooksJSON("PreExecutionEnd", cmdHook("talk", "echo out; echo err >&2", "")), nil, nil)
+	e.Stdout, e.Stderr = panickingWriter{}, panickingWriter{}
+	res, err := e.Fire(context.Background(), "PreExecutionEnd", nil)
+	must(t, err)
+	if h := res.Hooks[0]; h.Status != StatusOK || h.Stdout != "out\n" || h.Stderr != "err\n" {
+		t.Errorf("hook %+v", h)
 	}
 }

@@ -177,6 +177,8 @@ type Outcome struct {
 	// Details are type-specific result fields (decider, url, changes, …), shown in --json output
 	// and the audit trail.
 	Details map[string]any
+
+	unstartable bool // the engine could not start the hook because of its input (InputError)
 }
 
 // HookResult is one hook's line in the result of an event.

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/autoagent/agent-hooks/internal/configfile"
@@ -540,6 +541,10 @@ func (f *nativeFile) buildHook(reg *Registry, event string, rh rawHook) (*Hook, 
 		if strings.TrimSpace(h.Command) == "" {
 			return fail(`command hook needs a "command"`)
 		}
+		if perr := CheckPlacements(h.Command); perr != nil {
+			d := f.diag(rh.offset+commandOffset(rh.raw, perr.Offset), "hooks.%s: command: %v", event, perr)
+			return nil, &d
+		}
 	} else {
 		rest := map[string]json.RawMessage{}
 		for k, v := range fields {
@@ -556,6 +561,65 @@ func (f *nativeFile) buildHook(reg *Registry, event string, rh rawHook) (*Hook, 
 		h.Name = defaultName(h)
 	}
 	return h, nil
+}
+
+// commandOffset is where byte i of the decoded "command" string of a hook object stands in the
+// object's JSON text (0, the object's start, if it cannot be found).
+func commandOffset(raw json.RawMessage, i int) int64 {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0
+		}
+		start := skipSpace(raw, dec.InputOffset())
+		if key == "command" {
+			return start + jsonStringOffset(raw[start:], i)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return 0
+		}
+	}
+	return 0
+}
+
+// jsonStringOffset is where byte i of the decoded value of the JSON string literal at the start
+// of lit stands in lit.
+func jsonStringOffset(lit []byte, i int) int64 {
+	decoded := 0
+	for j := 1; j < len(lit); {
+		if decoded >= i || lit[j] == '"' {
+			return int64(j)
+		}
+		if lit[j] != '\\' || j+1 >= len(lit) {
+			decoded++
+			j++
+			continue
+		}
+		if lit[j+1] != 'u' || j+6 > len(lit) {
+			decoded++ // \n, \", \\ …: one byte
+			j += 2
+			continue
+		}
+		r, err := strconv.ParseUint(string(lit[j+2:j+6]), 16, 32)
+		j += 6
+		if err == nil && utf16.IsSurrogate(rune(r)) && j+6 <= len(lit) && lit[j] == '\\' && lit[j+1] == 'u' {
+			if r2, err := strconv.ParseUint(string(lit[j+2:j+6]), 16, 32); err == nil {
+				r = uint64(utf16.DecodeRune(rune(r), rune(r2)))
+				j += 6
+			}
+		}
+		if n := utf8.RuneLen(rune(r)); n > 0 {
+			decoded += n
+		} else {
+			decoded += 3 // a lone surrogate decodes to U+FFFD
+		}
+	}
+	return int64(len(lit))
 }
 
 // bindType resolves a non-command hook's type through the registry.

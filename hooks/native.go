@@ -21,14 +21,27 @@ var Native Dialect = nativeDialect{}
 type nativeDialect struct{}
 
 func (nativeDialect) Prepare(inv *Invocation) (Process, error) {
-	command, env := ExpandCommand(inv.Hook.Command, inv.Payload)
+	x, err := ExpandCommand(inv.Hook.Command, inv.Payload)
+	if err != nil {
+		return Process{}, err
+	}
+	command := x.Command
 	stdin, err := json.Marshal(inv.Payload)
 	if err != nil {
 		return Process{}, fmt.Errorf("encode payload: %w", err)
 	}
-	payloadVar, cleanup, err := PayloadEnv("AUTOAGENT_PAYLOAD", stdin)
+	payloadVar, cleanPayload, err := PayloadEnv("AUTOAGENT_PAYLOAD", stdin)
 	if err != nil {
 		return Process{}, err
+	}
+	env, cleanValues, err := x.Bind()
+	if err != nil {
+		cleanPayload()
+		return Process{}, err
+	}
+	cleanup := cleanPayload
+	if cleanValues != nil {
+		cleanup = func() { cleanPayload(); cleanValues() }
 	}
 	protocol := []string{
 		"AUTOAGENT_EVENT=" + inv.Event,

@@ -7,7 +7,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -90,5 +92,61 @@ func TestBackgroundedChildCannotHangOrOutlive(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	if alive(pid) {
 		t.Errorf("background child %d outlived its hook", pid)
+	}
+}
+
+// A grandchild that leaves the hook's process group (setsid) is ended with its hook, whether the
+// hook exits, times out or is cancelled (Ctrl-C): on Linux agent-hooks adopts it
+// (PR_SET_CHILD_SUBREAPER) and knows it by the hook's tag. Elsewhere this is not guaranteed.
+func TestSetsidGrandchildEndsWithItsHook(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux lets agent-hooks adopt orphans")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		name, script, extra string
+		cancel              bool
+	}{
+		{"normal exit", "", "", false},
+		{"timeout", "sleep 30", `"timeout": 300`, false},
+		{"cancelled", "sleep 30", "", true},
+		{"double fork", "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			spawn := `setsid sh -c 'echo $$ > ` + dir + `/gc.pid; exec sleep 1000' </dev/null >/dev/null 2>&1 &`
+			if tc.name == "double fork" {
+				// a daemon: the setsid'd shell starts sleep and exits, so sleep's group has no leader
+				spawn = `(setsid sh -c 'sleep 1000 & echo $! > ` + dir + `/gc.pid' </dev/null >/dev/null 2>&1 &)`
+			}
+			script := spawn + "\nwhile ! test -s " + dir + "/gc.pid; do sleep 0.01; done; " + tc.script
+			e, _ := engineFor(t, hooksJSON("PostIteration", cmdHook("escape", script, tc.extra)), nil, nil)
+			e.procs.Grace = 200 * time.Millisecond
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel {
+				go func() {
+					readPID(t, filepath.Join(dir, "gc.pid"))
+					cancel()
+				}()
+			}
+			_, err := e.Fire(ctx, "PostIteration", nil)
+			if tc.cancel != (err != nil) {
+				t.Fatalf("Fire: %v", err)
+			}
+			pid := readPID(t, filepath.Join(dir, "gc.pid"))
+			deadline := time.Now().Add(5 * time.Second)
+			for alive(pid) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if alive(pid) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("setsid grandchild %d outlived its hook", pid)
+			}
+		})
 	}
 }

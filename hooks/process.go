@@ -3,11 +3,15 @@ package hooks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -24,7 +28,9 @@ const (
 
 // ProcessRunner starts hook processes in their own process group and guarantees that none of
 // them outlives its hook: on timeout or cancellation the group gets SIGTERM, then SIGKILL after
-// KillGrace; when the hook's main process exits, whatever it left running in its group is killed.
+// KillGrace; when the hook's main process exits, whatever it left running in its group is killed,
+// and, where this process adopts orphans (AdoptOrphans), whatever the hook started that left the
+// group too.
 type ProcessRunner struct {
 	Environ []string // base environment
 	Grace   time.Duration
@@ -58,7 +64,17 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	// callbacks instead of a goroutine per hook (the per-hook path is hot: see BenchmarkFireTrue).
 	cmd := exec.Command(prog, p.Argv[1:]...)
 	cmd.Dir = p.Dir
-	cmd.Env = append(append(make([]string, 0, len(r.Environ)+len(p.Env)), r.Environ...), p.Env...)
+	cmd.Env = append(append(make([]string, 0, len(r.Environ)+len(p.Env)+1), r.Environ...), p.Env...)
+	var tag string // NAME=VALUE
+	if adoptingOrphans() {
+		// Descendants inherit the tag: an orphan that left the group is known by it. It is
+		// registered before the process starts, so that no sweep ever takes it for a finished
+		// hook's.
+		tag = newHookTag()
+		cmd.Env = append(cmd.Env, tag)
+		hookStarted(tag)
+		defer hookDone(tag)
+	}
 	setProcessGroup(cmd)
 
 	stdinR, stdinW, err := os.Pipe()
@@ -86,13 +102,21 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	}
 
 	start := time.Now()
+	if err := startable(p); err != nil {
+		closeAll(stdinR, stdinW, outR, outW, errR, errW)
+		res.StartErr, res.ExitCode = err, 127
+		return res, nil
+	}
 	if err := cmd.Start(); err != nil {
 		closeAll(stdinR, stdinW, outR, outW, errR, errW)
-		res.StartErr = err
-		res.ExitCode = 127
+		if errors.Is(err, syscall.E2BIG) {
+			err = &InputError{Err: fmt.Errorf("its arguments and environment are larger than the system allows: %w", err)}
+		}
+		res.StartErr, res.ExitCode = err, 127
 		return res, nil
 	}
 	closeAll(stdinR, outW, errW) // the child holds its own copies
+	track(cmd.Process)
 
 	// On timeout or cancellation: SIGTERM to the group, SIGKILL after the grace period.
 	var killTimer *time.Timer
@@ -136,6 +160,10 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	waitErr := cmd.Wait()
 	res.Duration = time.Since(start)
 	reapGroup(cmd.Process) // nothing the hook started may outlive it
+	untrack(cmd.Process)
+	if tag != "" {
+		sweepOrphans(tag, cmd.Process.Pid)
+	}
 
 	select {
 	case <-drained:
@@ -168,6 +196,104 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	return res, nil
 }
 
+// InputError is a hook that could not start because of what it was to be given: a payload value
+// no process can receive (a NUL byte in an argument or in the environment, more than the system
+// allows). The engine fails closed on it: a blockable event is blocked, whether or not the hook is
+// blocking, so that a payload cannot walk around a gate by making it unable to start.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// startable checks what the system would refuse to pass to a process: a NUL byte ends a C
+// string, so no argument or environment variable can hold one.
+func startable(p Process) error {
+	for i, a := range p.Argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return &InputError{Err: fmt.Errorf("argument %d contains a NUL byte, which no process can receive", i)}
+		}
+	}
+	for _, kv := range p.Env {
+		if strings.IndexByte(kv, 0) >= 0 {
+			name, _, _ := strings.Cut(kv, "=")
+			return &InputError{Err: fmt.Errorf("environment variable %s contains a NUL byte, which no process can receive", name)}
+		}
+	}
+	return nil
+}
+
+// hookTagVar names the variable that tags the processes of one hook execution (when orphans are
+// adopted): a descendant that left the hook's process group is recognised by it.
+const hookTagVar = "AGENT_HOOKS_HOOK_ID"
+
+var (
+	selfPID = strconv.Itoa(os.Getpid())
+	hookSeq atomic.Uint64
+)
+
+// hookTagPrefix starts the tags of this process's hook executions.
+var hookTagPrefix = hookTagVar + "=" + selfPID + "."
+
+// newHookTag is the variable (NAME=VALUE) that tags one hook execution of this process.
+func newHookTag() string {
+	var seq [20]byte
+	return hookTagPrefix + string(strconv.AppendUint(seq[:0], hookSeq.Add(1), 10))
+}
+
+// running are the hook processes started and not yet waited for, for StopAll; tags are the
+// tags of the hook executions not yet swept.
+var running = struct {
+	sync.Mutex
+	procs map[*os.Process]struct{}
+	tags  map[string]struct{}
+}{procs: map[*os.Process]struct{}{}, tags: map[string]struct{}{}}
+
+func track(p *os.Process) {
+	running.Lock()
+	running.procs[p] = struct{}{}
+	running.Unlock()
+}
+
+func hookStarted(tag string) {
+	running.Lock()
+	running.tags[tag] = struct{}{}
+	running.Unlock()
+}
+
+func hookDone(tag string) {
+	running.Lock()
+	delete(running.tags, tag)
+	running.Unlock()
+}
+
+// runningTag reports whether tag is the tag of a hook execution not yet over.
+func runningTag(tag string) bool {
+	running.Lock()
+	defer running.Unlock()
+	_, ok := running.tags[tag]
+	return ok
+}
+
+func untrack(p *os.Process) {
+	running.Lock()
+	delete(running.procs, p)
+	running.Unlock()
+}
+
+// StopAll kills every hook process group still running and, where this process adopts orphans,
+// every process it adopted: the last step of a program that exits, normally or early (SIGQUIT),
+// so that nothing a hook started outlives agent-hooks. Hooks being waited for then end as
+// interrupted.
+func StopAll() {
+	running.Lock()
+	for p := range running.procs {
+		signalGroup(p, true)
+	}
+	running.Unlock()
+	stopAdopted()
+}
+
 func closeAll(fs ...*os.File) {
 	for _, f := range fs {
 		_ = f.Close()
@@ -185,8 +311,8 @@ func (c *capture) copyFrom(r io.Reader, live io.Writer) {
 	for {
 		n, err := r.Read(chunk)
 		if n > 0 {
-			if live != nil {
-				_, _ = live.Write(chunk[:n])
+			if live != nil && !writeLive(live, chunk[:n]) {
+				live = nil
 			}
 			keep := min(n, MaxCapture-len(c.buf))
 			c.buf = append(c.buf, chunk[:keep]...)
@@ -196,6 +322,19 @@ func (c *capture) copyFrom(r io.Reader, live io.Writer) {
 			return
 		}
 	}
+}
+
+// writeLive writes to a live output. A writer that panics (a bug in it) ends the live output of
+// that stream, not the process: the copier is a goroutine of its own, where nothing else would
+// recover, and the output is still captured.
+func writeLive(w io.Writer, p []byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	_, _ = w.Write(p)
+	return true
 }
 
 func (c *capture) String() string {

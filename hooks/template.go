@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // Template placeholders are {{key}} or {{a.b.c}} (spaces inside the braces are allowed).
@@ -12,7 +14,9 @@ import (
 // Lookup finds a dotted path ("a.b", "files.0") in the payload.
 func Lookup(p Payload, path string) (any, bool) {
 	var cur any = map[string]any(p)
-	for _, part := range strings.Split(path, ".") {
+	for rest, more := path, true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ".")
 		switch v := cur.(type) {
 		case map[string]any:
 			next, ok := v[part]
@@ -119,346 +123,134 @@ func validKey(k string) bool {
 	return !strings.HasSuffix(k, ".") && !strings.Contains(k, "..")
 }
 
-// ExpandCommand binds the placeholders of a shell command to payload values. No payload value
-// ever becomes shell syntax: each placeholder is replaced by a quoted reference to an environment
-// variable ("${AGENT_HOOKS_ARG_1}") that the returned env assigns to the value, and the shell
-// substitutes it as data, whatever quotes, $(...), backticks or newlines it holds. The quoting
-// follows the placeholder's position in the command (bare, inside '…', inside "…", in a here
-// document), so the value lands as one word exactly as written. Inside comments and quoted here
-// documents nothing is expanded; unknown keys stay as written.
-func ExpandCommand(tmpl string, p Payload) (command string, env []string) {
-	if !strings.Contains(tmpl, "{{") {
-		return tmpl, nil
-	}
-	var (
-		b     strings.Builder
-		vars  = map[string]string{} // key -> variable name
-		sc    = newShellScanner(tmpl)
-		last  = 0
-		index = 0
-	)
-	for {
-		start, end, key, ok := nextPlaceholder(tmpl, index)
-		if !ok {
-			break
-		}
-		ctx := sc.contextAt(start)
-		index = end
-		v, found := Lookup(p, key)
-		if !found || ctx == ctxInert {
-			continue
-		}
-		name, seen := vars[key]
-		if !seen {
-			name = fmt.Sprintf("AGENT_HOOKS_ARG_%d", len(vars)+1)
-			vars[key] = name
-			env = append(env, name+"="+FormatValue(v))
-		}
-		b.WriteString(tmpl[last:start])
-		switch ctx {
-		case ctxDouble, ctxHeredoc:
-			b.WriteString("${" + name + "}")
-		case ctxSingle:
-			b.WriteString(`'"${` + name + `}"'`)
-		default:
-			b.WriteString(`"${` + name + `}"`)
-		}
-		last = end
-	}
-	b.WriteString(tmpl[last:])
-	return b.String(), env
-}
-
-// shell quoting contexts of a position in a command.
-type shellContext int
-
+// Limits of the template values handed over in the environment: a value over maxEnvArg, or one
+// that would take the values' total over maxEnvArgs, goes through a file instead. Linux refuses to
+// start a process with one variable over 128 KiB, and every system bounds the whole environment.
 const (
-	ctxBare    shellContext = iota // unquoted (also inside $(…), `…`, ${…})
-	ctxSingle                      // inside '…'
-	ctxDouble                      // inside "…"
-	ctxHeredoc                     // body of a here document with an unquoted delimiter
-	ctxInert                       // comment or quoted here document: the shell expands nothing
+	maxEnvArg  = 32 << 10
+	maxEnvArgs = 64 << 10
 )
 
-// shellScanner walks a command once, left to right, and answers the context of increasing
-// positions. It understands the quoting rules of POSIX sh well enough to place a parameter
-// expansion; anything it misjudges can only yield a wrongly quoted value, never executed text,
-// because values are referenced, not inserted.
-type shellScanner struct {
-	s        string
-	pos      int
-	stack    []frame
-	wordInit bool     // at the start of a word (a '#' there begins a comment)
-	pending  []string // here-document delimiters waiting for the end of the line (prefix ' = quoted)
-	heredoc  *heredocState
+// Expansion is a command template bound to payload values (see ExpandCommand).
+type Expansion struct {
+	// Command is the shell text to run with sh -c: every placeholder is a quoted reference to a
+	// variable holding its value.
+	Command string
+	env     []string  // AGENT_HOOKS_ARG_n=value, for the values the environment carries
+	files   []argFile // the values it cannot carry
 }
 
-type frame struct {
-	kind  byte // 'b' bare/subshell, '\'' single, '"' double, '`' backtick, '{' brace, '#' comment
-	depth int  // open parentheses inside a $( … ) frame
-}
+// argFile is a template value passed through a file: Command reads it into the variable name.
+type argFile struct{ name, value string }
 
-type heredocState struct {
-	delim   string
-	quoted  bool
-	strip   bool
-	midLine bool
-}
-
-func newShellScanner(s string) *shellScanner {
-	return &shellScanner{s: s, stack: []frame{{kind: 'b'}}, wordInit: true}
-}
-
-func (sc *shellScanner) top() *frame { return &sc.stack[len(sc.stack)-1] }
-
-func (sc *shellScanner) push(k byte) { sc.stack = append(sc.stack, frame{kind: k}) }
-
-func (sc *shellScanner) pop() {
-	if len(sc.stack) > 1 {
-		sc.stack = sc.stack[:len(sc.stack)-1]
+// ExpandCommand binds the placeholders of a shell command to payload values. No payload value
+// ever becomes shell syntax: each placeholder is replaced by a quoted reference to a variable
+// ("${AGENT_HOOKS_ARG_1}") that holds the value, and the shell substitutes it as data, whatever
+// quotes, $(...), backticks or newlines it holds. The quoting follows the placeholder's position
+// in the command, as the shell parser sees it (bare, inside '…', inside "…", in ${…}, in a here
+// document), so the value lands exactly as written. Inside comments and quoted here documents
+// nothing is expanded; unknown keys stay as written. A template whose placeholders stand where the
+// shell would run a value as code is refused (CheckPlacements; the loaders report it).
+//
+// A value the environment cannot carry (over maxEnvArg, or past maxEnvArgs in all) is passed
+// through a file: Command then starts by reading it into its variable, keeping every byte,
+// trailing newlines included. A value with a NUL byte cannot be a shell word at all: that is an
+// *InputError, and the hook must not run.
+func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
+	if !strings.Contains(tmpl, "{{") {
+		return Expansion{Command: tmpl}, nil
 	}
-}
-
-// contextAt advances the scanner to pos (which must not decrease) and reports its context.
-func (sc *shellScanner) contextAt(pos int) shellContext {
-	for sc.pos < pos {
-		sc.step()
+	t := compileTemplate(tmpl)
+	if t.err != nil {
+		return Expansion{}, fmt.Errorf("command template: %w", t.err)
 	}
-	if sc.heredoc != nil {
-		if sc.heredoc.quoted {
-			return ctxInert
-		}
-		return ctxHeredoc
+	var (
+		x     Expansion
+		b     strings.Builder
+		last  = 0
+		inEnv = 0 // bytes of values in the environment
+		// per variable: 0 not looked up yet, 1 bound, 2 not in the payload
+		stateBuf [8]uint8
+		state    = stateBuf[:0]
+	)
+	if len(t.names) <= len(stateBuf) {
+		state = stateBuf[:len(t.names)]
+	} else {
+		state = make([]uint8, len(t.names))
 	}
-	switch sc.top().kind {
-	case '\'':
-		return ctxSingle
-	case '"':
-		return ctxDouble
-	case '#':
-		return ctxInert
-	case '{':
-		if sc.insideDouble() {
-			return ctxDouble
-		}
-	}
-	return ctxBare
-}
-
-func (sc *shellScanner) insideDouble() bool {
-	for i := len(sc.stack) - 1; i >= 0; i-- {
-		switch sc.stack[i].kind {
-		case '"':
-			return true
-		case 'b', '`':
-			if i > 0 {
-				return false
-			}
-		}
-	}
-	return false
-}
-
-func (sc *shellScanner) step() {
-	s, i := sc.s, sc.pos
-	c := s[i]
-	if sc.heredoc != nil {
-		sc.stepHeredoc()
-		return
-	}
-	f := sc.top()
-	switch f.kind {
-	case '#':
-		if c == '\n' {
-			sc.pop()
-			sc.endLine()
-		}
-		sc.pos++
-		return
-	case '\'':
-		if c == '\'' {
-			sc.pop()
-		}
-		sc.pos++
-		return
-	case '"':
-		switch {
-		case c == '\\' && i+1 < len(s):
-			sc.pos += 2
-		case c == '"':
-			sc.pop()
-			sc.pos++
-		case c == '`':
-			sc.push('`')
-			sc.wordInit = true
-			sc.pos++
-		case c == '$' && i+1 < len(s) && s[i+1] == '(':
-			sc.push('b')
-			sc.wordInit = true
-			sc.pos += 2
-		case c == '$' && i+1 < len(s) && s[i+1] == '{':
-			sc.push('{')
-			sc.pos += 2
-		default:
-			sc.pos++
-		}
-		return
-	}
-	// bare-like frames: 'b' (top level or $( … )), '`', '{'
-	wordInit := sc.wordInit
-	sc.wordInit = false
-	switch {
-	case c == '\\' && i+1 < len(s):
-		sc.pos += 2
-		return
-	case c == '\'':
-		sc.push('\'')
-	case c == '"':
-		sc.push('"')
-	case c == '`':
-		if f.kind == '`' {
-			sc.pop()
-		} else {
-			sc.push('`')
-			sc.wordInit = true
-		}
-	case c == '$' && i+1 < len(s) && s[i+1] == '(':
-		sc.push('b')
-		sc.wordInit = true
-		sc.pos += 2
-		return
-	case c == '$' && i+1 < len(s) && s[i+1] == '{':
-		sc.push('{')
-		sc.pos += 2
-		return
-	case c == '(' && f.kind == 'b':
-		f.depth++
-		sc.wordInit = true
-	case c == ')' && f.kind == 'b' && len(sc.stack) > 1:
-		if f.depth == 0 {
-			sc.pop()
-		} else {
-			f.depth--
-		}
-	case c == '}' && f.kind == '{':
-		sc.pop()
-	case c == '#' && wordInit && f.kind != '{':
-		sc.push('#')
-	case c == '<' && i+1 < len(s) && s[i+1] == '<' && !(i+2 < len(s) && s[i+2] == '<') && f.kind != '{':
-		sc.pos = sc.readHeredocOperator(i + 2)
-		return
-	case c == '\n':
-		sc.wordInit = true
-		if len(sc.stack) == 1 || f.kind == 'b' {
-			sc.pos++
-			sc.endLine()
-			return
-		}
-	case c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '<' || c == '>':
-		sc.wordInit = true
-	}
-	sc.pos++
-}
-
-// readHeredocOperator parses the delimiter after "<<" (or "<<-") and returns the position after it.
-func (sc *shellScanner) readHeredocOperator(i int) int {
-	s := sc.s
-	strip := false
-	if i < len(s) && s[i] == '-' {
-		strip = true
-		i++
-	}
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	var delim strings.Builder
-	quoted := false
-	for i < len(s) {
-		c := s[i]
-		if c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<' || c == '>' || c == '(' || c == ')' {
-			break
-		}
-		switch c {
-		case '\'', '"':
-			quoted = true
-			j := strings.IndexByte(s[i+1:], c)
-			if j < 0 {
-				delim.WriteString(s[i+1:])
-				return len(s)
-			}
-			delim.WriteString(s[i+1 : i+1+j])
-			i += j + 2
-			continue
-		case '\\':
-			quoted = true
-			if i+1 < len(s) {
-				delim.WriteByte(s[i+1])
-			}
-			i += 2
+	b.Grow(len(tmpl) + 24*len(t.placeholders))
+	for _, ph := range t.placeholders {
+		if ph.quote == quoteInert {
 			continue
 		}
-		delim.WriteByte(c)
-		i++
-	}
-	if delim.Len() > 0 {
-		p := delim.String()
-		if quoted {
-			p = "'" + p
+		switch state[ph.arg] {
+		case 2:
+			continue
+		case 0:
+			v, found := Lookup(p, ph.key)
+			if !found {
+				state[ph.arg] = 2
+				continue
+			}
+			state[ph.arg] = 1
+			name, value := t.names[ph.arg], FormatValue(v)
+			switch {
+			case strings.IndexByte(value, 0) >= 0:
+				return Expansion{}, &InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", ph.key)}
+			case len(value) > maxEnvArg || inEnv+len(value) > maxEnvArgs:
+				x.files = append(x.files, argFile{name: name, value: value})
+			default:
+				inEnv += len(value)
+				if x.env == nil {
+					x.env = make([]string, 0, len(t.names))
+				}
+				x.env = append(x.env, name+"="+value)
+			}
 		}
-		if strip {
-			p = "-" + p
-		}
-		sc.pending = append(sc.pending, p)
+		b.WriteString(tmpl[last:ph.start])
+		b.WriteString(ph.ref)
+		last = ph.end
 	}
-	sc.wordInit = true
-	return i
+	b.WriteString(tmpl[last:])
+	x.Command = readArgFiles(x.files) + b.String()
+	return x, nil
 }
 
-// endLine starts the first pending here document, if any, after a newline.
-func (sc *shellScanner) endLine() {
-	if len(sc.pending) == 0 {
-		return
+// readArgFiles is the start of a command that reads each value passed through a file into its
+// variable. $(…) drops trailing newlines, so the file is read with a final "." that is then
+// removed: the variable holds the file's bytes exactly. It ends with "; " rather than a newline,
+// so that the command's own line numbers stay as written.
+func readArgFiles(files []argFile) string {
+	var b strings.Builder
+	for _, f := range files {
+		fmt.Fprintf(&b, `%[1]s=$(cat < "${%[1]s_FILE}" && echo .) || exit 126; %[1]s=${%[1]s%%.}; `, f.name)
 	}
-	p := sc.pending[0]
-	sc.pending = sc.pending[1:]
-	h := &heredocState{}
-	if strings.HasPrefix(p, "-") {
-		h.strip, p = true, p[1:]
-	}
-	if strings.HasPrefix(p, "'") {
-		h.quoted, p = true, p[1:]
-	}
-	h.delim = p
-	sc.heredoc = h
+	return b.String()
 }
 
-// stepHeredoc consumes here-document body text: a whole line when it is the delimiter line,
-// else one byte (so that contextAt can stop inside the body).
-func (sc *shellScanner) stepHeredoc() {
-	s, h := sc.s, sc.heredoc
-	if h.midLine {
-		if s[sc.pos] == '\n' {
-			h.midLine = false
+// Bind writes the values that go through files to private temporary files and returns the
+// environment that binds every placeholder of Command; cleanup, nil when there is no file,
+// removes the files once the hook is done.
+func (x Expansion) Bind() (env []string, cleanup func(), err error) {
+	env = x.env
+	if len(x.files) == 0 {
+		return env, nil, nil
+	}
+	env = append(make([]string, 0, len(x.env)+len(x.files)), x.env...)
+	var cleanups []func()
+	cleanup = func() {
+		for _, c := range cleanups {
+			c()
 		}
-		sc.pos++
-		return
 	}
-	line, next := s[sc.pos:], len(s)
-	if end := strings.IndexByte(line, '\n'); end >= 0 {
-		line, next = line[:end], sc.pos+end+1
+	for _, f := range x.files {
+		path, c, err := atomicfile.WriteTemp("", "agent-hooks-value-*", []byte(f.value))
+		if err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("template value file: %w", err)
+		}
+		cleanups = append(cleanups, c)
+		env = append(env, f.name+"_FILE="+path)
 	}
-	if h.strip {
-		line = strings.TrimLeft(line, "\t")
-	}
-	if line == h.delim {
-		sc.heredoc = nil
-		sc.pos = next
-		sc.wordInit = true
-		sc.endLine()
-		return
-	}
-	if s[sc.pos] != '\n' {
-		h.midLine = true
-	}
-	sc.pos++
+	return env, cleanup, nil
 }

@@ -1,12 +1,26 @@
 package hooks
 
 import (
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"mvdan.cc/sh/v3/syntax"
 )
+
+// expand is ExpandCommand with its value files written (and removed when the test ends).
+func expand(t testing.TB, tmpl string, p Payload) (command string, env []string) {
+	t.Helper()
+	x, err := ExpandCommand(tmpl, p)
+	must(t, err)
+	env, cleanup, err := x.Bind()
+	must(t, err)
+	if cleanup != nil {
+		t.Cleanup(cleanup)
+	}
+	return x.Command, env
+}
 
 // runSh runs an expanded command with real sh and returns its stdout.
 func runSh(t *testing.T, command string, env []string) string {
@@ -40,7 +54,7 @@ func TestExpandCommandKeepsValuesAsData(t *testing.T) {
 	for _, tc := range templates {
 		for _, v := range evil {
 			p := Payload{"v": v, "a": map[string]any{"b": v}}
-			cmd, env := ExpandCommand(tc.tmpl, p)
+			cmd, env := expand(t, tc.tmpl, p)
 			got := runSh(t, cmd, env)
 			want := strings.ReplaceAll(tc.want, "V", v)
 			if tc.name == "subshell" || tc.name == "backtick" {
@@ -64,7 +78,7 @@ func TestExpandCommandLeavesUnknownAndInert(t *testing.T) {
 		{"echo {{ v }} {{v}}", `echo "${AGENT_HOOKS_ARG_1}" "${AGENT_HOOKS_ARG_1}"`},
 	}
 	for _, tc := range tests {
-		got, _ := ExpandCommand(tc.tmpl, Payload{"v": "x"})
+		got, _ := expand(t, tc.tmpl, Payload{"v": "x"})
 		if got != tc.want {
 			t.Errorf("ExpandCommand(%q) = %q, want %q", tc.tmpl, got, tc.want)
 		}
@@ -104,32 +118,107 @@ func dangerousNodes(t testing.TB, command string) (counts [4]int, ok bool) {
 	return counts, true
 }
 
-// FuzzExpandCommand: whatever the template and the value, the expanded command never contains
-// the value, and parses into the same statements, substitutions and calls as the same template
-// expanded with a harmless value: a payload value cannot add shell syntax.
+// unquotedRefs lists the references to template variables in a command that the shell would
+// split, glob or match as a pattern: every one must be inside "…", or in an unquoted here
+// document outside a pattern.
+func unquotedRefs(t testing.TB, command string) []string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		var err2 error
+		if f, err2 = syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(command), ""); err2 != nil {
+			t.Fatalf("expanded command does not parse: %v\n%s", err, command)
+		}
+	}
+	var bad []string
+	var stack []syntax.Node
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, n)
+		pe, ok := n.(*syntax.ParamExp)
+		if !ok || pe.Param == nil || !strings.HasPrefix(pe.Param.Value, "AGENT_HOOKS_ARG_") || strings.HasSuffix(pe.Param.Value, "_FILE") {
+			return true
+		}
+		for j := len(stack) - 2; j >= 0; j-- {
+			switch a := stack[j].(type) {
+			case *syntax.DblQuoted:
+				return true
+			case *syntax.Redirect:
+				if a.Hdoc != nil && stack[j+1] == syntax.Node(a.Hdoc) {
+					return true
+				}
+			case *syntax.ParamExp:
+				if a.Param != nil && strings.HasPrefix(a.Param.Value, "AGENT_HOOKS_ARG_") {
+					continue // ${AGENT_HOOKS_ARG_1%.}, the file reader's own
+				}
+				bad = append(bad, pe.Param.Value+" in a ${…} word")
+				return true
+			case *syntax.CmdSubst, *syntax.ProcSubst:
+				bad = append(bad, pe.Param.Value)
+				return true
+			}
+		}
+		bad = append(bad, pe.Param.Value)
+		return true
+	})
+	return bad
+}
+
+// FuzzExpandCommand: whatever the template and the value, a template CheckPlacements refuses
+// never expands; otherwise the expanded command never contains the value, parses into the same
+// statements, substitutions and calls as the same template expanded with a harmless value (a
+// payload value cannot add shell syntax), and every reference to a value is quoted.
 func FuzzExpandCommand(f *testing.F) {
 	seeds := []struct{ tmpl, v string }{
 		{"echo {{v}}", "$(id)"},
 		{"echo '{{v}}'", "'; id; '"},
 		{`echo "{{v}}"`, `"; id; "`},
 		{"echo `echo {{v}}`", "`id`"},
+		{"echo \"`echo \\\"{{v}}\\\"`\"", "`id`"},
 		{"cat <<EOF\n{{v}}\nEOF\nid", "EOF\nid"},
 		{"cat <<-'E'\n\t{{v}}\nE", "x"},
+		{"cat <<EOF\n$(echo {{v}}) ${X:-{{v}}}\nEOF", "a b"},
+		{"cat <<EOF\n${X#{{v}}}\nEOF", "*"},
 		{"echo ${X:-{{v}}}", "}; id; ${"},
+		{`echo "${X:-'{{v}}'}"`, "'"},
+		{`echo "${X#{{v}}}" ${X%%{{v}}}`, "*"},
 		{"echo $(( {{v}} + 1 ))", "1)); id; ((1"},
+		{"(( {{v}} )); let {{v}}; echo ${x:{{v}}} ${a[{{v}}]}", "a[$(id)]"},
+		{"case {{v}} in {{v}}) echo hit;; esac", "*"},
+		{"sh -c 'echo {{v}}'", "'; id; '"},
+		{`bash -c "echo {{v}}" && sh -c 'echo "$1"' sh {{v}}`, "$(id)"},
+		{"eval echo {{v}}", "$(id)"},
 		{"# {{v}}\necho ok", "\nid"},
 		{"echo {{v}} && echo {{w}}", "a\nb"},
 		{"a='{{v}}' b=\"{{v}}\" c={{v}}", "\\"},
+		{"echo \\{{v}} \\\\{{v}}", "x"},
+		{"{{v}} arg", "id"},
 	}
 	for _, s := range seeds {
 		f.Add(s.tmpl, s.v)
 	}
 	f.Fuzz(func(t *testing.T, tmpl, v string) {
+		p := Payload{"v": v, "w": v}
+		x, err := ExpandCommand(tmpl, p)
+		if refused := CheckPlacements(tmpl); refused != nil {
+			if err == nil {
+				t.Fatalf("refused template expanded: %v", refused)
+			}
+			return
+		}
+		if err != nil {
+			var input *InputError
+			if !errors.As(err, &input) || !strings.Contains(v, "\x00") {
+				t.Fatalf("ExpandCommand: %v", err)
+			}
+			return
+		}
 		if len(v) < 4 || strings.Contains(tmpl, v) {
 			return // a value that is part of the template proves nothing either way
 		}
-		p := Payload{"v": v, "w": v}
-		got, env := ExpandCommand(tmpl, p)
+		got, env := x.Command, x.env
 		if strings.Contains(got, "{{v}}") && !strings.Contains(tmpl, "{{v}}") {
 			t.Fatalf("placeholder appeared from nowhere")
 		}
@@ -141,11 +230,18 @@ func FuzzExpandCommand(f *testing.F) {
 				t.Fatalf("unexpected env %q", kv)
 			}
 		}
-		harmless, _ := ExpandCommand(tmpl, Payload{"v": "zz", "w": "zz"})
-		want, ok1 := dangerousNodes(t, harmless)
+		harmless, err := ExpandCommand(tmpl, Payload{"v": "zz", "w": "zz"})
+		must(t, err)
+		want, ok1 := dangerousNodes(t, harmless.Command)
 		have, ok2 := dangerousNodes(t, got)
 		if ok1 != ok2 || want != have {
 			t.Fatalf("value changed the command's structure: %v vs %v\n%s\n%s", want, have, harmless, got)
+		}
+		if got == tmpl {
+			return // nothing expanded (no placeholder, or only inert ones)
+		}
+		if bad := unquotedRefs(t, got); len(bad) > 0 {
+			t.Fatalf("unquoted references %v in\n%s", bad, got)
 		}
 	})
 }

@@ -9,8 +9,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"syscall"
+	"time"
 
+	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/spf13/cobra"
 )
 
@@ -63,6 +67,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &silent):
 		return silent.code
+	case errors.Is(err, errQuit):
+		return exitFailure
 	case errors.Is(err, context.Canceled), errors.Is(err, errInterrupted):
 		return exitInterrupted
 	case errors.As(err, &blocked):
@@ -74,10 +80,22 @@ func exitCode(err error) int {
 	}
 }
 
-var errInterrupted = errors.New("interrupted")
+var (
+	errInterrupted = errors.New("interrupted")
+	// errQuit is SIGQUIT (Ctrl-\): Go's default would dump the goroutines and exit 2, "blocked"
+	// to every caller, leaving the hooks running. agent-hooks stops the hooks, keeps the dump and
+	// exits 1.
+	errQuit = errors.New("quit (SIGQUIT)")
+)
+
+// quitGrace bounds how long agent-hooks waits, after SIGQUIT, for the command to stop its hooks
+// and return (SIGTERM, KillGrace, SIGKILL) before it ends them itself and exits: SIGQUIT is what a
+// user sends to a process that seems stuck.
+const quitGrace = hooks.KillGrace + 3*time.Second
 
 // Main runs agent-hooks with the process's arguments and returns the exit code.
 func Main() int {
+	installCrashHandling()
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "agent-hooks: %v\n", err)
@@ -91,22 +109,82 @@ func Main() int {
 		environ: os.Environ(),
 		cwd:     cwd,
 	}
-	// SIGHUP too: a closed terminal must stop the running hook's group (and mark a pending local
-	// approval cancelled) like Ctrl-C does.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// Orphans of hook processes (a setsid'd grandchild) become ours, to be ended with their hook;
+	// whatever is left when agent-hooks exits is ended then.
+	hooks.AdoptOrphans()
+	defer hooks.StopAll()
+	ctx, stop := a.watchSignals(context.Background())
 	defer stop()
 	return a.execute(ctx, os.Args[1:])
 }
 
+// installCrashHandling makes a crash that no recover can catch (a fatal runtime error such as
+// concurrent map writes or out of memory, a panic in a goroutine that does not recover) end the
+// process with SIGABRT instead of Go's exit status 2, which every caller would read as
+// "blocked". A shell reports it as 134; the traceback is still written to stderr.
+func installCrashHandling() { debug.SetTraceback("crash") }
+
+// watchSignals cancels the returned context on SIGINT, SIGTERM and SIGHUP (a closed terminal
+// must stop the running hook's group, and mark a pending local approval cancelled, like Ctrl-C
+// does), with errInterrupted as the cause; and on SIGQUIT with errQuit, after writing every
+// goroutine's stack to stderr.
+func (a *app) watchSignals(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-sigs:
+				if sig != syscall.SIGQUIT {
+					cancel(errInterrupted)
+					continue
+				}
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				fmt.Fprintf(a.stderr, "SIGQUIT: stopping the hooks\n\n%s\n", buf)
+				cancel(errQuit)
+				time.AfterFunc(quitGrace, func() {
+					hooks.StopAll()
+					fmt.Fprintf(a.stderr, "agent-hooks: %v: hooks stopped\n", errQuit)
+					os.Exit(exitFailure)
+				})
+			}
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
 // execute runs one command line and prints a failure as one line on stderr.
 func (a *app) execute(ctx context.Context, args []string) int {
-	root := a.newRootCmd()
+	return a.executeRoot(ctx, a.newRootCmd(), args)
+}
+
+// executeRoot runs root with args. A panic that escaped every hook is agent-hooks failing (exit 1,
+// the panic and its stack on stderr), never a decision.
+func (a *app) executeRoot(ctx context.Context, root *cobra.Command, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(a.stderr, "agent-hooks: internal error: panic: %v\n%s", r, debug.Stack())
+			code = exitFailure
+		}
+	}()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	if err != nil && ctx.Err() != nil {
+	switch {
+	case errors.Is(context.Cause(ctx), errQuit):
+		err = errQuit // whatever the command made of its cancellation
+	case err != nil && ctx.Err() != nil:
 		err = errInterrupted
 	}
-	code := exitCode(err)
+	code = exitCode(err)
 	switch code {
 	case exitOK:
 	case exitInterrupted:

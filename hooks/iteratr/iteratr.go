@@ -138,7 +138,13 @@ func (p *parser) parseHook(point, event string, n *yaml.Node) *hooks.Hook {
 		switch k.Value {
 		case "command":
 			hasCommand = true
-			err = v.Decode(&hc.Command)
+			if err = v.Decode(&hc.Command); err == nil {
+				if perr := hooks.CheckPlacements(hc.Command); perr != nil {
+					p.Errorf(v, "%s: command: %v (line %d, column %d of the command)", point, perr, perr.Line, perr.Col)
+					ok = false
+					return
+				}
+			}
 		case "timeout":
 			err = v.Decode(&hc.Timeout)
 			if err == nil && hc.Timeout < 0 {
@@ -204,12 +210,19 @@ type Dialect struct {
 
 // Prepare implements hooks.Dialect: sh -c with iteratr's template variables bound.
 func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
-	cmd, env := hooks.ExpandCommand(inv.Hook.Command, seedfmt.IteratrVars(inv.Payload, inv.SessionID))
+	x, err := hooks.ExpandCommand(inv.Hook.Command, seedfmt.IteratrVars(inv.Payload, inv.SessionID))
+	if err != nil {
+		return hooks.Process{}, err
+	}
 	stdin, err := seedfmt.PayloadJSON(inv.Payload)
 	if err != nil {
 		return hooks.Process{}, err
 	}
-	return hooks.Process{Argv: []string{"sh", "-c", cmd}, Env: env, Stdin: stdin}, nil
+	env, cleanup, err := x.Bind()
+	if err != nil {
+		return hooks.Process{}, err
+	}
+	return hooks.Process{Argv: []string{"sh", "-c", x.Command}, Env: env, Stdin: stdin, Cleanup: cleanup}, nil
 }
 
 // Interpret implements hooks.Dialect: a failure or a timeout is an error whose text becomes part

@@ -87,6 +87,8 @@ func TestDiagnostics(t *testing.T) {
 			`4:3: error: duplicate key "pre_iteration" (first at 2:3)`},
 		{"duplicate field", "hooks:\n  pre_iteration:\n    - command: a\n      command: b\n",
 			`4:7: error: duplicate key "command" (first at 3:7)`},
+		{"template run as code", "hooks:\n  on_task_complete:\n    - command: sh -c 'notify {{task_content}}'\n",
+			"3:16: error: on_task_complete: command: {{task_content}} is in the command string of sh -c, which that shell runs as code; pass the value as an argument after it instead: sh -c '… \"$1\" …' sh {{task_content}} (line 1, column 15 of the command)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -89,6 +89,7 @@ type Client struct {
 	mu    sync.Mutex
 	self  *account // the account the token acts as; nil until known
 	perms map[string]string
+	teams map[string]string // "org/slug": visible; "org/slug login": membership state
 	rate  gh.Rate
 }
 
@@ -141,7 +142,7 @@ func NewClient(token, apiURL string, o Options) (*Client, error) {
 	// Set BaseURL directly: GITHUB_API_URL is already the API root (https://api.github.com or
 	// https://HOST/api/v3), and WithEnterpriseURLs would append api/v3/ to any other URL.
 	c.BaseURL = base
-	return &Client{gh: c, cache: cache, opts: o, retries: 5, secrets: secrets, perms: map[string]string{}}, nil
+	return &Client{gh: c, cache: cache, opts: o, retries: 5, secrets: secrets, perms: map[string]string{}, teams: map[string]string{}}, nil
 }
 
 // NewClientFromEnv builds a client from GITHUB_TOKEN (else GH_TOKEN) and GITHUB_API_URL.

@@ -753,6 +753,13 @@ func (s *Server) reviewJSON(rv *Review) map[string]any {
 // ActionsBotID is the user id of github-actions[bot], as on github.com.
 const ActionsBotID = 41898282
 
+// UserID is the account id GitHub knows login by (GITHUB_ACTOR_ID of a run login started).
+func (s *Server) UserID(login string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.userID(login)
+}
+
 // userID is the account id of login: stable for the server's life, distinct for every login.
 func (s *Server) userID(login string) int64 {
 	key := strings.ToLower(login)

@@ -123,7 +123,7 @@ func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 	if err != nil {
 		return approval.Undecided("github", err, nil)
 	}
-	t, err := FindTarget(inv.Getenv, inv.Workspace, inv.Payload)
+	t, err := ResolveTarget(ctx, c, inv.Getenv, inv.Workspace, inv.Payload)
 	if err != nil {
 		return approval.Undecided("github", err, nil)
 	}

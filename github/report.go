@@ -90,7 +90,7 @@ func (r *reporter) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome
 	if err != nil {
 		return failed(err)
 	}
-	t, err := FindTarget(inv.Getenv, inv.Workspace, inv.Payload)
+	t, err := ResolveTarget(ctx, client, inv.Getenv, inv.Workspace, inv.Payload)
 	if err != nil {
 		return failed(err)
 	}

@@ -393,39 +393,21 @@ func (c *Client) whoAmI(ctx context.Context) (account, error) {
 	case !errors.As(err, &apiErr) || apiErr.Status != http.StatusForbidden:
 		return account{}, err
 	}
-	// "Resource not accessible by integration": an installation token. GraphQL lives at /graphql
-	// beside the REST root, or at /api/graphql on GitHub Enterprise Server (REST at /api/v3).
-	endpoint := "graphql"
-	if strings.HasSuffix(c.gh.BaseURL.Path, "/api/v3/") {
-		endpoint = "../graphql"
-	}
+	// "Resource not accessible by integration": an installation token, which GraphQL's viewer
+	// answers.
 	var out struct {
-		Data struct {
-			Viewer struct {
-				Login      string `json:"login"`
-				DatabaseID int64  `json:"databaseId"`
-			} `json:"viewer"`
-		} `json:"data"`
-		Errors []struct {
-			Message string `json:"message"`
-		} `json:"errors"`
+		Viewer struct {
+			Login      string `json:"login"`
+			DatabaseID int64  `json:"databaseId"`
+		} `json:"viewer"`
 	}
-	err = c.call(ctx, "ask GraphQL's viewer", func() (*gh.Response, error) {
-		req, err := c.gh.NewRequest(http.MethodPost, endpoint, map[string]string{"query": "{ viewer { login databaseId } }"})
-		if err != nil {
-			return nil, err
-		}
-		return c.gh.Do(ctx, req, &out)
-	})
-	switch {
-	case err != nil:
+	if err := c.graphQL(ctx, "ask GraphQL's viewer", "{ viewer { login databaseId } }", nil, &out); err != nil {
 		return account{}, err
-	case len(out.Errors) > 0:
-		return account{}, fmt.Errorf("GraphQL viewer: %s", oneLine(out.Errors[0].Message))
-	case out.Data.Viewer.Login == "":
+	}
+	if out.Viewer.Login == "" {
 		return account{}, errors.New("GraphQL viewer: no login in the answer")
 	}
-	return account{login: out.Data.Viewer.Login, id: out.Data.Viewer.DatabaseID}, nil
+	return account{login: out.Viewer.Login, id: out.Viewer.DatabaseID}, nil
 }
 
 // learnIdentity records the author of a comment the token just made: the token's own account.

@@ -147,20 +147,25 @@ func NewClient(token, apiURL string, o Options) (*Client, error) {
 
 // NewClientFromEnv builds a client from GITHUB_TOKEN (else GH_TOKEN) and GITHUB_API_URL.
 func NewClientFromEnv(getenv func(string) string, o Options) (*Client, error) {
-	// A token read from a file (GITHUB_TOKEN=$(cat token)) may end in a newline, which net/http
-	// refuses in a header.
+	token, secrets := envToken(getenv)
+	c, err := NewClient(token, getenv("GITHUB_API_URL"), o)
+	if err != nil {
+		return nil, redact.Error(err, secrets)
+	}
+	c.secrets = append(c.secrets, secrets...)
+	return c, nil
+}
+
+// envToken is GITHUB_TOKEN, else GH_TOKEN, and both as secrets: the token not sent is no less
+// secret. A token read from a file (GITHUB_TOKEN=$(cat token)) may end in a newline, which
+// net/http refuses in a header.
+func envToken(getenv func(string) string) (string, []string) {
 	ghToken, ghCLIToken := strings.TrimSpace(getenv("GITHUB_TOKEN")), strings.TrimSpace(getenv("GH_TOKEN"))
 	token := ghToken
 	if token == "" {
 		token = ghCLIToken
 	}
-	c, err := NewClient(token, getenv("GITHUB_API_URL"), o)
-	if err != nil {
-		return nil, redact.Error(err, []string{ghToken, ghCLIToken})
-	}
-	// The token not sent is no less secret.
-	c.secrets = append(c.secrets, ghToken, ghCLIToken)
-	return c, nil
+	return token, []string{ghToken, ghCLIToken}
 }
 
 func apiBaseURL(raw string) (*url.URL, error) {

@@ -1,6 +1,7 @@
 package githubtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -51,6 +52,11 @@ var (
 //	github-fake paging normal|repeat-next|endless
 //	                                     page lists as GitHub does, with a rel="next" link that
 //	                                     repeats, or with one that never ends
+//	github-fake git                      give the repository real git data (ServeGit, under
+//	                                     $WORK/github-git) and set GITHUB_SERVER_URL,
+//	                                     GITHUB_FAKE_GIT_URL (its smart HTTP URL),
+//	                                     GITHUB_FAKE_BARE (the bare repository) and
+//	                                     GITHUB_FAKE_GIT_AUTH (an http.extraHeader for git)
 //	github-fake comments N | reviews N   print them, one per line: login: body (escaped)
 //	github-fake requests                 print METHOD PATH?QUERY STATUS per request
 func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
@@ -80,7 +86,7 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("unsupported: ! github-fake")
 	}
 	if len(args) == 0 {
-		ts.Fatalf("usage: github-fake start|app|pr|perm|team|token-perms|comment|review|on-request|fail|paging|comments|reviews|requests ...")
+		ts.Fatalf("usage: github-fake start|app|pr|perm|team|token-perms|git|comment|review|on-request|fail|paging|comments|reviews|requests ...")
 	}
 	need := func(n int) {
 		if len(args) < n {
@@ -210,6 +216,16 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("github-fake paging: want normal, repeat-next or endless")
 		}
 		server(ts).SetPaging(p)
+	case "git":
+		s := server(ts)
+		bare, err := s.ServeGit(ts.MkAbs("github-git"))
+		if err != nil {
+			ts.Fatalf("github-fake git: %v", err)
+		}
+		ts.Setenv("GITHUB_SERVER_URL", s.URL)
+		ts.Setenv("GITHUB_FAKE_GIT_URL", s.GitURL())
+		ts.Setenv("GITHUB_FAKE_BARE", bare)
+		ts.Setenv("GITHUB_FAKE_GIT_AUTH", "Authorization: Basic "+base64.StdEncoding.EncodeToString([]byte("x-access-token:"+ScriptToken)))
 	case "comments":
 		need(2)
 		for _, c := range server(ts).Comments(atoi(ts, args[1])) {

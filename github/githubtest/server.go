@@ -159,6 +159,7 @@ type Server struct {
 	remaining int
 	now       func() time.Time
 	onComment []func(s *Server, c Comment)
+	before    []*hook                      // see Before
 	teams     map[string]map[string]string // "org/slug" → lower-case login → membership state
 	grants    map[string]string            // the token's permissions; nil: all of them
 	git       *gitRepo                     // the repository's git data, once ServeGit was called
@@ -404,7 +405,38 @@ type reply struct {
 	hang   bool // answer nothing
 }
 
+// hook is a function Before runs.
+type hook struct {
+	method, suffix string
+	count          int
+	f              func()
+}
+
+// Before runs f (without the server's lock held) before answering the next count requests of
+// method to a path ending in suffix, e.g. to move a branch between two requests of a client.
+func (s *Server) Before(method, suffix string, count int, f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.before = append(s.before, &hook{method, suffix, count, f})
+}
+
+func (s *Server) runBefore(r *http.Request) {
+	s.mu.Lock()
+	var run []func()
+	for _, h := range s.before {
+		if h.count > 0 && h.method == r.Method && strings.HasSuffix(r.URL.Path, h.suffix) {
+			h.count--
+			run = append(run, h.f)
+		}
+	}
+	s.mu.Unlock()
+	for _, f := range run {
+		f()
+	}
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.runBefore(r)
 	if s.serveGit(w, r) {
 		return
 	}

@@ -22,7 +22,7 @@ func ResolveTarget(ctx context.Context, c *Client, getenv func(string) string, w
 		return t, err
 	}
 	ref := runCommit(actx, getenv, t)
-	if ref.sha == "" && ref.branch == "" {
+	if ref.sha == "" && ref.branch == "" || prEvents[ref.event] {
 		return t, errNoPR
 	}
 	if n := ref.listed; n != 0 {
@@ -32,6 +32,11 @@ func ResolveTarget(ctx context.Context, c *Client, getenv func(string) string, w
 	t.Number, err = c.findPR(ctx, t, ref)
 	return t, err
 }
+
+// prEvents are the events about an issue or a pull request: one that names no pull request is
+// about an issue, and its commit (the default branch's) says nothing of a pull request.
+var prEvents = map[string]bool{"issues": true, "issue_comment": true, "pull_request": true, "pull_request_target": true,
+	"pull_request_review": true, "pull_request_review_comment": true}
 
 // commitRef is what a run is about when its event names no pull request: a commit and the
 // branch it is on, in the repository of owner (another one than the target's for a fork).
@@ -53,8 +58,8 @@ func (r commitRef) String() string {
 
 // runCommit reads the commit and branch of a run: a workflow_run event's head commit and
 // branch (and its pull requests, when exactly one is the target's), a push event's new commit
-// and branch, else GITHUB_SHA and the branch of GITHUB_REF. A push that deletes a branch, or a
-// tag, is about no branch.
+// and branch, else GITHUB_SHA and the branch of GITHUB_REF. A push that deletes a branch, and a
+// tag's, are about no commit of a pull request.
 func runCommit(actx *githubactions.GitHubContext, getenv func(string) string, t Target) commitRef {
 	ref := commitRef{event: getenv("GITHUB_EVENT_NAME"), owner: t.Owner}
 	ev := map[string]any{}
@@ -89,8 +94,8 @@ func runCommit(actx *githubactions.GitHubContext, getenv func(string) string, t 
 	if after := hooks.FormatValue(ev["after"]); ev["after"] != nil {
 		ref.sha, gitRef = after, hooks.FormatValue(ev["ref"])
 	}
-	if strings.Trim(ref.sha, "0") == "" {
-		ref.sha = "" // a deleted branch
+	if strings.Trim(ref.sha, "0") == "" || strings.HasPrefix(gitRef, "refs/tags/") {
+		ref.sha = "" // a deleted branch, a tag
 	}
 	if b, ok := strings.CutPrefix(gitRef, "refs/heads/"); ok && ref.sha != "" {
 		ref.branch = b

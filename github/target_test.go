@@ -274,6 +274,9 @@ func TestResolveTargetWithoutLookups(t *testing.T) {
 		{"the payload's prNumber", env{"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": filepath.Join(events, "push.json")}, hooks.Payload{"prNumber": 4}, 4, ""},
 		{"a workflow_run's own pull request", env{"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": filepath.Join(dir, "listed.json")}, nil, 21, ""},
 		{"a deleted branch", env{"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": filepath.Join(dir, "deleted.json")}, nil, 0, "no pull request"},
+		{"a tag", env{"GITHUB_EVENT_NAME": "push", "GITHUB_SHA": "6113728f27ae82c7b1a177c8d03f9e96e0adf246", "GITHUB_REF": "refs/tags/v1"}, nil, 0, "no pull request"},
+		{"a comment on an issue", env{"GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": filepath.Join(events, "issue_comment.created.json"),
+			"GITHUB_SHA": "6113728f27ae82c7b1a177c8d03f9e96e0adf246", "GITHUB_REF": "refs/heads/main"}, nil, 0, "no pull request: run on a pull_request"},
 	} {
 		e := serverEnv(s)
 		maps.Copy(e, tt.env)

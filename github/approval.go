@@ -194,7 +194,14 @@ var answerEvents = map[string]bool{"pull_request_review": true, "pull_request_re
 // nobody outside Actions.
 func runActor(getenv func(string) string) account {
 	id, _ := strconv.ParseInt(getenv("GITHUB_ACTOR_ID"), 10, 64)
-	return account{login: markerKey(strings.TrimSpace(getenv("GITHUB_ACTOR"))), id: id}
+	// Logins are letters, digits, hyphens and an App's "[bot]": nothing that could end the marker.
+	login := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`"<>`, r) || r <= ' ' {
+			return -1
+		}
+		return r
+	}, getenv("GITHUB_ACTOR"))
+	return account{login: login, id: id}
 }
 
 // vote is one review or command comment that counts toward the decision.

@@ -45,6 +45,9 @@ func TestApprovalNeverAcceptsASpoof(t *testing.T) {
 		{name: "GITHUB_ACTOR's approving review, listed in approvers", env: push, options: `, "approvers": ["dave"]`,
 			react: func(s *githubtest.Server) { s.AddReview(prNumber, "dave", "APPROVED", "", "", time.Time{}) },
 			want:  hooks.StatusBlocked, ignored: "@dave started the workflow run"},
+		{name: "an App as GITHUB_ACTOR, known by its login alone", env: env{"GITHUB_EVENT_NAME": "push", "GITHUB_ACTOR": "renovate[bot]", "GITHUB_ACTOR_ID": ""},
+			react: func(s *githubtest.Server) { s.AddComment(prNumber, "renovate[bot]", "/approve", time.Time{}) },
+			want:  hooks.StatusBlocked, ignored: "@renovate[bot] started the workflow run"},
 		{name: "control: another writer than GITHUB_ACTOR", env: push,
 			react: func(s *githubtest.Server) { s.AddComment(prNumber, "alice", "/approve", time.Time{}) },
 			want:  hooks.StatusOK},
@@ -82,12 +85,13 @@ func TestApprovalNeverAcceptsASpoof(t *testing.T) {
 			s.SetPRAuthor(prNumber, "agent-account")
 			s.SetPermission("agent-account", "write")
 			s.SetPermission("dave", "write")
+			s.SetPermission("renovate[bot]", "write")
 			s.AddTeam("octo", "reviewers", "erin")
 			s.SetTeamMembership("octo", "reviewers", "frank", "pending")
 			answerRequest(s, tt.react)
 			e := serverEnv(s)
 			maps.Copy(e, tt.env)
-			if e["GITHUB_ACTOR"] != "" {
+			if _, set := tt.env["GITHUB_ACTOR_ID"]; !set && e["GITHUB_ACTOR"] != "" {
 				e["GITHUB_ACTOR_ID"] = strconv.FormatInt(s.UserID(e["GITHUB_ACTOR"]), 10)
 			}
 			r := configureApproval(t, Options{}, `{"pollInterval": 10`+tt.options+`}`)

@@ -407,13 +407,17 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 }
 
 // requestText is the request as the approver reads it: the message with the payload's values,
-// which cannot carry markers of their own.
+// which cannot carry markers of their own, and the agent's tool call when it is about one.
 func (a *approvalRun) requestText() string {
 	msg := a.message
 	if msg == "" {
 		msg = "The agent needs approval to continue."
 	}
-	return strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
+	text := strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
+	if tc := toolCallOf(a.inv.Payload); tc != nil {
+		text += "\n\n" + tc.Markdown()
+	}
+	return text
 }
 
 func (a *approvalRun) requestBody() string {

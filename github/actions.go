@@ -141,7 +141,8 @@ func (a *Action) AddSummary(markdown string) error {
 }
 
 // OutputNames are the outputs of action.yml, in order.
-var OutputNames = []string{"decision", "blocked", "reason", "feedback", "session-id", "commit-sha", "result"}
+var OutputNames = []string{"decision", "blocked", "reason", "feedback", "session-id", "commit-sha",
+	"approval-decider", "approval-via", "approval-url", "result"}
 
 // maxResultOutput keeps the result output well under GitHub's 1 MB limit for one output.
 const maxResultOutput = 512 << 10
@@ -166,15 +167,37 @@ func Outputs(res *hooks.Result) (map[string]string, error) {
 	if v, ok := res.Set["commitSha"]; ok {
 		sha = hooks.FormatValue(v)
 	}
+	approval := decidingApproval(res)
 	return map[string]string{
-		"decision":   res.Decision,
-		"blocked":    strconv.FormatBool(res.Blocked),
-		"reason":     res.Reason,
-		"feedback":   res.Feedback,
-		"session-id": res.SessionID,
-		"commit-sha": sha,
-		"result":     string(raw),
+		"decision":         res.Decision,
+		"blocked":          strconv.FormatBool(res.Blocked),
+		"reason":           res.Reason,
+		"feedback":         res.Feedback,
+		"session-id":       res.SessionID,
+		"commit-sha":       sha,
+		"approval-decider": hooks.FormatValue(approval["decider"]),
+		"approval-via":     hooks.FormatValue(approval["via"]),
+		"approval-url":     hooks.FormatValue(approval["url"]),
+		"result":           string(raw),
 	}, nil
+}
+
+// decidingApproval is the details of the approval a person decided that counts for the event:
+// the one whose rejection blocked it, else the last one approved (nil when there is none). Its
+// decider is who decided, via how (review or comment for the github provider) and url the
+// review or comment.
+func decidingApproval(res *hooks.Result) map[string]any {
+	var found map[string]any
+	for _, h := range res.Hooks {
+		if h.Details["decider"] == nil {
+			continue
+		}
+		if res.Blocked && h.Status == hooks.StatusBlocked && h.Reason == res.Reason {
+			return h.Details
+		}
+		found = h.Details
+	}
+	return found
 }
 
 func clip(s string, n int) string {

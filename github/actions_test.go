@@ -368,3 +368,32 @@ func TestOutputsClipLargeResults(t *testing.T) {
 		t.Error("clipped output does not say so")
 	}
 }
+
+// TestOutputsNameWhoDecided: the approval outputs name who decided the approval that counts for
+// the event, how and where: its rejection when it blocked the event, else the last approval.
+func TestOutputsNameWhoDecided(t *testing.T) {
+	t.Parallel()
+	approved := hooks.HookResult{Name: "plan", Type: "approval", Status: hooks.StatusOK,
+		Details: map[string]any{"decider": "alice", "via": "review", "url": "https://github.com/o/r/pull/1#pullrequestreview-1"}}
+	rejected := hooks.HookResult{Name: "deploy", Type: "approval", Status: hooks.StatusBlocked, Reason: "rejected by @bob",
+		Details: map[string]any{"decider": "bob", "via": "comment", "url": "https://github.com/o/r/pull/1#issuecomment-2"}}
+	timedOut := hooks.HookResult{Name: "late", Type: "approval", Status: hooks.StatusBlocked, Reason: "no approval", Details: map[string]any{"timedOut": true}}
+	for _, tt := range []struct {
+		name string
+		res  hooks.Result
+		want [3]string
+	}{
+		{"approved", hooks.Result{Decision: "approve", Hooks: []hooks.HookResult{approved}}, [3]string{"alice", "review", approved.Details["url"].(string)}},
+		{"rejected after an approval", hooks.Result{Decision: "block", Blocked: true, Reason: rejected.Reason, Hooks: []hooks.HookResult{approved, rejected}},
+			[3]string{"bob", "comment", rejected.Details["url"].(string)}},
+		{"nobody decided", hooks.Result{Decision: "block", Blocked: true, Reason: timedOut.Reason, Hooks: []hooks.HookResult{timedOut}}, [3]string{}},
+	} {
+		got, err := Outputs(&tt.res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := [3]string{got["approval-decider"], got["approval-via"], got["approval-url"]}; g != tt.want {
+			t.Errorf("%s: approval outputs %q, want %q", tt.name, g, tt.want)
+		}
+	}
+}

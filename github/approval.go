@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +39,9 @@ type approvalConfig struct {
 	Wait              *bool    `json:"wait"`
 	Key               string   `json:"key"`
 	AllowSelfApproval bool     `json:"allowSelfApproval"`
+	ApproverTeams     []string `json:"approverTeams"`
+	ApproveCommands   []string `json:"approveCommands"`
+	RejectCommands    []string `json:"rejectCommands"`
 }
 
 type approvalRunner struct {
@@ -49,7 +54,10 @@ type approvalRunner struct {
 	requireHead   bool
 	timeoutAction string
 	wait          bool
-	allowSelf     bool // the pull request's author may decide
+	allowSelf     bool     // the pull request's author and the run's initiator may decide
+	teams         []Team   // only their members (and approvers) decide, when set
+	approveWords  []string // the commands that approve, lower case: /approve and approveCommands
+	rejectWords   []string // the commands that reject: /reject and rejectCommands
 }
 
 // Configure implements approval.Provider.
@@ -68,6 +76,17 @@ func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hoo
 		timeoutAction: c.TimeoutAction,
 		wait:          true,
 		allowSelf:     c.AllowSelfApproval,
+	}
+	for i, s := range c.ApproverTeams {
+		t, err := ParseTeam(s)
+		if err != nil {
+			return nil, fmt.Errorf("approverTeams[%d]: %w", i, err)
+		}
+		r.teams = append(r.teams, t)
+	}
+	var err error
+	if r.approveWords, r.rejectWords, err = commandWords(c.ApproveCommands, c.RejectCommands); err != nil {
+		return nil, err
 	}
 	if c.PollInterval != nil {
 		if *c.PollInterval <= 0 {
@@ -104,7 +123,7 @@ func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 	if err != nil {
 		return approval.Undecided("github", err, nil)
 	}
-	t, err := FindTarget(inv.Getenv, inv.Workspace, inv.Payload)
+	t, err := ResolveTarget(ctx, c, inv.Getenv, inv.Workspace, inv.Payload)
 	if err != nil {
 		return approval.Undecided("github", err, nil)
 	}
@@ -117,7 +136,11 @@ func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 	if r.key != "" {
 		key = hooks.ExpandMessage(r.key, inv.Payload)
 	}
-	a := &approvalRun{approvalRunner: r, c: c, t: t, inv: inv, key: markerKey(key), timeout: timeout, deadline: deadline}
+	a := &approvalRun{approvalRunner: r, c: c, t: t, inv: inv, key: markerKey(key), timeout: timeout, deadline: deadline,
+		actor: runActor(inv.Getenv)}
+	if !answerEvents[inv.Getenv("GITHUB_EVENT_NAME")] && a.actor.login != "" {
+		a.initiators = append(a.initiators, a.actor)
+	}
 	a.text = a.requestText()
 	if a.id, err = requestID(a.text, inv.Payload); err != nil {
 		return approval.Undecided("github", err, nil)
@@ -158,6 +181,27 @@ type approvalRun struct {
 	author   account // who opened the pull request
 	request  *gh.IssueComment
 	last     verdict // of the latest check that succeeded
+
+	actor      account   // who started this run (GITHUB_ACTOR), recorded in a request it posts
+	initiators []account // who started the work asked about: never decide unless allowSelf
+}
+
+// answerEvents are the events an answer itself starts: their GITHUB_ACTOR is a reviewer or
+// commenter answering a request, not who started the work asked about.
+var answerEvents = map[string]bool{"pull_request_review": true, "pull_request_review_comment": true, "issue_comment": true}
+
+// runActor is the account that started the workflow run (GITHUB_ACTOR and GITHUB_ACTOR_ID), or
+// nobody outside Actions.
+func runActor(getenv func(string) string) account {
+	id, _ := strconv.ParseInt(getenv("GITHUB_ACTOR_ID"), 10, 64)
+	// Logins are letters, digits, hyphens and an App's "[bot]": nothing that could end the marker.
+	login := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`"<>`, r) || r <= ' ' {
+			return -1
+		}
+		return r
+	}, getenv("GITHUB_ACTOR"))
+	return account{login: login, id: id}
 }
 
 // vote is one review or command comment that counts toward the decision.
@@ -166,6 +210,7 @@ type vote struct {
 	login   string
 	approve bool
 	via     string // "review" or "comment"
+	command string // the comment's command, lower case
 	url     string
 	reason  string
 	at      time.Time
@@ -177,12 +222,19 @@ type verdict struct {
 	approve   bool
 	decider   *vote
 	approvals []string // logins whose latest vote approves
+	approving []*vote  // those votes, oldest first
 	ignored   []string // why some votes did not count
 }
 
 func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 	if err := a.refreshPR(ctx); err != nil {
 		return a.failure(ctx, err)
+	}
+	for _, t := range a.teams {
+		// A team the token cannot read would leave every vote undecidable: say so now.
+		if err := a.c.CheckTeam(ctx, t); err != nil {
+			return a.failure(ctx, err)
+		}
 	}
 	if err := a.findOrPostRequest(ctx); err != nil {
 		return a.failure(ctx, err)
@@ -281,10 +333,11 @@ func (a *approvalRun) refreshPR(ctx context.Context) error {
 }
 
 // The request comment begins with a hidden marker naming the request's key, the head commit it
-// was made for and the requestID of what it asks; the part after the status marker is rewritten
-// as the request progresses. Only a marker at the very start counts: other comments of the same
-// identity may quote one.
-var approvalMarker = regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})" -->`)
+// was made for, the requestID of what it asks and who started the run that asked (login and
+// id, none outside Actions); the part after the status marker is rewritten as the request
+// progresses. Only a marker at the very start counts: other comments of the same identity may
+// quote one.
+var approvalMarker = regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})"(?: actor="([^"]*)" actor-id="([0-9]*)")? -->`)
 
 const statusMarker = "<!-- agent-hooks:status -->"
 
@@ -334,8 +387,15 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 			cm = edited
 		}
 		a.request = cm
+		if m[4] != "" {
+			id, _ := strconv.ParseInt(m[5], 10, 64)
+			a.initiators = append(a.initiators, account{login: m[4], id: id})
+		}
 		progress(a.inv.Stderr, "approval: waiting on the request at %s", cm.GetHTMLURL())
 		return nil
+	}
+	if a.actor.login != "" {
+		a.initiators = append(a.initiators, a.actor)
 	}
 	cm, err := a.c.CreateComment(ctx, a.t, a.requestBody())
 	if err != nil {
@@ -347,22 +407,42 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 }
 
 // requestText is the request as the approver reads it: the message with the payload's values,
-// which cannot carry markers of their own.
+// which cannot carry markers of their own, and the agent's tool call when it is about one.
 func (a *approvalRun) requestText() string {
 	msg := a.message
 	if msg == "" {
 		msg = "The agent needs approval to continue."
 	}
-	return strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
+	text := strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
+	if tc := toolCallOf(a.inv.Payload); tc != nil {
+		text += "\n\n" + tc.Markdown()
+	}
+	return text
 }
 
 func (a *approvalRun) requestBody() string {
 	who := "someone with write access to this repository"
+	if len(a.teams) > 0 {
+		var teams []string
+		for _, t := range a.teams {
+			teams = append(teams, "@"+t.String())
+		}
+		who = "a member of " + strings.Join(teams, ", ")
+	}
 	if len(a.approvers) > 0 {
 		who += " or " + strings.Join(atLogins(a.approvers), ", ")
 	}
-	if !a.allowSelf && a.author.login != "" {
-		who += fmt.Sprintf(", other than the pull request's author @%s", a.author.login)
+	if !a.allowSelf {
+		var not []string
+		if a.author.login != "" {
+			not = append(not, fmt.Sprintf("the pull request's author @%s", a.author.login))
+		}
+		if a.actor.login != "" && !a.author.is(&gh.User{Login: &a.actor.login, ID: &a.actor.id}) {
+			not = append(not, fmt.Sprintf("@%s, who started this run", a.actor.login))
+		}
+		if len(not) > 0 {
+			who += ", other than " + strings.Join(not, " and ")
+		}
 	}
 	count := "one approval is"
 	if a.minApprovals > 1 {
@@ -373,10 +453,14 @@ func (a *approvalRun) requestBody() string {
 		review += fmt.Sprintf(" when it is on the current head `%s`", short(a.head))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "<!-- agent-hooks:approval key=%q head=%q request=%q -->\n", a.key, a.head, a.id)
+	fmt.Fprintf(&b, "<!-- agent-hooks:approval key=%q head=%q request=%q", a.key, a.head, a.id)
+	if a.actor.login != "" {
+		fmt.Fprintf(&b, " actor=%q actor-id=\"%d\"", a.actor.login, a.actor.id)
+	}
+	b.WriteString(" -->\n")
 	fmt.Fprintf(&b, "### 🔐 Approval requested · %s\n\n%s\n\n", a.inv.Event, a.text)
-	fmt.Fprintf(&b, "Reply **`/approve`** to let the agent proceed, or **`/reject <reason>`** to stop it; %s. "+
-		"Decided by %s; %s needed.\n\n", review, who, count)
+	fmt.Fprintf(&b, "Reply %s to let the agent proceed, or %s to stop it; %s. "+
+		"Decided by %s; %s needed.\n\n", commandList(a.approveWords, ""), commandList(a.rejectWords, " <reason>"), review, who, count)
 	b.WriteString(statusMarker + "\n")
 	b.WriteString(a.waitingStatus())
 	return b.String()
@@ -433,11 +517,11 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 			}
 			continue
 		}
-		approve, reason, ok := parseCommand(cm.GetBody())
+		command, approve, reason, ok := a.parseCommand(cm.GetBody())
 		if !ok {
 			continue
 		}
-		votes = append(votes, vote{user: cm.GetUser(), login: login, approve: approve, via: "comment", url: cm.GetHTMLURL(), reason: reason, at: cm.GetCreatedAt().Time})
+		votes = append(votes, vote{user: cm.GetUser(), login: login, approve: approve, via: "comment", command: command, url: cm.GetHTMLURL(), reason: reason, at: cm.GetCreatedAt().Time})
 	}
 	for _, rv := range reviews {
 		login := rv.GetUser().GetLogin()
@@ -497,6 +581,7 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 	for _, vt := range approvals {
 		v.approvals = append(v.approvals, vt.login)
 	}
+	v.approving = approvals
 	switch {
 	case v.decider != nil:
 		v.decided = true
@@ -506,17 +591,37 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 	return v, nil
 }
 
-// authorised says whether u may decide: not the pull request's author (unless allowSelfApproval),
-// and listed in approvers or with write, maintain or admin permission on the repository.
+// authorised says whether u may decide: not the pull request's author nor who started the work
+// asked about (unless allowSelfApproval), and listed in approvers, or a member of one of
+// approverTeams when there are any, else with write, maintain or admin permission on the
+// repository.
 func (a *approvalRun) authorised(ctx context.Context, u *gh.User) (bool, string, error) {
 	login := u.GetLogin()
-	if !a.allowSelf && a.author.login != "" && a.author.is(u) {
-		return false, "opened the pull request (allowSelfApproval is off)", nil
+	if !a.allowSelf {
+		if a.author.login != "" && a.author.is(u) {
+			return false, "opened the pull request (allowSelfApproval is off)", nil
+		}
+		for _, in := range a.initiators {
+			if in.is(u) {
+				return false, "started the workflow run that asks for approval (GITHUB_ACTOR; allowSelfApproval is off)", nil
+			}
+		}
 	}
 	for _, ap := range a.approvers {
 		if sameLogin(ap, login) {
 			return true, "", nil
 		}
+	}
+	if len(a.teams) > 0 {
+		var names []string
+		for _, t := range a.teams {
+			member, err := a.c.TeamMember(ctx, t, login)
+			if err != nil || member {
+				return member, "", err
+			}
+			names = append(names, t.String())
+		}
+		return false, fmt.Sprintf("is not a member of %s (approverTeams) and not in approvers", strings.Join(names, ", ")), nil
 	}
 	perm, err := a.c.Permission(ctx, a.t, login)
 	if err != nil {
@@ -529,20 +634,71 @@ func (a *approvalRun) authorised(ctx context.Context, u *gh.User) (bool, string,
 	return false, fmt.Sprintf("has %s permission, not write (and is not in approvers)", perm), nil
 }
 
-// parseCommand reads /approve or /reject <reason> from the first line of a comment.
-func parseCommand(body string) (approve bool, reason string, ok bool) {
+// The commands every request understands, besides approveCommands and rejectCommands.
+const (
+	approveCommand = "/approve"
+	rejectCommand  = "/reject"
+)
+
+// commandWords checks approveCommands and rejectCommands and returns every command of each
+// kind, lower case: single words (a command is the first word of a comment), none of both kinds.
+func commandWords(approve, reject []string) (approves, rejects []string, err error) {
+	approves, rejects = []string{approveCommand}, []string{rejectCommand}
+	add := func(option string, words []string, into *[]string) error {
+		for i, w := range words {
+			w = strings.ToLower(strings.TrimSpace(w))
+			if w == "" || strings.ContainsAny(w, " \t\r\n") {
+				return fmt.Errorf("%s[%d]: %q is not one word (a command is the first word of a comment)", option, i, words[i])
+			}
+			if !slices.Contains(*into, w) {
+				*into = append(*into, w)
+			}
+		}
+		return nil
+	}
+	if err := add("approveCommands", approve, &approves); err != nil {
+		return nil, nil, err
+	}
+	if err := add("rejectCommands", reject, &rejects); err != nil {
+		return nil, nil, err
+	}
+	for _, w := range approves {
+		if slices.Contains(rejects, w) {
+			return nil, nil, fmt.Errorf("approveCommands, rejectCommands: %q cannot both approve and reject", w)
+		}
+	}
+	return approves, rejects, nil
+}
+
+// commandList shows commands to the approver: **`/approve`** (or **`/lgtm`**).
+func commandList(words []string, arg string) string {
+	s := fmt.Sprintf("**`%s%s`**", words[0], arg)
+	if len(words) > 1 {
+		var more []string
+		for _, w := range words[1:] {
+			more = append(more, fmt.Sprintf("**`%s%s`**", w, arg))
+		}
+		s += " (or " + strings.Join(more, ", ") + ")"
+	}
+	return s
+}
+
+// parseCommand reads an approving command, or a rejecting one and its reason (the rest of the
+// comment), from the first word of a comment; commands are case-insensitive.
+func (a *approvalRun) parseCommand(body string) (command string, approve bool, reason string, ok bool) {
 	body = strings.TrimSpace(body)
 	first, rest, _ := strings.Cut(body, "\n")
 	first = strings.TrimSpace(first)
 	word, arg, _ := strings.Cut(first, " ")
-	switch strings.ToLower(word) {
-	case "/approve":
-		return true, "", true
-	case "/reject":
+	word = strings.ToLower(word)
+	switch {
+	case slices.Contains(a.approveWords, word):
+		return word, true, "", true
+	case slices.Contains(a.rejectWords, word):
 		reason = strings.TrimSpace(strings.TrimSpace(arg) + "\n" + strings.TrimSpace(rest))
-		return false, reason, true
+		return word, false, reason, true
 	}
-	return false, "", false
+	return "", false, "", false
 }
 
 func (a *approvalRun) details(v verdict) map[string]any {
@@ -566,35 +722,29 @@ func (a *approvalRun) details(v verdict) map[string]any {
 	return d
 }
 
-// finish records the decision in the request comment and returns it.
+// finish records the decision in the request comment — who decided, how, with a link to each
+// answer — and returns it.
 func (a *approvalRun) finish(ctx context.Context, v verdict) hooks.Outcome {
 	d := v.decider
-	how := "an approving review"
-	if !v.approve {
-		how = "a review requesting changes"
-	}
-	if d.via == "comment" {
-		how = "`/approve`"
-		if !v.approve {
-			how = "`/reject`"
-		}
-	}
 	details := a.details(v)
 	var status string
 	out := hooks.Outcome{Details: details}
 	if v.approve {
 		details["decision"] = hooks.DecisionApprove
-		who := strings.Join(atLogins(v.approvals), ", ")
-		status = fmt.Sprintf("✅ **Approved** by %s (%s, [link](%s)).", who, how, d.url)
+		var by []string
+		for _, vt := range v.approving {
+			by = append(by, fmt.Sprintf("@%s (%s, [link](%s))", vt.login, a.how(vt), vt.url))
+		}
+		status = fmt.Sprintf("✅ **Approved** by %s.", strings.Join(by, ", "))
 		out.Status, out.Decision = hooks.StatusOK, hooks.DecisionApprove
-		out.Stdout = fmt.Sprintf("approved by %s on %s\n", who, a.t)
+		out.Stdout = fmt.Sprintf("approved by %s on %s (%s)\n", strings.Join(atLogins(v.approvals), ", "), a.t, d.url)
 	} else {
 		details["decision"] = hooks.DecisionBlock
 		reason := d.reason
 		if reason == "" {
 			reason = "no reason given"
 		}
-		status = fmt.Sprintf("❌ **Rejected** by @%s (%s, [link](%s)): %s", d.login, how, d.url, reason)
+		status = fmt.Sprintf("❌ **Rejected** by @%s (%s, [link](%s)): %s", d.login, a.how(d), d.url, reason)
 		out.Status, out.Decision = hooks.StatusBlocked, hooks.DecisionBlock
 		out.Reason = fmt.Sprintf("rejected by @%s on %s: %s", d.login, a.t, reason)
 		out.Feedback = d.reason
@@ -604,6 +754,17 @@ func (a *approvalRun) finish(ctx context.Context, v verdict) hooks.Outcome {
 		out.Stderr = fmt.Sprintf("approval: could not record the decision in the request comment: %v\n", err)
 	}
 	return out
+}
+
+// how says how a vote was cast: "an approving review", "`/approve`", …
+func (a *approvalRun) how(vt *vote) string {
+	switch {
+	case vt.via == "comment":
+		return "`" + vt.command + "`"
+	case vt.approve:
+		return "an approving review"
+	}
+	return "a review requesting changes"
 }
 
 // record edits the request comment with a new status; it still runs when ctx is done.

@@ -137,7 +137,7 @@ func TestApprovalDecisions(t *testing.T) {
 				s.AddReview(prNumber, "alice", "APPROVED", "", "", time.Time{})
 				s.AddComment(prNumber, "bob", "/approve", time.Now().Add(time.Second))
 			},
-			wantStatus: hooks.StatusOK, wantDecider: "bob", wantVia: "comment", wantStatusL: "@alice, @bob",
+			wantStatus: hooks.StatusOK, wantDecider: "bob", wantVia: "comment", wantStatusL: "@alice (an approving review, [link](https://github.com/octo/hello/pull/12#pullrequestreview-",
 		},
 		{
 			name:       "timeoutAction approve",

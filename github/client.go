@@ -89,6 +89,7 @@ type Client struct {
 	mu    sync.Mutex
 	self  *account // the account the token acts as; nil until known
 	perms map[string]string
+	teams map[string]string // "org/slug": visible; "org/slug login": membership state
 	rate  gh.Rate
 }
 
@@ -141,25 +142,30 @@ func NewClient(token, apiURL string, o Options) (*Client, error) {
 	// Set BaseURL directly: GITHUB_API_URL is already the API root (https://api.github.com or
 	// https://HOST/api/v3), and WithEnterpriseURLs would append api/v3/ to any other URL.
 	c.BaseURL = base
-	return &Client{gh: c, cache: cache, opts: o, retries: 5, secrets: secrets, perms: map[string]string{}}, nil
+	return &Client{gh: c, cache: cache, opts: o, retries: 5, secrets: secrets, perms: map[string]string{}, teams: map[string]string{}}, nil
 }
 
 // NewClientFromEnv builds a client from GITHUB_TOKEN (else GH_TOKEN) and GITHUB_API_URL.
 func NewClientFromEnv(getenv func(string) string, o Options) (*Client, error) {
-	// A token read from a file (GITHUB_TOKEN=$(cat token)) may end in a newline, which net/http
-	// refuses in a header.
+	token, secrets := envToken(getenv)
+	c, err := NewClient(token, getenv("GITHUB_API_URL"), o)
+	if err != nil {
+		return nil, redact.Error(err, secrets)
+	}
+	c.secrets = append(c.secrets, secrets...)
+	return c, nil
+}
+
+// envToken is GITHUB_TOKEN, else GH_TOKEN, and both as secrets: the token not sent is no less
+// secret. A token read from a file (GITHUB_TOKEN=$(cat token)) may end in a newline, which
+// net/http refuses in a header.
+func envToken(getenv func(string) string) (string, []string) {
 	ghToken, ghCLIToken := strings.TrimSpace(getenv("GITHUB_TOKEN")), strings.TrimSpace(getenv("GH_TOKEN"))
 	token := ghToken
 	if token == "" {
 		token = ghCLIToken
 	}
-	c, err := NewClient(token, getenv("GITHUB_API_URL"), o)
-	if err != nil {
-		return nil, redact.Error(err, []string{ghToken, ghCLIToken})
-	}
-	// The token not sent is no less secret.
-	c.secrets = append(c.secrets, ghToken, ghCLIToken)
-	return c, nil
+	return token, []string{ghToken, ghCLIToken}
 }
 
 func apiBaseURL(raw string) (*url.URL, error) {
@@ -392,39 +398,21 @@ func (c *Client) whoAmI(ctx context.Context) (account, error) {
 	case !errors.As(err, &apiErr) || apiErr.Status != http.StatusForbidden:
 		return account{}, err
 	}
-	// "Resource not accessible by integration": an installation token. GraphQL lives at /graphql
-	// beside the REST root, or at /api/graphql on GitHub Enterprise Server (REST at /api/v3).
-	endpoint := "graphql"
-	if strings.HasSuffix(c.gh.BaseURL.Path, "/api/v3/") {
-		endpoint = "../graphql"
-	}
+	// "Resource not accessible by integration": an installation token, which GraphQL's viewer
+	// answers.
 	var out struct {
-		Data struct {
-			Viewer struct {
-				Login      string `json:"login"`
-				DatabaseID int64  `json:"databaseId"`
-			} `json:"viewer"`
-		} `json:"data"`
-		Errors []struct {
-			Message string `json:"message"`
-		} `json:"errors"`
+		Viewer struct {
+			Login      string `json:"login"`
+			DatabaseID int64  `json:"databaseId"`
+		} `json:"viewer"`
 	}
-	err = c.call(ctx, "ask GraphQL's viewer", func() (*gh.Response, error) {
-		req, err := c.gh.NewRequest(http.MethodPost, endpoint, map[string]string{"query": "{ viewer { login databaseId } }"})
-		if err != nil {
-			return nil, err
-		}
-		return c.gh.Do(ctx, req, &out)
-	})
-	switch {
-	case err != nil:
+	if err := c.graphQL(ctx, "ask GraphQL's viewer", "{ viewer { login databaseId } }", nil, &out); err != nil {
 		return account{}, err
-	case len(out.Errors) > 0:
-		return account{}, fmt.Errorf("GraphQL viewer: %s", oneLine(out.Errors[0].Message))
-	case out.Data.Viewer.Login == "":
+	}
+	if out.Viewer.Login == "" {
 		return account{}, errors.New("GraphQL viewer: no login in the answer")
 	}
-	return account{login: out.Data.Viewer.Login, id: out.Data.Viewer.DatabaseID}, nil
+	return account{login: out.Viewer.Login, id: out.Viewer.DatabaseID}, nil
 }
 
 // learnIdentity records the author of a comment the token just made: the token's own account.

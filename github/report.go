@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	gh "github.com/google/go-github/v60/github"
+
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
@@ -27,9 +29,10 @@ const (
 // COMMENT when a hook failed; "event" forces one of them.
 type ReviewType struct{ Options Options }
 
-// CommentType is the github-comment hook type: one sticky comment per pull request and event,
-// found again by its hidden marker and its author, updated in place with a table of the hooks'
-// results.
+// CommentType is the github-comment hook type: one sticky comment per pull request and event
+// (or per "header", so that several workflows or jobs keep one each), found again by its hidden
+// marker and its author, updated in place with a table of the hooks' results — or, with "hide",
+// posted anew each time with the one it supersedes hidden as outdated.
 type CommentType struct{ Options Options }
 
 type reviewConfig struct {
@@ -39,6 +42,8 @@ type reviewConfig struct {
 
 type commentConfig struct {
 	Message string `json:"message"`
+	Header  string `json:"header"` // which sticky comment: a template; default the event
+	Hide    bool   `json:"hide"`   // post every report anew and hide the one it supersedes
 }
 
 // Configure implements hooks.Type.
@@ -90,7 +95,7 @@ func (r *reporter) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome
 	if err != nil {
 		return failed(err)
 	}
-	t, err := FindTarget(inv.Getenv, inv.Workspace, inv.Payload)
+	t, err := ResolveTarget(ctx, client, inv.Getenv, inv.Workspace, inv.Payload)
 	if err != nil {
 		return failed(err)
 	}
@@ -141,33 +146,62 @@ func (r *reporter) postReview(ctx context.Context, c *Client, t Target, inv *hoo
 
 func (r *reporter) postComment(ctx context.Context, c *Client, t Target, inv *hooks.Invocation, res *hooks.Result) (map[string]any, error) {
 	marker := fmt.Sprintf("<!-- agent-hooks:comment event=%q -->", markerKey(inv.Event))
+	if h := strings.TrimSpace(hooks.ExpandMessage(r.comment.Header, inv.Payload)); h != "" {
+		marker = fmt.Sprintf("<!-- agent-hooks:comment header=%q -->", markerKey(h))
+	}
 	body := marker + "\n" + OutcomeMarkdown(res, hooks.ExpandMessage(r.comment.Message, inv.Payload))
+	details := map[string]any{"pullRequest": t.Number, "repository": t.Repository()}
+	prev, err := stickyComment(ctx, c, t, marker)
+	if err != nil {
+		return nil, err
+	}
+	var cm *gh.IssueComment
+	switch {
+	case prev != nil && !r.comment.Hide && prev.GetBody() == body:
+		cm = prev
+		details["updated"] = true // already up to date
+	case prev != nil && !r.comment.Hide:
+		if cm, err = c.EditComment(ctx, t, prev.GetID(), body); err != nil {
+			return nil, err
+		}
+		details["updated"] = true
+	default:
+		if cm, err = c.CreateComment(ctx, t, body); err != nil {
+			return nil, err
+		}
+		details["updated"] = false
+	}
+	details["comment"], details["url"] = cm.GetID(), cm.GetHTMLURL()
+	if prev != nil && cm.GetID() != prev.GetID() {
+		// Posted before hiding: the pull request always shows the latest report.
+		if err := c.MinimizeComment(ctx, prev.GetNodeID()); err != nil {
+			return nil, fmt.Errorf("posted %s, but could not hide the comment it supersedes (%s): %w", cm.GetHTMLURL(), prev.GetHTMLURL(), err)
+		}
+		details["hidden"] = prev.GetHTMLURL()
+	}
+	return details, nil
+}
+
+// stickyComment is the latest comment of the pull request that starts with marker and was
+// made by the token's own account (nil: none yet).
+func stickyComment(ctx context.Context, c *Client, t Target, marker string) (*gh.IssueComment, error) {
 	comments, err := c.Comments(ctx, t, time.Time{})
 	if err != nil {
 		return nil, err
 	}
 	for i := len(comments) - 1; i >= 0; i-- {
 		cm := comments[i]
-		if !strings.HasPrefix(cm.GetBody(), marker) {
+		if !strings.HasPrefix(cm.GetBody(), marker+"\n") {
 			continue
 		}
-		if self, err := c.IsSelf(ctx, cm.GetUser()); err != nil {
-			return nil, err
-		} else if !self {
-			continue
-		}
-		if cm.GetBody() != body {
-			if cm, err = c.EditComment(ctx, t, cm.GetID(), body); err != nil {
+		if self, err := c.IsSelf(ctx, cm.GetUser()); err != nil || self {
+			if err != nil {
 				return nil, err
 			}
+			return cm, nil
 		}
-		return map[string]any{"pullRequest": t.Number, "repository": t.Repository(), "comment": cm.GetID(), "updated": true, "url": cm.GetHTMLURL()}, nil
 	}
-	cm, err := c.CreateComment(ctx, t, body)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"pullRequest": t.Number, "repository": t.Repository(), "comment": cm.GetID(), "updated": false, "url": cm.GetHTMLURL()}, nil
+	return nil, nil
 }
 
 func hasFailures(res *hooks.Result) bool {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,5 +216,77 @@ func TestStickyCommentOfAnAppBot(t *testing.T) {
 	}
 	if got := commentsBy(s, "mallory"); len(got) != 1 || !strings.HasSuffix(got[0].Body, "-->") {
 		t.Errorf("a person's comment was taken over: %+v", got)
+	}
+}
+
+// TestStickyCommentHeaders: each header keeps a sticky comment of its own on the pull request,
+// across events, apart from the event's default one; each is updated in place.
+func TestStickyCommentHeaders(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	ws := workspace(t, `{"hooks": {
+  "PreExecutionEnd": [
+    {"type": "command", "name": "tests", "command": "test -f ok || exit 2"},
+    {"type": "github-comment", "name": "lint job", "header": "lint", "message": "lint {{issueNumber}}"},
+    {"type": "github-comment", "name": "issue job", "header": "issue-{{issueNumber}}", "message": "issue"},
+    {"type": "github-comment", "name": "default", "message": "default"}
+  ],
+  "PostExecutionEnd": [{"type": "github-comment", "header": "lint", "message": "lint after"}]
+}}`)
+	e := serverEnv(s)
+	fireEvent(t, ws, e, hooks.PreExecutionEnd)
+	if err := os.WriteFile(filepath.Join(ws, "ok"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fireEvent(t, ws, e, hooks.PreExecutionEnd)
+	ours := commentsBy(s, "agent-bot")
+	if len(ours) != 3 {
+		t.Fatalf("want 3 sticky comments (lint, issue-7, the event's), got %d: %+v", len(ours), ours)
+	}
+	for i, want := range []string{`<!-- agent-hooks:comment header="lint" -->`, `<!-- agent-hooks:comment header="issue-7" -->`, `<!-- agent-hooks:comment event="PreExecutionEnd" -->`} {
+		if !strings.HasPrefix(ours[i].Body, want+"\n") || !strings.Contains(ours[i].Body, "✅ proceeds") {
+			t.Errorf("comment %d = %q, want %s updated to the second outcome", i, ours[i].Body, want)
+		}
+	}
+	// The same header from another event is the same comment.
+	fireEvent(t, ws, e, hooks.PostExecutionEnd)
+	if after := commentsBy(s, "agent-bot"); len(after) != 3 || !strings.Contains(after[0].Body, "lint after") {
+		t.Errorf("want the lint comment reused by PostExecutionEnd, got %+v", after)
+	}
+}
+
+// TestStickyCommentHide: with hide, a changed report is a new comment and the one it
+// supersedes is hidden as outdated (minimizeComment); a hide GitHub refuses fails the reporter
+// with GitHub's reason.
+func TestStickyCommentHide(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	ws := workspace(t, `{"hooks": {"PreExecutionEnd": [
+    {"type": "command", "name": "tests", "command": "test -f ok || exit 2"},
+    {"type": "github-comment", "name": "report", "header": "ci", "hide": true}
+]}}`)
+	e := serverEnv(s)
+	first := fireEvent(t, ws, e, hooks.PreExecutionEnd)
+	if h := first.Hooks[1]; h.Status != hooks.StatusOK || h.Details["hidden"] != nil {
+		t.Fatalf("first report: %+v", h)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "ok"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := fireEvent(t, ws, e, hooks.PreExecutionEnd)
+	ours := commentsBy(s, "agent-bot")
+	if len(ours) != 2 || ours[0].Minimized != "outdated" || ours[1].Minimized != "" || !strings.Contains(ours[1].Body, "✅ proceeds") {
+		t.Fatalf("want the blocked report hidden as outdated and the new one shown, got %+v", ours)
+	}
+	if h := second.Hooks[1]; h.Details["hidden"] != "https://github.com/octo/hello/pull/12#issuecomment-"+strconv.FormatInt(ours[0].ID, 10) {
+		t.Errorf("details %v, want the hidden comment's URL", h.Details)
+	}
+
+	s.Fail(githubtest.Fault{Method: "POST", PathSuffix: "/graphql", Count: 1, Status: 200,
+		Body: `{"data": {"minimizeComment": null}, "errors": [{"type": "FORBIDDEN", "path": ["minimizeComment"], "message": "Resource not accessible by integration"}]}`})
+	failed := fireEvent(t, ws, e, hooks.PreExecutionEnd)
+	want := "could not hide the comment it supersedes (https://github.com/octo/hello/pull/12#issuecomment-" + strconv.FormatInt(ours[1].ID, 10) + "): hide the comment IC_" + strconv.FormatInt(ours[1].ID, 10) + " as outdated: GraphQL: FORBIDDEN: Resource not accessible by integration"
+	if h := failed.Hooks[1]; h.Status != hooks.StatusError || !strings.Contains(h.Reason, want) {
+		t.Errorf("a refused hide: %s %q, want an error %q", h.Status, h.Reason, want)
 	}
 }

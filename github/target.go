@@ -31,10 +31,22 @@ func (t Target) String() string { return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo
 // or html_url; prNumber) and the workspace's origin remote. A pull request URL in the payload
 // names its repository too.
 func FindTarget(getenv func(string) string, workspace string, p hooks.Payload) (Target, error) {
+	t, _, err := findTarget(getenv, workspace, p)
+	if err == nil && t.Number == 0 {
+		err = errNoPR
+	}
+	return t, err
+}
+
+var errNoPR = errors.New("no pull request: run on a pull_request, pull_request_review or issue_comment event, or pass pullRequest or prNumber in the payload")
+
+// findTarget is FindTarget without the error for a missing pull request number (0), and the
+// Actions context it read.
+func findTarget(getenv func(string) string, workspace string, p hooks.Payload) (Target, *githubactions.GitHubContext, error) {
 	var t Target
 	actx, err := githubactions.New(githubactions.WithGetenv(getenv)).Context()
 	if err != nil {
-		return t, fmt.Errorf("read the Actions context: %w", err)
+		return t, nil, fmt.Errorf("read the Actions context: %w", err)
 	}
 	if getenv("GITHUB_REPOSITORY") != "" {
 		t.Owner, t.Repo = actx.Repo()
@@ -45,7 +57,7 @@ func FindTarget(getenv func(string) string, workspace string, p hooks.Payload) (
 	if t.Number == 0 {
 		owner, repo, n, err := payloadPR(p)
 		if err != nil {
-			return t, err
+			return t, nil, err
 		}
 		t.Number = n
 		if owner != "" {
@@ -56,14 +68,11 @@ func FindTarget(getenv func(string) string, workspace string, p hooks.Payload) (
 	if t.Owner == "" || t.Repo == "" {
 		owner, repo, err := originRepo(workspace)
 		if err != nil {
-			return t, err
+			return t, nil, err
 		}
 		t.Owner, t.Repo = owner, repo
 	}
-	if t.Number == 0 {
-		return t, errors.New("no pull request: run on a pull_request, pull_request_review or issue_comment event, or pass pullRequest or prNumber in the payload")
-	}
-	return t, nil
+	return t, actx, nil
 }
 
 // eventPRNumber finds the pull request of an Actions event payload: pull_request and

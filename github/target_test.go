@@ -2,9 +2,11 @@ package github
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +150,146 @@ func TestApprovalErrorsAreOneLine(t *testing.T) {
 		if strings.Contains(out.Reason, "\n") || strings.Contains(out.Reason, testToken) || strings.Contains(out.Reason, "ghp_wrong_secret") {
 			t.Errorf("%s: reason is not one line without the token: %q", tt.name, out.Reason)
 		}
+	}
+}
+
+// TestResolveTarget: on events that carry no pull request, the pull request is found on
+// GitHub, by the run's commit first, then by its branch; several candidates are an error that
+// names them, none is an error that says what to do.
+func TestResolveTarget(t *testing.T) {
+	t.Parallel()
+	events, _ := filepath.Abs(filepath.Join("testdata", "events"))
+	const pushed = "6113728f27ae82c7b1a177c8d03f9e96e0adf246" // push.json's "after", on refs/heads/master
+	const run = "3484a3fb816e0859fd6e1cea078d76385ff50625"    // workflow_run.completed.json's head_sha on master of octo-org
+	push := env{"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": filepath.Join(events, "push.json")}
+	wrun := env{"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": filepath.Join(events, "workflow_run.completed.json")}
+	for _, tt := range []struct {
+		name    string
+		env     env
+		setup   func(s *githubtest.Server)
+		want    int
+		wantErr string
+		queries []string // the lookups made, in order
+	}{
+		{"push: the pull request whose head is the commit", push, func(s *githubtest.Server) {
+			s.AddPR(3, pushed)
+			s.AddPR(4, "1111111111111111111111111111111111111111")
+		}, 3, "", []string{"/repos/octo/hello/commits/" + pushed + "/pulls"}},
+		{"push: an older commit of one pull request", push, func(s *githubtest.Server) {
+			s.AddPR(5, pushed)
+			s.AddPR(5, "2222222222222222222222222222222222222222")
+		}, 5, "", nil},
+		{"push: two pull requests of the commit, told apart by the branch", push, func(s *githubtest.Server) {
+			s.AddPR(6, pushed)
+			s.AddPR(7, pushed)
+			s.SetPRBranch(7, "master")
+		}, 7, "", nil},
+		{"push: two pull requests of the commit, from other branches", push, func(s *githubtest.Server) {
+			s.AddPR(6, pushed)
+			s.AddPR(7, pushed)
+		}, 0, "it is in several open pull requests (#6, #7); pass prNumber", nil},
+		{"push: closed pull requests do not count", push, func(s *githubtest.Server) {
+			s.AddPR(8, pushed)
+			s.SetPRState(8, "closed")
+		}, 0, "find the pull request of commit 6113728 or branch octo:master in octo/hello (the push event names none): there is no open pull request for it", nil},
+		{"push: found by the branch", push, func(s *githubtest.Server) {
+			s.AddPR(9, "3333333333333333333333333333333333333333")
+			s.SetPRBranch(9, "master")
+		}, 9, "", []string{"/repos/octo/hello/commits/" + pushed + "/pulls", "/repos/octo/hello/pulls"}},
+		{"workflow_run: the fork's branch", wrun, func(s *githubtest.Server) {
+			s.AddPR(10, "4444444444444444444444444444444444444444")
+			s.SetPRBranch(10, "master")
+			s.SetPRFork(10, "octo-org/octo-repo")
+			s.AddPR(11, "5555555555555555555555555555555555555555")
+			s.SetPRBranch(11, "master")
+		}, 10, "", nil},
+		{"workflow_run: the commit", wrun, func(s *githubtest.Server) { s.AddPR(12, run) }, 12, "", nil},
+		{"schedule: GITHUB_SHA and GITHUB_REF", env{"GITHUB_EVENT_NAME": "schedule", "GITHUB_SHA": pushed, "GITHUB_REF": "refs/heads/main"},
+			func(s *githubtest.Server) { s.AddPR(13, pushed) }, 13, "", nil},
+		{"a token that may not read pull requests", push, func(s *githubtest.Server) {
+			s.AddPR(3, pushed)
+			s.SetTokenPermissions("issues=write")
+		}, 0, "403 from GET /repos/octo/hello/commits/" + pushed + "/pulls", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := githubtest.New("octo", "hello", testToken, "")
+			t.Cleanup(s.Close)
+			tt.setup(s)
+			e := serverEnv(s)
+			maps.Copy(e, tt.env)
+			c, err := NewClientFromEnv(e.get, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ResolveTarget(context.Background(), c, e.get, "", nil)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got %+v, %v; want the error %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != (Target{"octo", "hello", tt.want}) {
+				t.Fatalf("got %+v, %v; want octo/hello#%d", got, err, tt.want)
+			}
+			if tt.queries != nil {
+				var paths []string
+				for _, r := range s.Requests() {
+					paths = append(paths, r.Path)
+				}
+				if !slices.Equal(paths, tt.queries) {
+					t.Errorf("requests %v, want %v", paths, tt.queries)
+				}
+			}
+		})
+	}
+}
+
+// TestResolveTargetWithoutLookups: a pull request the event or payload names, a workflow_run
+// that lists the target's pull request, and a push that deletes a branch ask GitHub nothing.
+func TestResolveTargetWithoutLookups(t *testing.T) {
+	t.Parallel()
+	events, _ := filepath.Abs(filepath.Join("testdata", "events"))
+	dir := t.TempDir()
+	wr, err := os.ReadFile(filepath.Join(events, "workflow_run.completed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := strings.Replace(string(wr), `"pull_requests": []`, `"pull_requests": [{"number": 21, "base": {"repo": {"url": "https://api.github.com/repos/octo/hello"}}}, {"number": 22, "base": {"repo": {"url": "https://api.github.com/repos/other/repo"}}}]`, 1)
+	deleted := `{"ref": "refs/heads/gone", "after": "0000000000000000000000000000000000000000", "deleted": true}`
+	for name, body := range map[string]string{"listed.json": listed, "deleted.json": deleted} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := githubtest.New("octo", "hello", testToken, "")
+	t.Cleanup(s.Close)
+	for _, tt := range []struct {
+		name    string
+		env     env
+		payload hooks.Payload
+		want    int
+		wantErr string
+	}{
+		{"the payload's prNumber", env{"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": filepath.Join(events, "push.json")}, hooks.Payload{"prNumber": 4}, 4, ""},
+		{"a workflow_run's own pull request", env{"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": filepath.Join(dir, "listed.json")}, nil, 21, ""},
+		{"a deleted branch", env{"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": filepath.Join(dir, "deleted.json")}, nil, 0, "no pull request"},
+		{"a tag", env{"GITHUB_EVENT_NAME": "push", "GITHUB_SHA": "6113728f27ae82c7b1a177c8d03f9e96e0adf246", "GITHUB_REF": "refs/tags/v1"}, nil, 0, "no pull request"},
+		{"a comment on an issue", env{"GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": filepath.Join(events, "issue_comment.created.json"),
+			"GITHUB_SHA": "6113728f27ae82c7b1a177c8d03f9e96e0adf246", "GITHUB_REF": "refs/heads/main"}, nil, 0, "no pull request: run on a pull_request"},
+	} {
+		e := serverEnv(s)
+		maps.Copy(e, tt.env)
+		c, err := NewClientFromEnv(e.get, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ResolveTarget(context.Background(), c, e.get, "", tt.payload)
+		if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) || tt.wantErr == "" && (err != nil || got.Number != tt.want) {
+			t.Errorf("%s: got %+v, %v; want #%d %q", tt.name, got, err, tt.want, tt.wantErr)
+		}
+	}
+	if r := s.Requests(); len(r) != 0 {
+		t.Errorf("GitHub was asked %+v", r)
 	}
 }

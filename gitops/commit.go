@@ -29,6 +29,9 @@ type CommitOptions struct {
 	// Out receives the output of the repository's git hooks as they run.
 	Out io.Writer
 	Now func() time.Time
+	// Create, when set, makes the commit elsewhere (on GitHub, through its API) instead of here,
+	// and the branch then moves to the very commit it made (see Creator).
+	Create Creator
 }
 
 // Pending describes the commit about to be made.
@@ -53,6 +56,7 @@ type CommitResult struct {
 	Message  string       // the message as committed (after commit-msg)
 	Files    []FileChange // what the commit changes compared to its parent
 	Warnings []string
+	Created  *CreatedCommit // the commit CommitOptions.Create made, nil for a commit made here
 }
 
 // HookError is a repository git hook (pre-commit, commit-msg) that refused the commit.
@@ -135,7 +139,12 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		out = io.Discard
 	}
 	res := &CommitResult{}
-	if r.cfg.bool("commit", "", "gpgsign", false) {
+	if o.Create != nil {
+		if err := r.prepareElsewhere(ctx, o.Create); err != nil {
+			return nil, err
+		}
+	}
+	if r.cfg.bool("commit", "", "gpgsign", false) && o.Create == nil {
 		res.Warnings = append(res.Warnings, "commit.gpgSign is set but agent-hooks cannot sign commits; the commit is unsigned")
 	}
 	for _, f := range []string{filepath.Join(r.Root, ".gitattributes"), filepath.Join(r.CommonDir, "info", "attributes")} {
@@ -257,20 +266,39 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 	if err := r.writeTrees(tb); err != nil {
 		return nil, err
 	}
-	c := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: plumbing.Hash(root)}
-	if !hd.commit.IsZero() {
-		c.ParentHashes = append([]plumbing.Hash{hd.commit}, hd.merge...)
-	}
-	obj := r.repo.Storer.NewEncodedObject()
-	if err := c.Encode(obj); err != nil {
-		return nil, fmt.Errorf("encode commit: %w", err)
-	}
-	id, err := r.repo.Storer.SetEncodedObject(obj)
-	if err != nil {
-		return nil, fmt.Errorf("write commit: %w", err)
+	var (
+		id    plumbing.Hash
+		other *madeElsewhere
+	)
+	if o.Create != nil {
+		if other, err = r.createElsewhere(ctx, o, hd, root, msg, now()); err != nil {
+			return nil, err
+		}
+		id, committer, msg = other.id, other.commit.Committer, other.commit.Message
+	} else {
+		c := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: plumbing.Hash(root)}
+		if !hd.commit.IsZero() {
+			c.ParentHashes = append([]plumbing.Hash{hd.commit}, hd.merge...)
+		}
+		obj := r.repo.Storer.NewEncodedObject()
+		if err := c.Encode(obj); err != nil {
+			return nil, fmt.Errorf("encode commit: %w", err)
+		}
+		if id, err = r.repo.Storer.SetEncodedObject(obj); err != nil {
+			return nil, fmt.Errorf("write commit: %w", err)
+		}
 	}
 	if err := r.advance(hd, id, committer, msg); err != nil {
+		if other != nil {
+			err = fmt.Errorf("%w (%s already has the commit %s: fetch it)", err, other.target.Remote, id)
+		}
 		return nil, err
+	}
+	if other != nil {
+		res.Created = other.created
+		if err := r.trackCreated(other, now()); err != nil {
+			res.Warnings = append(res.Warnings, err.Error())
+		}
 	}
 	if len(hd.merge) > 0 {
 		for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"} {

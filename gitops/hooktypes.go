@@ -23,7 +23,17 @@ const (
 const DefaultMessage = "Complete issue #{{issueNumber}}: {{issueTitle}}"
 
 // CommitType is the git-commit hook type.
-type CommitType struct{}
+type CommitType struct {
+	// GitHubAPI is what "via": "github-api" commits with, for a run's environment (nil: that
+	// option is refused).
+	GitHubAPI func(getenv func(string) string) Creator
+}
+
+// The ways git-commit can commit ("via").
+const (
+	ViaLocal     = "local"      // here, with go-git
+	ViaGitHubAPI = "github-api" // on GitHub through its Git Data API, which signs the commit
+)
 
 // PushType is the git-push hook type.
 type PushType struct {
@@ -42,6 +52,7 @@ type commitConfig struct {
 	Files      []string `json:"files"`
 	Author     *Person  `json:"author"`
 	Committer  *Person  `json:"committer"`
+	Via        string   `json:"via"`
 }
 
 // pushConfig is a git-push hook's options.
@@ -79,10 +90,19 @@ func (p *Person) UnmarshalJSON(b []byte) error {
 }
 
 // Configure implements hooks.Type.
-func (CommitType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+func (t CommitType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
 	var c commitConfig
 	if err := hooks.DecodeOptions(options, &c); err != nil {
 		return nil, err
+	}
+	switch c.Via {
+	case "", ViaLocal:
+	case ViaGitHubAPI:
+		if t.GitHubAPI == nil {
+			return nil, errors.New(`via: "github-api" is not available in this build`)
+		}
+	default:
+		return nil, fmt.Errorf("via: %q is not %q or %q", c.Via, ViaLocal, ViaGitHubAPI)
 	}
 	if c.Message == "" {
 		c.Message = DefaultMessage
@@ -92,7 +112,7 @@ func (CommitType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runne
 			return nil, fmt.Errorf("files: bad pattern %q", g)
 		}
 	}
-	return &commitRunner{cfg: c}, nil
+	return &commitRunner{cfg: c, gitHubAPI: t.GitHubAPI}, nil
 }
 
 // Configure implements hooks.Type.
@@ -107,7 +127,10 @@ func (t PushType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runne
 	return &pushRunner{cfg: c, delay: t.RetryDelay, pullRequest: t.PullRequest}, nil
 }
 
-type commitRunner struct{ cfg commitConfig }
+type commitRunner struct {
+	cfg       commitConfig
+	gitHubAPI func(getenv func(string) string) Creator
+}
 
 // blockedError carries a PreGitCommit block out of Commit.
 type blockedError struct{ reason string }
@@ -135,6 +158,9 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 	}
 	if c.cfg.Committer != nil {
 		opts.Committer = *c.cfg.Committer
+	}
+	if c.cfg.Via == ViaGitHubAPI {
+		opts.Create = c.gitHubAPI(inv.Getenv)
 	}
 	if inv.Fire != nil {
 		opts.Before = func(ctx context.Context, p Pending) (bool, error) {
@@ -195,14 +221,19 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 		where += " (root-commit)"
 	}
 	msg := fmt.Sprintf("[%s %s] %s\n %d file(s) changed\n", where, res.Hash[:7], subject, len(res.Files))
-	fmt.Fprint(inv.Stdout, msg)
-	out := hooks.Outcome{
-		Status: hooks.StatusOK, Stdout: msg,
-		Set: hooks.Payload{"commitSha": res.Hash},
-		Details: map[string]any{
-			"changes": true, "commitSha": res.Hash, "filesCommitted": len(res.Files), "branch": res.Branch,
-		},
+	details := map[string]any{
+		"changes": true, "commitSha": res.Hash, "filesCommitted": len(res.Files), "branch": res.Branch, "via": ViaLocal,
 	}
+	if cr := res.Created; cr != nil {
+		verified := "not signed, so not Verified (" + cr.Reason + ")"
+		if cr.Verified {
+			verified = "signed by GitHub: Verified"
+		}
+		msg += fmt.Sprintf(" made on GitHub, %s: %s\n", verified, cr.URL)
+		details["via"], details["verified"], details["verification"], details["url"] = ViaGitHubAPI, cr.Verified, cr.Reason, cr.URL
+	}
+	fmt.Fprint(inv.Stdout, msg)
+	out := hooks.Outcome{Status: hooks.StatusOK, Stdout: msg, Set: hooks.Payload{"commitSha": res.Hash}, Details: details}
 	if inv.Fire != nil {
 		post, err := inv.Fire(ctx, hooks.PostGitCommit, hooks.Payload{
 			"commitSha": res.Hash, "commitMessage": res.Message, "branch": res.Branch,

@@ -36,7 +36,7 @@ func (a *app) newRegistry(session ...hooks.Extension) *hooks.Registry {
 	for _, x := range session {
 		reg.RegisterExtension(x)
 	}
-	reg.Register(gitops.TypeCommit, gitops.CommitType{})
+	reg.Register(gitops.TypeCommit, gitops.CommitType{GitHubAPI: github.CommitViaAPI(github.Options{})})
 	reg.Register(gitops.TypePush, gitops.PushType{PullRequest: github.PullRequestCheckout})
 	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{"github": github.ApprovalProvider{}, "local": a.localApprovals(), "http-poll": approval.HTTPPoll{}}))
 	reg.Register(notify.TypeName, notify.NewType(a.webhooksFile()))

@@ -1,6 +1,7 @@
 package githubtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -26,10 +27,15 @@ var (
 //	                                     GITHUB_API_URL, GITHUB_TOKEN and GITHUB_REPOSITORY (and
 //	                                     GITHUB_FAKE_HOST, its host:port)
 //	github-fake app SLUG                 make the token SLUG's installation token (it posts as SLUG[bot])
-//	github-fake pr N SHA [author=LOGIN] [fork=OWNER/REPO]
+//	github-fake pr N SHA [author=LOGIN] [fork=OWNER/REPO] [branch=NAME] [state=closed]
 //	                                     add pull request N with head SHA (or move its head), opened
-//	                                     by LOGIN (default octocat), from a fork
+//	                                     by LOGIN (default octocat), from a fork, from the branch
+//	                                     NAME (default new-topic), closed
 //	github-fake perm LOGIN PERM          set LOGIN's permission (admin, maintain, write, read, …)
+//	github-fake team ORG/SLUG LOGIN[=STATE]...
+//	                                     add the team with members (STATE active, the default, or
+//	                                     pending)
+//	github-fake token-perms PERMS        limit the token to PERMS (contents=read,issues=write,…)
 //	github-fake comment N LOGIN BODY     add a comment now (-old: an hour ago)
 //	github-fake review N LOGIN STATE [BODY]
 //	github-fake on-request comment N LOGIN BODY
@@ -46,6 +52,11 @@ var (
 //	github-fake paging normal|repeat-next|endless
 //	                                     page lists as GitHub does, with a rel="next" link that
 //	                                     repeats, or with one that never ends
+//	github-fake git                      give the repository real git data (ServeGit, under
+//	                                     $WORK/github-git) and set GITHUB_SERVER_URL,
+//	                                     GITHUB_FAKE_GIT_URL (its smart HTTP URL),
+//	                                     GITHUB_FAKE_BARE (the bare repository) and
+//	                                     GITHUB_FAKE_GIT_AUTH (an http.extraHeader for git)
 //	github-fake comments N | reviews N   print them, one per line: login: body (escaped)
 //	github-fake requests                 print METHOD PATH?QUERY STATUS per request
 func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
@@ -75,7 +86,7 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("unsupported: ! github-fake")
 	}
 	if len(args) == 0 {
-		ts.Fatalf("usage: github-fake start|app|pr|perm|comment|review|on-request|fail|paging|comments|reviews|requests ...")
+		ts.Fatalf("usage: github-fake start|app|pr|perm|team|token-perms|git|comment|review|on-request|fail|paging|comments|reviews|requests ...")
 	}
 	need := func(n int) {
 		if len(args) < n {
@@ -115,13 +126,35 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 				s.SetPRAuthor(n, v)
 			case "fork":
 				s.SetPRFork(n, v)
+			case "branch":
+				s.SetPRBranch(n, v)
+			case "state":
+				s.SetPRState(n, v)
 			default:
-				ts.Fatalf("github-fake pr: unknown %q (want author=LOGIN or fork=OWNER/REPO)", kv)
+				ts.Fatalf("github-fake pr: unknown %q (want author=LOGIN, fork=OWNER/REPO, branch=NAME or state=STATE)", kv)
 			}
 		}
 	case "perm":
 		need(3)
 		server(ts).SetPermission(args[1], args[2])
+	case "team":
+		need(2)
+		org, slug, ok := strings.Cut(args[1], "/")
+		if !ok {
+			ts.Fatalf("github-fake team: want ORG/SLUG, got %q", args[1])
+		}
+		s := server(ts)
+		s.AddTeam(org, slug)
+		for _, m := range args[2:] {
+			login, state, ok := strings.Cut(m, "=")
+			if !ok {
+				state = "active"
+			}
+			s.SetTeamMembership(org, slug, login, state)
+		}
+	case "token-perms":
+		need(2)
+		server(ts).SetTokenPermissions(args[1])
 	case "comment":
 		need(4)
 		at := time.Time{}
@@ -183,6 +216,16 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("github-fake paging: want normal, repeat-next or endless")
 		}
 		server(ts).SetPaging(p)
+	case "git":
+		s := server(ts)
+		bare, err := s.ServeGit(ts.MkAbs("github-git"))
+		if err != nil {
+			ts.Fatalf("github-fake git: %v", err)
+		}
+		ts.Setenv("GITHUB_SERVER_URL", s.URL)
+		ts.Setenv("GITHUB_FAKE_GIT_URL", s.GitURL())
+		ts.Setenv("GITHUB_FAKE_BARE", bare)
+		ts.Setenv("GITHUB_FAKE_GIT_AUTH", "Authorization: Basic "+base64.StdEncoding.EncodeToString([]byte("x-access-token:"+ScriptToken)))
 	case "comments":
 		need(2)
 		for _, c := range server(ts).Comments(atoi(ts, args[1])) {

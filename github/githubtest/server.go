@@ -1,11 +1,14 @@
 // Package githubtest is a stand-in for the GitHub REST API, for tests: an httptest server that
-// answers the operations agent-hooks uses (pulls get and reviews, issue comments, collaborator
-// permission, the token's user) the way github.com does — bodies shaped from GitHub's documented
-// examples, per_page/page paging with Link headers, `since`, ETag revalidation with 304,
-// X-RateLimit-* headers, Bearer-token checks, GraphQL's viewer — and can be told to fail the
-// ways GitHub does: primary and secondary rate limits, 401, a 403 for a missing permission with
-// GitHub's own body and X-Accepted-GitHub-Permissions header, 404, a response that never comes,
-// and broken paging (a rel="next" link that repeats, or never ends).
+// answers the operations agent-hooks uses (pulls get, list and by commit, reviews, issue
+// comments, collaborator permission, teams and team membership, the token's user, the Git Data
+// API on a real bare repository also served over smart HTTP) the way github.com does — bodies
+// shaped from GitHub's documented examples, per_page/page paging with Link headers, `since`,
+// ETag revalidation with 304, X-RateLimit-* headers, Bearer-token checks, GraphQL's viewer and
+// minimizeComment — and can be told to fail the ways GitHub does: primary and secondary rate
+// limits, 401, a 403 for a missing permission with GitHub's own body and
+// X-Accepted-GitHub-Permissions header (for one request, or for every operation a token's
+// permissions do not cover), 404, 422 for a ref update that is not a fast-forward, a response
+// that never comes, and broken paging (a rel="next" link that repeats, or never ends).
 package githubtest
 
 import (
@@ -68,6 +71,9 @@ type Comment struct {
 	Body      string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Minimized is why the comment is hidden (GraphQL's minimizedReason: "outdated", …); "" while
+	// it is shown.
+	Minimized string
 }
 
 // Review is a pull-request review.
@@ -123,6 +129,9 @@ const (
 // pr is one pull request.
 type pr struct {
 	head     string
+	heads    []string // every head it has had, oldest first (the commits it contains)
+	branch   string   // the head branch's name
+	state    string   // open or closed
 	author   string
 	headRepo string // full name of the head repository: another one for a pull request from a fork
 }
@@ -150,6 +159,10 @@ type Server struct {
 	remaining int
 	now       func() time.Time
 	onComment []func(s *Server, c Comment)
+	before    []*hook                      // see Before
+	teams     map[string]map[string]string // "org/slug" → lower-case login → membership state
+	grants    map[string]string            // the token's permissions; nil: all of them
+	git       *gitRepo                     // the repository's git data, once ServeGit was called
 }
 
 // New starts a server for owner/repo that accepts token. The token's user is login; an empty
@@ -202,10 +215,28 @@ func (s *Server) AddPR(number int, head string) {
 	defer s.mu.Unlock()
 	p := s.prs[number]
 	if p == nil {
-		p = &pr{author: DefaultPRAuthor, headRepo: s.Owner + "/" + s.Repo}
+		p = &pr{author: DefaultPRAuthor, headRepo: s.Owner + "/" + s.Repo, branch: DefaultPRBranch, state: "open"}
 		s.prs[number] = p
 	}
 	p.head = head
+	p.heads = append(p.heads, head)
+}
+
+// DefaultPRBranch is the head branch of the pull requests AddPR creates.
+const DefaultPRBranch = "new-topic"
+
+// SetPRBranch makes branch the head branch of pull request number (created by AddPR).
+func (s *Server) SetPRBranch(number int, branch string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prs[number].branch = branch
+}
+
+// SetPRState opens or closes pull request number (created by AddPR).
+func (s *Server) SetPRState(number int, state string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prs[number].state = state
 }
 
 // SetPRAuthor makes login the author of pull request number (created by AddPR).
@@ -363,7 +394,7 @@ func operation(method, path string) (doc, permissions string) {
 	case rePermission.MatchString(path):
 		return docs + "collaborators/collaborators#get-repository-permissions-for-a-user", "metadata=read"
 	}
-	return docs, ""
+	return moreOperation(method, path)
 }
 
 // reply is what a handler decided to answer.
@@ -374,7 +405,41 @@ type reply struct {
 	hang   bool // answer nothing
 }
 
+// hook is a function Before runs.
+type hook struct {
+	method, suffix string
+	count          int
+	f              func()
+}
+
+// Before runs f (without the server's lock held) before answering the next count requests of
+// method to a path ending in suffix, e.g. to move a branch between two requests of a client.
+func (s *Server) Before(method, suffix string, count int, f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.before = append(s.before, &hook{method, suffix, count, f})
+}
+
+func (s *Server) runBefore(r *http.Request) {
+	s.mu.Lock()
+	var run []func()
+	for _, h := range s.before {
+		if h.count > 0 && h.method == r.Method && strings.HasSuffix(r.URL.Path, h.suffix) {
+			h.count--
+			run = append(run, h.f)
+		}
+	}
+	s.mu.Unlock()
+	for _, f := range run {
+		f()
+	}
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.runBefore(r)
+	if s.serveGit(w, r) {
+		return
+	}
 	s.mu.Lock()
 	rep, created := s.handle(r)
 	if rep.hang {
@@ -491,6 +556,12 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 	if (path == "/graphql" || r.URL.Path == "/api/graphql") && r.Method == http.MethodPost {
 		return s.graphQL(r), nil
 	}
+	if rep, ok := s.denied(r.Method, path); ok {
+		return rep, nil
+	}
+	if rep, ok := s.handleMore(r, path); ok {
+		return rep, nil
+	}
 	for _, re := range []*regexp.Regexp{rePR, reReviews, reComments, reEditComment, rePermission} {
 		if m := re.FindStringSubmatch(path); m != nil && (m[1] != s.Owner || m[2] != s.Repo) {
 			return notFound(), nil
@@ -537,18 +608,7 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 	}
 	switch {
 	case rePR.MatchString(path) && r.Method == http.MethodGet:
-		body := example("pulls.get")
-		body["number"] = number
-		body["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, number)
-		body["user"] = s.userJSON(p.author)
-		hd := maps.Clone(body["head"].(map[string]any))
-		hd["sha"] = p.head
-		hd["repo"] = s.repoJSON(hd["repo"].(map[string]any), p.headRepo)
-		body["head"] = hd
-		base := maps.Clone(body["base"].(map[string]any))
-		base["repo"] = s.repoJSON(base["repo"].(map[string]any), s.Owner+"/"+s.Repo)
-		body["base"] = base
-		return reply{status: http.StatusOK, body: body}, nil
+		return reply{status: http.StatusOK, body: s.prJSON("pulls.get", number, p)}, nil
 	case reReviews.MatchString(path) && r.Method == http.MethodGet:
 		var list []*Review
 		for _, rv := range s.reviews {
@@ -606,6 +666,26 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 		return reply{status: http.StatusCreated, body: s.commentJSON(r, c)}, &cp
 	}
 	return notFound(), nil
+}
+
+// prJSON is pull request number as the documented example of operation (pulls.get, or a list's
+// pull-request-simple) with the fields the server keeps.
+func (s *Server) prJSON(operation string, number int, p *pr) map[string]any {
+	body := example(operation)
+	body["number"] = number
+	body["html_url"] = fmt.Sprintf("https://github.com/%s/%s/pull/%d", s.Owner, s.Repo, number)
+	body["user"] = s.userJSON(p.author)
+	body["state"] = p.state
+	hd := maps.Clone(body["head"].(map[string]any))
+	hd["sha"] = p.head
+	hd["ref"] = p.branch
+	hd["label"] = strings.Split(p.headRepo, "/")[0] + ":" + p.branch
+	hd["repo"] = s.repoJSON(hd["repo"].(map[string]any), p.headRepo)
+	body["head"] = hd
+	base := maps.Clone(body["base"].(map[string]any))
+	base["repo"] = s.repoJSON(base["repo"].(map[string]any), s.Owner+"/"+s.Repo)
+	body["base"] = base
+	return body
 }
 
 // legacyPermission is the "permission" field: maintain reads as write and triage as read.
@@ -705,6 +785,13 @@ func (s *Server) reviewJSON(rv *Review) map[string]any {
 // ActionsBotID is the user id of github-actions[bot], as on github.com.
 const ActionsBotID = 41898282
 
+// UserID is the account id GitHub knows login by (GITHUB_ACTOR_ID of a run login started).
+func (s *Server) UserID(login string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.userID(login)
+}
+
 // userID is the account id of login: stable for the server's life, distinct for every login.
 func (s *Server) userID(login string) int64 {
 	key := strings.ToLower(login)
@@ -732,17 +819,22 @@ func (s *Server) repoJSON(ex map[string]any, fullName string) map[string]any {
 
 var reViewer = regexp.MustCompile(`^\s*(query\s*)?\{\s*viewer\s*\{\s*login\s+databaseId\s*\}\s*\}\s*$`)
 
-// graphQL answers the one query agent-hooks makes, viewer { login databaseId }: the account the
-// token acts as, which GitHub tells an installation token too (GET /user answers it 403).
+// graphQL answers the GraphQL agent-hooks sends: the query viewer { login databaseId } (the
+// account the token acts as, which GitHub tells an installation token too, while GET /user
+// answers it 403) and the mutation minimizeComment (see minimize).
 func (s *Server) graphQL(r *http.Request) reply {
 	var in struct {
-		Query string `json:"query"`
+		Query     string         `json:"query"`
+		Variables map[string]any `json:"variables"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || strings.TrimSpace(in.Query) == "" {
 		return reply{status: http.StatusOK, body: map[string]any{"errors": []any{map[string]any{"message": "A query attribute must be specified and must be a string."}}}}
 	}
+	if m := reMinimize.FindStringSubmatch(in.Query); m != nil {
+		return s.minimize(m[1], in.Variables)
+	}
 	if !reViewer.MatchString(in.Query) {
-		return reply{status: http.StatusOK, body: map[string]any{"errors": []any{map[string]any{"message": "the fake GitHub answers only { viewer { login databaseId } }"}}}}
+		return reply{status: http.StatusOK, body: map[string]any{"errors": []any{map[string]any{"message": "the fake GitHub answers only { viewer { login databaseId } } and minimizeComment"}}}}
 	}
 	login := s.Identity()
 	return reply{status: http.StatusOK, body: map[string]any{"data": map[string]any{"viewer": map[string]any{"login": login, "databaseId": s.userID(login)}}}}

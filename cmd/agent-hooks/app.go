@@ -153,6 +153,9 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 		a.newActionCmd(),
 		a.newVersionCmd(),
 	)
+	root.SetHelpCommand(newHelpCmd())
+	root.InitDefaultCompletionCmd()
+	rejectUnknownSubcommands(root)
 	return root
 }
 

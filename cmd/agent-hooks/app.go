@@ -156,6 +156,7 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 	root.SetHelpCommand(newHelpCmd())
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
+	addVersionFlag(root)
 	return root
 }
 

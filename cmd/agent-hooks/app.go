@@ -182,6 +182,14 @@ func (a *app) userHome() (string, error) {
 	return "", errors.New("cannot find the home directory: set HOME or AUTOAGENT_HOME")
 }
 
+// absPath is path relative to the current directory made absolute; "" stays "".
+func (a *app) absPath(path string) string {
+	if path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(a.cwd, path)
+}
+
 // writeJSON prints v as indented JSON: the --json output of every command.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

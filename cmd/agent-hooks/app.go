@@ -157,6 +157,7 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
 	addVersionFlag(root)
+	a.registerCompletions(root)
 	return root
 }
 

@@ -16,7 +16,7 @@
 package runnertest
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -426,41 +426,20 @@ func (r *run) runScript(ctx context.Context, id string, spec stepSpec, env []str
 	}
 	cmd := exec.CommandContext(ctx, bash, "--noprofile", "--norc", "-e", "-o", "pipefail", scriptFile)
 	cmd.Dir, cmd.Env = dir, env
-	stdout, err := cmd.StdoutPipe()
+	stdout, stderr := &lineWriter{r: r, step: id}, &lineWriter{r: r, step: id}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = 5 * time.Second // a child left holding the output when ctx ends cannot hang the job
+	err = cmd.Run()
+	stdout.flush()
+	stderr.flush()
 	if err != nil {
-		return nil, err
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start bash: %w", err), nil
-	}
-	var wg sync.WaitGroup
-	for _, p := range []io.Reader{stdout, stderr} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			br := bufio.NewReader(p)
-			for {
-				line, err := br.ReadString('\n')
-				if line != "" {
-					r.line(id, strings.TrimRight(line, "\r\n"))
-				}
-				if err != nil {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := cmd.Wait(); err != nil {
 		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			failure = runnerMessage(fmt.Sprintf("Process completed with exit code %d.", ee.ExitCode()))
-		} else {
-			return nil, err
+		if !errors.As(err, &ee) {
+			return nil, fmt.Errorf("step %s: %w", id, err)
+		}
+		failure = runnerMessage(fmt.Sprintf("Process completed with exit code %d.", ee.ExitCode()))
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("step %s: %w", id, ctx.Err())
 		}
 	}
 	problems, err := r.readFileCommands(fileEnv, st)
@@ -503,6 +482,33 @@ func (r *run) readFileCommands(files map[string]string, st *Step) (failure, err 
 		}
 	}
 	return nil, nil
+}
+
+// lineWriter hands a step's output to the run line by line, as it comes.
+type lineWriter struct {
+	r    *run
+	step string
+	buf  []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.r.line(w.step, strings.TrimRight(string(w.buf[:i]), "\r"))
+		w.buf = w.buf[i+1:]
+	}
+}
+
+// flush hands over a last line without a line break.
+func (w *lineWriter) flush() {
+	if len(w.buf) > 0 {
+		w.r.line(w.step, strings.TrimRight(string(w.buf), "\r"))
+		w.buf = nil
+	}
 }
 
 // line handles one line a step printed: workflow commands, then the masked text into the log.

@@ -1,4 +1,4 @@
-package github_test
+package action_test
 
 import (
 	"archive/tar"
@@ -305,8 +305,20 @@ func runAction(t testing.TB, srv *releaseServer, store, ref string, full bool, e
 			"actions/setup-go@v5": runnertest.SetupGo(goroot, goVersion),
 		},
 	}
-	res, err := job.Run(context.Background())
+	// A step that hangs ends before the test's deadline, so that its log is shown.
+	ctx := context.Background()
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if deadline, ok := d.Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline.Add(-30*time.Second))
+			defer cancel()
+		}
+	}
+	res, err := job.Run(ctx)
 	if err != nil {
+		if res != nil {
+			t.Logf("log:\n%s", res.Log())
+		}
 		t.Fatalf("emulating action.yml: %v", err)
 	}
 	t.Cleanup(func() { makeWritable(machine) })
@@ -529,7 +541,7 @@ func TestActionBuildsFromSourceWithoutARelease(t *testing.T) {
 // ms-to-first-hook (the run's ns/op includes the emulation's own setup). Run it with
 // -benchtime=1x: a source build with an empty cache compiles everything.
 //
-//	go test ./github/ -run '^$' -bench ActionFirstHook -benchtime=1x
+//	go test ./action/ -run '^$' -bench ActionFirstHook -benchtime=1x
 func BenchmarkActionFirstHook(b *testing.B) {
 	srv := newReleaseServer(b, map[string]release{"v1.2.3": newRelease(b, "1.2.3")})
 	modcache := strings.TrimSpace(string(must(exec.Command("go", "env", "GOMODCACHE").Output())))

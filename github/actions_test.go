@@ -3,12 +3,10 @@ package github
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -120,60 +118,6 @@ func TestActionYAML(t *testing.T) {
 		if got != "value of ${{ inputs."+name+" }}" {
 			t.Errorf("input %s read as %q", name, got)
 		}
-	}
-}
-
-// TestActionBuildsForTheRunner runs the build step of action.yml with bash the way the runner
-// does (the job's environment, the step's env over it, in the action's folder) in a job that
-// cross-compiles a project of its own with GOOS, GOARCH and GOFLAGS set for every step: the binary
-// it names must still run on the runner.
-func TestActionBuildsForTheRunner(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds agent-hooks")
-	}
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
-	_, action := yamlDoc(t, filepath.Join("..", "action.yml"))
-	var build map[string]any
-	for _, s := range action["runs"].(map[string]any)["steps"].([]any) {
-		if m := s.(map[string]any); m["id"] == "build" {
-			build = m
-		}
-	}
-	if build == nil {
-		t.Fatal("no step with id build")
-	}
-	tmp := t.TempDir()
-	output := filepath.Join(tmp, "output")
-	otherOS, otherArch := "windows", "arm64"
-	if runtime.GOOS == "windows" {
-		otherOS = "linux"
-	}
-	runnerOS := map[string]string{"linux": "Linux", "darwin": "macOS", "windows": "Windows"}[runtime.GOOS]
-	env := append(os.Environ(), "RUNNER_OS="+runnerOS, "RUNNER_TEMP="+tmp, "GITHUB_OUTPUT="+output,
-		"GOOS="+otherOS, "GOARCH="+otherArch, "GOFLAGS=-mod=vendor")
-	stepEnv, _ := build["env"].(map[string]any)
-	for k, v := range stepEnv {
-		env = append(env, k+"="+fmt.Sprint(v))
-	}
-	cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", build["run"].(string))
-	cmd.Dir, cmd.Env = "..", env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build step: %v\n%s", err, out)
-	}
-	src, err := os.ReadFile(output)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, bin, ok := strings.Cut(strings.TrimSpace(string(src)), "path=")
-	if !ok {
-		t.Fatalf("build step output %q has no path", src)
-	}
-	if out, err := exec.Command(bin, "version").CombinedOutput(); err != nil {
-		t.Fatalf("the built %s does not run here: %v\n%s", bin, err, out)
 	}
 }
 

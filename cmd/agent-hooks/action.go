@@ -179,10 +179,7 @@ func (a *app) actionConfig(config string) (file string, cleanup func(), err erro
 	case config == "":
 		return "", cleanup, nil
 	case !strings.HasPrefix(config, "{"):
-		if !filepath.IsAbs(config) {
-			config = filepath.Join(a.cwd, config)
-		}
-		return config, cleanup, nil
+		return a.absPath(config), cleanup, nil
 	}
 	path, cleanup, err := atomicfile.WriteTemp(a.getenv("RUNNER_TEMP"), "agent-hooks-config-*.json", []byte(config))
 	if err != nil {

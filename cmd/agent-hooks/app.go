@@ -231,6 +231,11 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 		a.newActionCmd(),
 		a.newVersionCmd(),
 	)
+	root.SetHelpCommand(newHelpCmd())
+	root.InitDefaultCompletionCmd()
+	rejectUnknownSubcommands(root)
+	addVersionFlag(root)
+	a.registerCompletions(root)
 	return root
 }
 
@@ -254,6 +259,14 @@ func (a *app) userHome() (string, error) {
 		}
 	}
 	return "", errors.New("cannot find the home directory: set HOME or AUTOAGENT_HOME")
+}
+
+// absPath is path relative to the current directory made absolute; "" stays "".
+func (a *app) absPath(path string) string {
+	if path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(a.cwd, path)
 }
 
 // writeJSON prints v as indented JSON: the --json output of every command.

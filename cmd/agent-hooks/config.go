@@ -135,13 +135,38 @@ func eventOrder(cfg *hooks.Config) []string {
 	return out
 }
 
+// validation is the result of `config validate --json`.
+type validation struct {
+	Valid       bool                   `json:"valid"`
+	Workspace   string                 `json:"workspace"`
+	Files       []string               `json:"files"`
+	Hooks       int                    `json:"hooks"`
+	Diagnostics []validationDiagnostic `json:"diagnostics"`
+}
+
+// validationDiagnostic is a hooks.Diagnostic with every key present (line and col 0 when the
+// problem has no position), for programs that read it.
+type validationDiagnostic struct {
+	File     string         `json:"file"`
+	Line     int            `json:"line"`
+	Col      int            `json:"col"`
+	Severity hooks.Severity `json:"severity"`
+	Message  string         `json:"message"`
+}
+
 func (a *app) newConfigValidateCmd() *cobra.Command {
 	var workspace, loop string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Check every hook configuration in the workspace (all formats); exit 1 on errors",
+		Long: `Check every hook configuration of the workspace, in every format, and print each problem
+as file:line:col: severity: message on stderr. Exit 1 when there is an error (warnings alone
+exit 0). --json prints {"valid", "workspace", "files", "hooks", "diagnostics": [{"file", "line",
+"col", "severity", "message"}]} on stdout instead, with the same exit code.`,
 		Example: `  agent-hooks config validate
-  agent-hooks config validate --workspace ./repo`,
+  agent-hooks config validate --workspace ./repo
+  agent-hooks config validate --json | jq -r '.diagnostics[] | "\(.file):\(.line): \(.message)"'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := a.newRunner()
@@ -152,29 +177,46 @@ func (a *app) newConfigValidateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			out := validation{Workspace: env.Workspace, Files: []string{}, Diagnostics: []validationDiagnostic{}}
+			var diags []hooks.Diagnostic
 			cfg, err := hooks.Load(a.newRegistry(), env)
 			var cerr *hooks.ConfigError
-			if errors.As(err, &cerr) {
-				for _, d := range cerr.Diagnostics {
+			switch {
+			case errors.As(err, &cerr):
+				diags = cerr.Diagnostics
+			case err != nil:
+				return err
+			default:
+				out.Valid = true
+				diags = cfg.Warnings
+				out.Files = append(out.Files, cfg.Files...)
+				for _, hs := range cfg.Hooks {
+					out.Hooks += len(hs)
+				}
+			}
+			for _, d := range diags {
+				out.Diagnostics = append(out.Diagnostics, validationDiagnostic{File: d.File, Line: d.Line, Col: d.Col, Severity: d.Severity, Message: d.Message})
+			}
+			if asJSON {
+				if err := writeJSON(a.stdout, out); err != nil {
+					return err
+				}
+			} else {
+				for _, d := range diags {
 					fmt.Fprintln(a.stderr, d)
 				}
+				if out.Valid {
+					fmt.Fprintf(a.stdout, "ok: %d hooks, %d warnings\n", out.Hooks, len(diags))
+				}
+			}
+			if !out.Valid {
 				return &silentError{code: exitFailure}
 			}
-			if err != nil {
-				return err
-			}
-			for _, w := range cfg.Warnings {
-				fmt.Fprintln(a.stderr, w)
-			}
-			n := 0
-			for _, hs := range cfg.Hooks {
-				n += len(hs)
-			}
-			fmt.Fprintf(a.stdout, "ok: %d hooks, %d warnings\n", n, len(cfg.Warnings))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory")
 	cmd.Flags().StringVar(&loop, "loop", "", "agent-pipelines loop.yaml")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result and every diagnostic as JSON")
 	return cmd
 }

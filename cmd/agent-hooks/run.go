@@ -11,6 +11,7 @@ type runFlags struct {
 	session   string
 	workspace string
 	loop      string
+	config    string
 	json      bool
 }
 
@@ -43,7 +44,7 @@ Exit codes: 0 proceed, 2 blocked (the reason on stderr), 3 skip (PreIteration on
 			}
 			out, err := r.Fire(cmd.Context(), runner.Request{
 				Event: args[0], Data: data, SessionID: f.session, Workspace: f.workspace,
-				LoopFile: f.loop, CaptureStdout: f.json,
+				LoopFile: f.loop, ConfigFile: a.absPath(f.config), CaptureStdout: f.json,
 			})
 			if err != nil {
 				return err
@@ -62,6 +63,7 @@ Exit codes: 0 proceed, 2 blocked (the reason on stderr), 3 skip (PreIteration on
 	fl.StringVar(&f.session, "session", "", "session id (default $AUTOAGENT_SESSION_ID, else the workspace's active session)")
 	fl.StringVar(&f.workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
 	fl.StringVar(&f.loop, "loop", "", "agent-pipelines loop.yaml to read hooks from (default <workspace>/loop.yaml)")
+	fl.StringVar(&f.config, "config", "", "one more hook config file, loaded after the project's and before the user's (the Action's config input)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON result object on stdout")
 	return cmd
 }

@@ -1,0 +1,573 @@
+package action_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/autoagent/agent-hooks/github/runnertest"
+)
+
+// The steps of action.yml, run in an emulated runner (github/runnertest) against a release server
+// on 127.0.0.1: GitHub's release downloads (/<repo>/releases/download/<tag>/<file>) and the
+// repository's tags over git smart HTTP (the real git http-backend), as a remote `uses:` sees them:
+// the action in <runner>/_actions/<owner>/<repo>/<ref>, outside the workspace.
+
+const (
+	actionRepo = "autoagent/agent-hooks"
+	fakeToken  = "ghs_emulatedRunnerToken0123456789abcdef"
+	firstHook  = "FIRST-HOOK-RAN"
+)
+
+// releaseServer serves releases and the action repository's tags.
+type releaseServer struct {
+	url      string
+	mu       sync.Mutex
+	releases map[string]map[string][]byte // tag -> file -> content
+	requests map[string]int               // path -> count
+	commits  map[string]string            // tag -> commit
+}
+
+func (s *releaseServer) count(prefix string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for p, c := range s.requests {
+		if strings.HasPrefix(p, prefix) {
+			n += c
+		}
+	}
+	return n
+}
+
+// release is one release's archive for this machine, as GoReleaser names it, and its checksums.
+// version is what the binary says it is.
+type release struct {
+	version string
+	files   map[string][]byte
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// releaseBinary builds agent-hooks once for all tests, stamped as release 1.2.3 is.
+func releaseBinary(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "agent-hooks-release-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "agent-hooks")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", binPath,
+			"-ldflags", "-X main.version=1.2.3 -X main.commit=0123456789abcdef0123456789abcdef01234567 -X main.date=2026-05-01T10:00:00Z",
+			"./cmd/agent-hooks")
+		cmd.Dir = ".."
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// newRelease packs the binary as GoReleaser does (agent-hooks_<os>_<arch>.tar.gz with the binary
+// at its root) and writes agent-hooks_checksums.txt.
+func newRelease(t testing.TB, version string) release {
+	t.Helper()
+	bin, err := os.ReadFile(releaseBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, f := range []struct {
+		name string
+		mode int64
+		data []byte
+	}{{"README.md", 0o644, []byte("# agent-hooks\n")}, {"agent-hooks", 0o755, bin}} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: time.Unix(1777000000, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	archive := fmt.Sprintf("agent-hooks_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH)
+	sum := sha256.Sum256(buf.Bytes())
+	sums := fmt.Sprintf("%s  agent-hooks_amd64.deb\n%s  %s\n", strings.Repeat("0", 64), hex.EncodeToString(sum[:]), archive)
+	return release{version: version, files: map[string][]byte{archive: buf.Bytes(), "agent-hooks_checksums.txt": []byte(sums)}}
+}
+
+// distRelease is the snapshot GoReleaser built in dir (AGENT_HOOKS_DIST, set by .ci/run): the
+// real archives and checksums, so that the names action/install.sh expects are the ones
+// .goreleaser.yaml makes.
+func distRelease(t testing.TB, dir string) release {
+	t.Helper()
+	var meta struct{ Version string }
+	b, err := os.ReadFile(filepath.Join(dir, "metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	r := release{version: meta.Version, files: map[string][]byte{}}
+	for _, name := range []string{"agent-hooks_checksums.txt", fmt.Sprintf("agent-hooks_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH)} {
+		if r.files[name], err = os.ReadFile(filepath.Join(dir, name)); err != nil {
+			t.Fatalf("GoReleaser's dist has no %s: %v", name, err)
+		}
+	}
+	return r
+}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// newReleaseServer starts the server with the action repository's history: v1.2.2, then v1.2.3
+// (annotated) with the major tag v1 on the same commit, then v2.0.0 and v1.2.4, v9.9.9 (a tag
+// without a release) and the branch main. releases are served by tag.
+func newReleaseServer(t testing.TB, releases map[string]release) *releaseServer {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the emulated runner runs bash with POSIX paths")
+	}
+	for _, tool := range []string{"git", "bash", "curl", "tar"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s", tool)
+		}
+	}
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	git(t, root, "init", "-q", "-b", "main", work)
+	s := &releaseServer{releases: map[string]map[string][]byte{}, requests: map[string]int{}, commits: map[string]string{}}
+	commit := func(msg string, tags ...string) {
+		git(t, work, "commit", "-q", "--allow-empty", "-m", msg)
+		for _, tag := range tags {
+			if tag == "v1.2.3" {
+				git(t, work, "tag", "-a", "-m", "release "+tag, tag)
+			} else {
+				git(t, work, "tag", tag)
+			}
+			s.commits[tag] = git(t, work, "rev-parse", tag+"^{commit}")
+		}
+	}
+	commit("one", "v1.2.2")
+	commit("two", "v1.2.3", "v1")
+	commit("three", "v2.0.0")
+	commit("four", "v1.2.4")
+	commit("five", "v9.9.9")
+	git(t, root, "clone", "-q", "--bare", work, filepath.Join(root, actionRepo+".git"))
+	for tag, r := range releases {
+		s.releases[tag] = r.files
+	}
+
+	execPath := git(t, root, "--exec-path")
+	backend := &cgi.Handler{
+		Path: filepath.Join(execPath, "git-http-backend"),
+		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requests[r.URL.Path]++
+		s.mu.Unlock()
+		if strings.HasPrefix(r.URL.Path, "/"+actionRepo+".git/") {
+			backend.ServeHTTP(w, r)
+			return
+		}
+		rest, ok := strings.CutPrefix(r.URL.Path, "/"+actionRepo+"/releases/download/")
+		tag, file, _ := strings.Cut(rest, "/")
+		s.mu.Lock()
+		data, found := s.releases[tag][file]
+		s.mu.Unlock()
+		if !ok || !found {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(data)
+	}))
+	t.Cleanup(srv.Close)
+	s.url = srv.URL
+	return s
+}
+
+// actionCopy puts the action where the runner puts a remote action: <runner>/_actions/<repo>/<ref>.
+// full copies the whole module (what a source build needs); otherwise only action.yml and action/.
+func actionCopy(t testing.TB, runnerDir, ref string, full bool) string {
+	t.Helper()
+	dst := filepath.Join(runnerDir, "_actions", filepath.FromSlash(actionRepo), ref)
+	var files []string
+	if full {
+		out, err := exec.Command("git", "-C", "..", "ls-files", "-co", "--exclude-standard").Output()
+		if err != nil {
+			t.Skipf("not a git checkout: %v", err)
+		}
+		files = strings.Fields(string(out))
+	} else {
+		files = []string{"action.yml", "action/install.sh"}
+	}
+	for _, f := range files {
+		src := filepath.Join("..", f)
+		st, err := os.Lstat(src)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), data, st.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// runAction runs action.yml at ref on a fresh runner (new temp, tool cache and workspace, the
+// shared cache store) for a PostExecutionEnd whose hook prints firstHook and the binary's version.
+func runAction(t testing.TB, srv *releaseServer, store, ref string, full bool, extraEnv ...string) *runnertest.Result {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the emulated runner runs bash with POSIX paths")
+	}
+	machine := t.TempDir()
+	ws := filepath.Join(machine, "work", "repo")
+	for _, d := range []string{filepath.Join(ws, ".autoagent"), filepath.Join(machine, "temp"), filepath.Join(machine, "tool"), filepath.Join(machine, "home")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := `{"hooks": {"PostExecutionEnd": [{"name": "first", "command": "echo ` + firstHook + ` issue {{issueNumber}}; \"$AGENT_HOOKS_BIN\" version"}]}}`
+	if err := os.WriteFile(filepath.Join(ws, ".autoagent", "config.json"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goroot := strings.TrimSpace(string(must(exec.Command("go", "env", "GOROOT").Output())))
+	goVersion := strings.TrimSpace(string(must(exec.Command("go", "env", "GOVERSION").Output())))
+	actionDir := actionCopy(t, machine, ref, full)
+	job := &runnertest.Job{
+		ActionDir: actionDir,
+		Inputs:    map[string]string{"event": "PostExecutionEnd", "payload": `{"issueNumber": 42}`},
+		GitHub: map[string]string{
+			"server_url": srv.url, "action_repository": actionRepo, "action_ref": ref,
+			"workspace": ws, "repository": "octo/hello", "token": fakeToken,
+		},
+		// The PATH of this machine without its Go: the action must set Go up itself to build.
+		Env: append([]string{"PATH=" + pathWithout(filepath.Join(goroot, "bin")), "HOME=" + filepath.Join(machine, "home"),
+			"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}, extraEnv...),
+		OS: map[string]string{"linux": "Linux", "darwin": "macOS"}[runtime.GOOS], Arch: map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH],
+		Temp: filepath.Join(machine, "temp"), ToolCache: filepath.Join(machine, "tool"),
+		Secrets: []string{fakeToken},
+		Uses: map[string]runnertest.Uses{
+			"actions/cache@v4":    runnertest.Cache(store),
+			"actions/setup-go@v5": runnertest.SetupGo(goroot, goVersion),
+		},
+	}
+	// A step that hangs ends before the test's deadline, so that its log is shown.
+	ctx := context.Background()
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if deadline, ok := d.Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline.Add(-30*time.Second))
+			defer cancel()
+		}
+	}
+	res, err := job.Run(ctx)
+	if err != nil {
+		if res != nil {
+			t.Logf("log:\n%s", res.Log())
+		}
+		t.Fatalf("emulating action.yml: %v", err)
+	}
+	t.Cleanup(func() { makeWritable(machine) })
+	if res.Failed && t.Failed() {
+		t.Logf("log:\n%s", res.Log())
+	}
+	if strings.Contains(res.Log(), fakeToken) {
+		t.Errorf("the token is in the log:\n%s", res.Log())
+	}
+	return res
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func pathWithout(dir string) string {
+	var keep []string
+	for _, p := range filepath.SplitList(os.Getenv("PATH")) {
+		if filepath.Clean(p) != filepath.Clean(dir) {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
+// makeWritable lets t.TempDir remove a Go module cache (its directories are read-only).
+func makeWritable(dir string) {
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+}
+
+// toFirstHook is the time from the action's first step to the hook's first line.
+func toFirstHook(t testing.TB, res *runnertest.Result) time.Duration {
+	t.Helper()
+	l, ok := res.FirstLine(firstHook + " issue 42")
+	if !ok {
+		t.Fatalf("the hook did not run:\n%s", res.Log())
+	}
+	return l.Time.Sub(res.Start)
+}
+
+func outcomes(res *runnertest.Result) map[string]string {
+	m := map[string]string{}
+	for _, s := range res.Steps {
+		m[s.ID] = s.Outcome
+	}
+	return m
+}
+
+func wantOutcomes(t *testing.T, res *runnertest.Result, want map[string]string) {
+	t.Helper()
+	got := outcomes(res)
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("step %s: %s, want %s (all: %v)\n%s", id, got[id], w, got, res.Log())
+		}
+	}
+}
+
+func TestActionDownloadsTheRelease(t *testing.T) {
+	t.Parallel()
+	good := newRelease(t, "1.2.3")
+	tampered := newRelease(t, "1.2.4")
+	for name := range tampered.files {
+		if strings.HasSuffix(name, ".tar.gz") {
+			tampered.files[name] = append(bytes.Clone(tampered.files[name]), 0) // one byte more than the checksum says
+		}
+	}
+	srv := newReleaseServer(t, map[string]release{"v1.2.2": newRelease(t, "1.2.2"), "v1.2.3": good, "v2.0.0": newRelease(t, "2.0.0"), "v1.2.4": tampered})
+	store := t.TempDir()
+	downloaded := map[string]string{"release": "success", "download": "success", "build": "skipped", "gocache": "skipped", "run": "success"}
+
+	t.Run("major tag", func(t *testing.T) {
+		res := runAction(t, srv, store, "v1", false)
+		wantOutcomes(t, res, downloaded)
+		if res.Outputs["decision"] != "approve" || res.Step("release").Outputs["tag"] != "v1.2.3" {
+			t.Errorf("outputs %v, release step %v", res.Outputs, res.Step("release").Outputs)
+		}
+		if !strings.Contains(res.Log(), "agent-hooks v1.2.3\n") {
+			t.Errorf("the hook did not run release 1.2.3:\n%s", res.Log())
+		}
+		if n := srv.count(fmt.Sprintf("/%s/releases/download/v1.2.3/agent-hooks_%s_%s.tar.gz", actionRepo, runtime.GOOS, runtime.GOARCH)); n != 1 {
+			t.Errorf("archive downloaded %d times", n)
+		}
+		t.Logf("emulated download path: the first hook ran %v after the action's first step", toFirstHook(t, res))
+	})
+
+	t.Run("cached on the next runner", func(t *testing.T) {
+		before := srv.count("/" + actionRepo + "/releases/")
+		res := runAction(t, srv, store, "v1", false)
+		wantOutcomes(t, res, downloaded)
+		if n := srv.count("/"+actionRepo+"/releases/") - before; n != 0 {
+			t.Errorf("%d downloads with the binary in the cache", n)
+		}
+		if !strings.Contains(res.Log(), "v1.2.3 from the cache") || !strings.Contains(res.Log(), "agent-hooks v1.2.3\n") {
+			t.Errorf("not run from the cache:\n%s", res.Log())
+		}
+		t.Logf("emulated cached path: the first hook ran %v after the action's first step", toFirstHook(t, res))
+	})
+
+	t.Run("exact tag", func(t *testing.T) {
+		before := srv.count("/" + actionRepo + ".git/")
+		res := runAction(t, srv, t.TempDir(), "v1.2.3", false)
+		wantOutcomes(t, res, downloaded)
+		if n := srv.count("/"+actionRepo+".git/") - before; n != 0 {
+			t.Errorf("a release tag needs no tag listing; made %d git requests", n)
+		}
+		toFirstHook(t, res)
+	})
+
+	t.Run("commit of a release", func(t *testing.T) {
+		res := runAction(t, srv, t.TempDir(), srv.commits["v1.2.3"], false)
+		wantOutcomes(t, res, downloaded)
+		if tag := res.Step("release").Outputs["tag"]; tag != "v1.2.3" {
+			t.Errorf("commit %s resolved to %q", srv.commits["v1.2.3"], tag)
+		}
+		toFirstHook(t, res)
+	})
+
+	t.Run("checksum mismatch", func(t *testing.T) {
+		tampStore := t.TempDir()
+		res := runAction(t, srv, tampStore, "v1.2.4", false)
+		wantOutcomes(t, res, map[string]string{"release": "success", "download": "failure", "build": "skipped", "run": "skipped"})
+		if !res.Failed {
+			t.Error("the step passed")
+		}
+		if _, ran := res.FirstLine(firstHook); ran {
+			t.Errorf("a hook ran with an unverified binary:\n%s", res.Log())
+		}
+		var said bool
+		for _, a := range res.Annotations {
+			said = said || a.Level == "error" && strings.Contains(a.Message, "checksum mismatch") && strings.Contains(a.Message, "not installed")
+		}
+		if !said {
+			t.Errorf("no checksum mismatch error: %+v", res.Annotations)
+		}
+		if entries, _ := os.ReadDir(tampStore); len(entries) != 0 {
+			t.Errorf("a failed job saved a cache: %v", entries)
+		}
+	})
+}
+
+// TestActionDownloadsGoReleasersSnapshot checks the names: .ci/run builds a GoReleaser snapshot
+// and sets AGENT_HOOKS_DIST to its dist/, whose archive and checksums the action must find.
+func TestActionDownloadsGoReleasersSnapshot(t *testing.T) {
+	dist := os.Getenv("AGENT_HOOKS_DIST")
+	if dist == "" {
+		t.Skip("AGENT_HOOKS_DIST is not set (.ci/run sets it after goreleaser release --snapshot)")
+	}
+	r := distRelease(t, dist)
+	tag := "v" + r.version
+	srv := newReleaseServer(t, map[string]release{tag: r})
+	res := runAction(t, srv, t.TempDir(), tag, false)
+	wantOutcomes(t, res, map[string]string{"download": "success", "build": "skipped", "run": "success"})
+	if !strings.Contains(res.Log(), "agent-hooks "+tag+"\n") {
+		t.Errorf("the hook did not run the snapshot %s:\n%s", tag, res.Log())
+	}
+}
+
+// TestActionBuildsFromSourceWithoutARelease: a branch ref has no release, so the action sets up
+// Go and builds its own source, with a build cache keyed in a step (not hashFiles, which sees only
+// the workspace) that a later job restores; a release tag whose release is not published yet
+// builds from source too. The job cross-compiles a project of its own (GOOS, GOARCH, GOFLAGS for
+// every step): the binary must still be for the runner.
+func TestActionBuildsFromSourceWithoutARelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds agent-hooks with an empty build cache")
+	}
+	t.Parallel()
+	srv := newReleaseServer(t, nil)
+	store := t.TempDir()
+	modcache := strings.TrimSpace(string(must(exec.Command("go", "env", "GOMODCACHE").Output())))
+	jobEnv := []string{
+		// Modules from this machine's module cache, as a proxy: tests reach only 127.0.0.1.
+		"GOPROXY=file://" + filepath.ToSlash(filepath.Join(modcache, "cache", "download")), "GOSUMDB=off", "GOTOOLCHAIN=local",
+		"GOOS=windows", "GOARCH=arm64", "GOFLAGS=-mod=vendor",
+	}
+	built := map[string]string{"release": "success", "download": "skipped", "gocache": "success", "build": "success", "run": "success"}
+
+	res := runAction(t, srv, store, "main", true, jobEnv...)
+	wantOutcomes(t, res, built)
+	if res.Outputs["decision"] != "approve" {
+		t.Errorf("outputs %v", res.Outputs)
+	}
+	key := res.Step("gocache").Outputs["key"]
+	if !strings.HasPrefix(key, "agent-hooks-go-") || len(key) < len("agent-hooks-go-Linux-X64-go1-")+33 {
+		t.Errorf("build cache key %q is not keyed by go.sum and the source", key)
+	}
+	t.Logf("emulated source build, empty cache: the first hook ran %v after the action's first step", toFirstHook(t, res))
+
+	// The next runner restores the build cache; a tag without a published release builds too.
+	res = runAction(t, srv, store, "v9.9.9", true, jobEnv...)
+	wantOutcomes(t, res, map[string]string{"release": "success", "download": "success", "build": "success", "run": "success"})
+	var restored string
+	for _, s := range res.Steps {
+		if k := s.Outputs["cache-matched-key"]; strings.HasPrefix(k, "agent-hooks-go-") {
+			restored = k
+		}
+	}
+	if restored == "" {
+		t.Errorf("the Go build cache was not restored:\n%s", res.Log())
+	}
+	if !strings.Contains(res.Log(), "release v9.9.9 has no agent-hooks_checksums.txt") {
+		t.Errorf("no notice that the release is missing:\n%s", res.Log())
+	}
+	t.Logf("emulated source build, restored cache: the first hook ran %v after the action's first step", toFirstHook(t, res))
+}
+
+// BenchmarkActionFirstHook measures, on the emulated runner, the time from the action's first
+// step to its hook's first line of output, per path: the release downloaded, the release from the
+// cache, a source build with an empty Go cache, and one with the cache restored. Reported as
+// ms-to-first-hook (the run's ns/op includes the emulation's own setup). Run it with
+// -benchtime=1x: a source build with an empty cache compiles everything.
+//
+//	go test ./action/ -run '^$' -bench ActionFirstHook -benchtime=1x
+func BenchmarkActionFirstHook(b *testing.B) {
+	srv := newReleaseServer(b, map[string]release{"v1.2.3": newRelease(b, "1.2.3")})
+	modcache := strings.TrimSpace(string(must(exec.Command("go", "env", "GOMODCACHE").Output())))
+	sourceEnv := []string{"GOPROXY=file://" + filepath.ToSlash(filepath.Join(modcache, "cache", "download")), "GOSUMDB=off", "GOTOOLCHAIN=local"}
+	measure := func(b *testing.B, store func() string, ref string, full bool, env ...string) {
+		var total time.Duration
+		n := 0
+		for b.Loop() {
+			res := runAction(b, srv, store(), ref, full, env...)
+			total += toFirstHook(b, res)
+			n++
+		}
+		b.ReportMetric(float64(total.Milliseconds())/float64(n), "ms-to-first-hook")
+	}
+	b.Run("download", func(b *testing.B) { measure(b, func() string { return b.TempDir() }, "v1", false) })
+	b.Run("cached", func(b *testing.B) {
+		store := b.TempDir()
+		runAction(b, srv, store, "v1", false)
+		measure(b, func() string { return store }, "v1", false)
+	})
+	b.Run("source-empty-cache", func(b *testing.B) {
+		measure(b, func() string { return b.TempDir() }, "main", true, sourceEnv...)
+	})
+	b.Run("source-restored-cache", func(b *testing.B) {
+		store := b.TempDir()
+		runAction(b, srv, store, "main", true, sourceEnv...)
+		measure(b, func() string { return store }, "main", true, sourceEnv...)
+	})
+}

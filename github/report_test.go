@@ -32,7 +32,7 @@ func fireEvent(t *testing.T, ws string, e env, event string) *hooks.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &hooks.Engine{Config: cfg, Registry: reg, Workspace: ws, SessionID: "session-1-abcdef", Getenv: e.get, Environ: os.Environ()}
+	eng := &hooks.Engine{Config: cfg, Workspace: ws, SessionID: "session-1-abcdef", Getenv: e.get, Environ: os.Environ()}
 	res, err := eng.Fire(context.Background(), event, hooks.Payload{"prNumber": prNumber, "issueNumber": 7})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func engineFor(t *testing.T, config string, reg *Registry, env map[string]string
 	must(t, err)
 	var out bytes.Buffer
 	return &Engine{
-		Config: cfg, Registry: reg, Workspace: le.Workspace, SessionID: "session-1-abcdef",
+		Config: cfg, Workspace: le.Workspace, SessionID: "session-1-abcdef",
 		Getenv: func(k string) string { return env[k] }, Environ: []string{"PATH=" + os.Getenv("PATH")},
 		Stdout: &out, Stderr: &out,
 	}, &out
@@ -538,5 +539,53 @@ func TestPanickingLiveWriter(t *testing.T) {
 	must(t, err)
 	if h := res.Hooks[0]; h.Status != StatusOK || h.Stdout != "out\n" || h.Stderr != "err\n" {
 		t.Errorf("hook %+v", h)
+	}
+}
+
+// orderExt records its name in a shared log before and after each event.
+type orderExt struct {
+	name string
+	log  *[]string
+}
+
+func (x orderExt) BeforeEvent(context.Context, *EventInfo) error {
+	*x.log = append(*x.log, "before "+x.name)
+	return nil
+}
+
+func (x orderExt) AfterEvent(context.Context, *EventInfo, *Result) error {
+	*x.log = append(*x.log, "after "+x.name)
+	return nil
+}
+
+// extFormat is a format that configures only its extension (nil: nothing).
+type extFormat struct {
+	name string
+	x    Extension
+}
+
+func (f extFormat) Name() string                 { return f.name }
+func (f extFormat) Load(LoadEnv) (Loaded, error) { return Loaded{Extension: f.x}, nil }
+
+// TestExtensionsOrder: the engine's own extensions run first, then the formats' in the order the
+// formats are registered; a format that configures nothing adds none.
+func TestExtensionsOrder(t *testing.T) {
+	t.Parallel()
+	var log []string
+	reg := NewRegistry()
+	reg.RegisterFormat(extFormat{"a", orderExt{"a", &log}})
+	reg.RegisterFormat(extFormat{"none", nil})
+	reg.RegisterFormat(extFormat{"b", orderExt{"b", &log}})
+	eng, _ := engineFor(t, hooksJSON(Stop), reg, nil)
+	if n := len(eng.Config.Extensions); n != 2 {
+		t.Fatalf("Config.Extensions: %d, want 2", n)
+	}
+	eng.Extensions = []Extension{orderExt{"session", &log}}
+	if _, err := eng.Fire(context.Background(), Stop, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"before session", "before a", "before b", "after session", "after a", "after b"}
+	if !slices.Equal(log, want) {
+		t.Errorf("order %q, want %q", log, want)
 	}
 }

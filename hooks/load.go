@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -36,7 +35,7 @@ var commandFields = append([]string{"command"}, commonFields...)
 // everything, and returns the effective configuration. A *ConfigError lists every problem with its
 // file and line:column; nothing may run when it is returned.
 func Load(reg *Registry, env LoadEnv) (*Config, error) {
-	cfg := &Config{Hooks: map[string][]*Hook{}, Settings: map[string]any{}}
+	cfg := &Config{Hooks: map[string][]*Hook{}}
 	var errs []Diagnostic
 
 	// The native files in run order: project, the extra config, user. A missing project or user
@@ -88,25 +87,21 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 
 	env.DisableUserHooks = cfg.DisableUserHooks
 	for _, format := range reg.Formats() {
-		hooks, diags, err := format.Load(env)
+		loaded, err := format.Load(env)
 		if err != nil {
 			return nil, fmt.Errorf("load %s hooks: %w", format.Name(), err)
 		}
-		for _, d := range diags {
+		for _, d := range loaded.Diagnostics {
 			if d.Severity == SeverityError {
 				errs = append(errs, d)
 			} else {
 				cfg.Warnings = append(cfg.Warnings, d)
 			}
 		}
-		if sp, ok := format.(SettingsProvider); ok {
-			settings, err := sp.Settings(env)
-			if err != nil {
-				return nil, fmt.Errorf("load %s settings: %w", format.Name(), err)
-			}
-			maps.Copy(cfg.Settings, settings)
+		if loaded.Extension != nil {
+			cfg.Extensions = append(cfg.Extensions, loaded.Extension)
 		}
-		for _, h := range hooks {
+		for _, h := range loaded.Hooks {
 			// A format validates its own hook points; the ones it knows that have no canonical
 			// event (babysitter's on-score, …) become custom events of their own name.
 			if _, ok := Canonical(h.Event, cfg.CustomEvents); !ok && ValidEventName(h.Event) {

@@ -45,7 +45,7 @@ func record(tag string) string {
 
 func newWorkspace(t *testing.T) *seedtest.Workspace {
 	t.Helper()
-	return seedtest.New(t, []hooks.Format{babysitter.New()}, babysitter.NewExtension())
+	return seedtest.New(t, []hooks.Format{babysitter.New()})
 }
 
 func TestSeedBreakpointHook(t *testing.T) {

@@ -15,9 +15,6 @@ import (
 	"github.com/autoagent/agent-hooks/notify"
 )
 
-// DefaultPollInterval is how often http-poll asks when the hook sets no "interval".
-const DefaultPollInterval = 30 * time.Second
-
 // HTTPPoll is the "http-poll" approval provider, the agent-pipelines seed's await_poll: it GETs
 // "url" every "interval" until the JSON answer matches "abortWhen" (block) or "successWhen"
 // (approve), or the hook's timeout passes (timeoutAction). The conditions are Exprs
@@ -42,7 +39,7 @@ type httpPollConfig struct {
 	Common
 	URL         string            `json:"url"`
 	Headers     map[string]string `json:"headers"`
-	Interval    *Millis           `json:"interval"`
+	Interval    *hooks.Duration   `json:"interval"`
 	SuccessWhen string            `json:"successWhen"`
 	AbortWhen   string            `json:"abortWhen"`
 	ReasonFrom  string            `json:"reasonFrom"`
@@ -63,7 +60,7 @@ func (p HTTPPoll) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, e
 	if err := DecodeOptions(raw, &c, &c.Common); err != nil {
 		return nil, err
 	}
-	r := &httpPollRunner{p: p, c: c, interval: DefaultPollInterval}
+	r := &httpPollRunner{p: p, c: c, interval: hooks.DefaultHTTPPollInterval}
 	if c.URL == "" {
 		return nil, errors.New(`http-poll: "url" is required`)
 	}
@@ -73,10 +70,10 @@ func (p HTTPPoll) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, e
 		}
 	}
 	if c.Interval != nil {
-		if c.Interval.Duration < 10*time.Millisecond {
+		if *c.Interval < hooks.Duration(10*time.Millisecond) {
 			return nil, errors.New("interval: must be at least 10 milliseconds")
 		}
-		r.interval = c.Interval.Duration
+		r.interval = time.Duration(*c.Interval)
 	}
 	if c.SuccessWhen == "" {
 		return nil, errors.New(`http-poll: "successWhen" is required, e.g. ".status == \"approved\""`)

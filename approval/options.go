@@ -49,28 +49,6 @@ func (c Common) Render(p hooks.Payload) string {
 	return strings.TrimSpace(hooks.ExpandMessage(m, p))
 }
 
-// Millis is a duration option written in milliseconds (like the common "timeout").
-type Millis struct{ time.Duration }
-
-// UnmarshalJSON reads a number of milliseconds, or a Go duration string such as "30s".
-func (m *Millis) UnmarshalJSON(b []byte) error {
-	var n float64
-	if err := json.Unmarshal(b, &n); err == nil {
-		m.Duration = time.Duration(n * float64(time.Millisecond))
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("want milliseconds or a duration such as \"30s\"")
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("want milliseconds or a duration such as \"30s\": %w", err)
-	}
-	m.Duration = d
-	return nil
-}
-
 // DecideBy is when a provider must stop waiting and apply timeoutAction: the hook's timeout
 // after start, and a little before the engine's own deadline on ctx, so that what happens at the
 // timeout is timeoutAction rather than the engine's timeout.

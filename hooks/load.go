@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/autoagent/agent-hooks/internal/configfile"
 	"github.com/autoagent/agent-hooks/internal/jsonpos"
@@ -311,11 +311,14 @@ func (f *nativeFile) buildHook(reg *Registry, event string, v *jsonpos.Value) (*
 		h.Type = TypeCommand
 	}
 	if hf.Timeout != nil {
-		ms, err := strconv.ParseInt(string(hf.Timeout), 10, 64)
-		if err != nil || ms <= 0 {
-			return fail("timeout: want a positive whole number of milliseconds, got %s", hf.Timeout)
+		d, err := ParseDuration("timeout", hf.Timeout)
+		if err == nil && d <= 0 {
+			err = fmt.Errorf("timeout: must be positive, got %s", hf.Timeout)
 		}
-		h.Timeout = time.Duration(ms) * time.Millisecond
+		if err != nil {
+			return fail("%v", err)
+		}
+		h.Timeout = d
 	}
 	if h.Matcher != nil {
 		if h.Matcher.Field == "" {
@@ -455,24 +458,76 @@ func LineCol(src []byte, offset int64) (line, col int) {
 }
 
 // DecodeOptions decodes a built-in type's options strictly: an unknown field is an error naming
-// it (and the nearest known field), so a misspelt option is never a silent default. Empty options
-// leave v as it is.
+// it (and the nearest known field), so a misspelt option is never a silent default, and every
+// other error names the option it is about ("pollInterval: …"). Empty options leave v as it is.
 func DecodeOptions(options json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(options)) == 0 {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(options))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "json: ")
-		if field, ok := strings.CutPrefix(msg, "unknown field "); ok {
-			if name, err := strconv.Unquote(field); err == nil {
-				return UnknownFieldError(name, jsonFieldNames(v))
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if field, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		if name, err := strconv.Unquote(field); err == nil {
+			return UnknownFieldError(name, jsonFieldNames(v))
+		}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("%s: want %s, got JSON %s", jsonPath(reflect.TypeOf(v), te.Field), jsonpos.Want(te.Type), te.Value)
+	}
+	if option := failingOption(options, v); option != "" {
+		return fmt.Errorf("%s: %s", option, msg)
+	}
+	return errors.New(msg)
+}
+
+// failingOption is the first option (in name order) that alone fails to decode into v's type:
+// the option an UnmarshalJSON method's error is about, which encoding/json does not say.
+func failingOption(options json.RawMessage, v any) string {
+	var members map[string]json.RawMessage
+	t := reflect.TypeOf(v)
+	if json.Unmarshal(options, &members) != nil || t.Kind() != reflect.Pointer {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(members)) {
+		one, _ := json.Marshal(map[string]json.RawMessage{k: members[k]})
+		if json.Unmarshal(one, reflect.New(t.Elem()).Interface()) != nil {
+			return k
+		}
+	}
+	return ""
+}
+
+// jsonPath is the field path of an UnmarshalTypeError (decoding into a value of type t) as the
+// JSON has it: without the names of embedded structs.
+func jsonPath(t reflect.Type, field string) string {
+	var out []string
+	for seg := range strings.SplitSeq(field, ".") {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		var f *reflect.StructField
+		for i := 0; t != nil && t.Kind() == reflect.Struct && i < t.NumField(); i++ {
+			sf := t.Field(i)
+			if name, _, _ := strings.Cut(sf.Tag.Get("json"), ","); name == seg || name == "" && sf.Name == seg {
+				f = &sf
+				break
 			}
 		}
-		return errors.New(msg)
+		if f == nil || !f.Anonymous {
+			out = append(out, seg)
+		}
+		t = nil
+		if f != nil {
+			t = f.Type
+		}
 	}
-	return nil
+	return strings.Join(out, ".")
 }
 
 // jsonFieldNames lists the JSON names of a struct's fields (v is a pointer to a struct).

@@ -61,7 +61,7 @@ func TestLoadErrorsNamePosition(t *testing.T) {
 		{"unknown type", "{\"hooks\": {\"Stop\": [\n  {\"type\": \"git-comit\"}\n]}}", `config.json:2:3: hooks.Stop: unknown hook type "git-comit"; did you mean "git-commit"?`},
 		{"unknown field", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"blockign\": true}]}}", `config.json:1:21: hooks.Stop: unknown field "blockign"; did you mean "blocking"?`},
 		{"type option", "{\"hooks\": {\"Stop\": [{\"type\": \"git-commit\", \"mesage\": \"m\"}]}}", `unknown field "mesage"; did you mean "message"?`},
-		{"wrong type", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"timeout\": \"5s\"}]}}", `config.json:1:21: hooks.Stop: timeout`},
+		{"wrong type", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"timeout\": \"5 parsecs\"}]}}", `config.json:1:21: hooks.Stop: timeout`},
 		{"no command", "{\"hooks\": {\"Stop\": [{\"name\": \"x\"}]}}", `command hook needs a "command"`},
 		{"hooks not object", "{\"hooks\": []}", `config.json:1:11: "hooks" must be an object`},
 		{"bad matcher", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"matcher\": {\"field\": \"a\", \"regex\": \"(\"}}]}}", `matcher: bad regex`},

@@ -8,7 +8,6 @@
 package notify
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,12 +23,9 @@ import (
 // TypeName is the hook type this package implements.
 const TypeName = "webhook"
 
-// Defaults of a webhook hook.
-const (
-	DefaultRetries        = 3
-	DefaultBackoff        = 500 * time.Millisecond
-	DefaultRequestTimeout = 10 * time.Second
-)
+// DefaultRetries is how many times a webhook hook retries by default (its durations' defaults
+// are in the hooks package's table: hooks.DefaultWebhookBackoff, hooks.DefaultWebhookRequestTimeout).
+const DefaultRetries = 3
 
 // Type is the `webhook` hook type.
 type Type struct {
@@ -72,19 +68,17 @@ type options struct {
 	Format  string `json:"format"`  // slack, discord, teams or json (default: the entry's, else json)
 	Title   string `json:"title"`   // message template; DefaultTitle when empty
 	// Retries after a network error, 429 or 5xx (default 3); BackoffMs is the first wait
-	// (default 500, doubling); RequestTimeout bounds one attempt in ms (default 10000). The
-	// hook's timeout bounds the whole delivery.
-	Retries        *int `json:"retries"`
-	BackoffMs      *int `json:"backoffMs"`
-	RequestTimeout *int `json:"requestTimeout"`
+	// (default 500 ms, doubling); RequestTimeout bounds one attempt (default 10 s). Both are
+	// milliseconds or a duration such as "2s". The hook's timeout bounds the whole delivery.
+	Retries        *int            `json:"retries"`
+	BackoffMs      *hooks.Duration `json:"backoffMs"`
+	RequestTimeout *hooks.Duration `json:"requestTimeout"`
 }
 
 // Configure implements hooks.Type.
 func (t *Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error) {
 	var o options
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&o); err != nil {
+	if err := hooks.DecodeOptions(raw, &o); err != nil {
 		return nil, fmt.Errorf("webhook options: %w", err)
 	}
 	set := 0
@@ -108,10 +102,8 @@ func (t *Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, erro
 		}
 		return nil, errors.New(msg)
 	}
-	for name, v := range map[string]*int{"retries": o.Retries, "backoffMs": o.BackoffMs, "requestTimeout": o.RequestTimeout} {
-		if v != nil && *v < 0 {
-			return nil, fmt.Errorf("%s: must not be negative", name)
-		}
+	if o.Retries != nil && *o.Retries < 0 {
+		return nil, errors.New("retries: must not be negative")
 	}
 	return &runner{t: t, hook: h, o: o}, nil
 }
@@ -237,18 +229,18 @@ func (t *Type) sender(o options) *Sender {
 		Sleep:          t.sleep,
 		Now:            t.now,
 		Retries:        DefaultRetries,
-		Backoff:        DefaultBackoff,
-		RequestTimeout: DefaultRequestTimeout,
+		Backoff:        hooks.DefaultWebhookBackoff,
+		RequestTimeout: hooks.DefaultWebhookRequestTimeout,
 		UserAgent:      "agent-hooks",
 	}
 	if o.Retries != nil {
 		s.Retries = *o.Retries
 	}
 	if o.BackoffMs != nil {
-		s.Backoff = time.Duration(*o.BackoffMs) * time.Millisecond
+		s.Backoff = time.Duration(*o.BackoffMs)
 	}
 	if o.RequestTimeout != nil {
-		s.RequestTimeout = time.Duration(*o.RequestTimeout) * time.Millisecond
+		s.RequestTimeout = time.Duration(*o.RequestTimeout)
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -197,7 +198,7 @@ func TestWebhookRetries(t *testing.T) {
 				waits = append(waits, d)
 				return nil
 			}), WithClock(func() time.Time { return now }))
-			r := newHook(t, typ, `{"url":"`+srv.URL+`","retries":`+itoa(tt.retries)+`,"backoffMs":100}`)
+			r := newHook(t, typ, `{"url":"`+srv.URL+`","retries":`+strconv.Itoa(tt.retries)+`,"backoffMs":100}`)
 			out := r.Run(context.Background(), invocation(hooks.Error, hooks.Payload{}, nil))
 			if got := len(rec.received()); got != tt.wantCalls {
 				t.Errorf("requests: got %d, want %d", got, tt.wantCalls)
@@ -218,7 +219,25 @@ func TestWebhookRetries(t *testing.T) {
 	}
 }
 
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+// TestWebhookBackoffAsDuration: backoffMs also takes a duration string.
+func TestWebhookBackoffAsDuration(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{statuses: []int{500, 200}}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	var waits []time.Duration
+	typ := NewType("", WithSleep(func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return nil
+	}))
+	r := newHook(t, typ, `{"url":"`+srv.URL+`","retries":1,"backoffMs":"0.25s","requestTimeout":"5s"}`)
+	if out := r.Run(context.Background(), invocation(hooks.Error, hooks.Payload{}, nil)); out.Status != hooks.StatusOK {
+		t.Fatalf("status %s: %s", out.Status, out.Reason)
+	}
+	if want := []time.Duration{250 * time.Millisecond}; !slices.Equal(waits, want) {
+		t.Errorf("waits: got %v, want %v", waits, want)
+	}
+}
 
 // TestWebhookRealBackoff runs the retry path with real waits.
 func TestWebhookRealBackoff(t *testing.T) {
@@ -346,6 +365,8 @@ func TestWebhookConfigure(t *testing.T) {
 		{`{"url":"https://x.test/a","format":"slak"}`, `format: unknown format "slak" (known: slack, discord, teams, json); did you mean "slack"?`},
 		{`{"url":"ftp://hooks.test/secretTOKEN"}`, `url: must be an absolute http:// or https:// URL (not shown: it is a secret)`},
 		{`{"url":"https://x.test/a","retries":-1}`, `retries: must not be negative`},
+		{`{"url":"https://x.test/a","backoffMs":-1}`, `backoffMs: must not be negative, got -1`},
+		{`{"url":"https://x.test/a","requestTimeout":"soon"}`, `requestTimeout: want milliseconds or a duration such as "30s", got "soon"`},
 	}
 	for _, tt := range tests {
 		_, err := NewType("").Configure(&hooks.Hook{}, json.RawMessage(tt.opts))

@@ -142,7 +142,7 @@ func (d *Doc) Decode(v *Value, dst any) error {
 		at = bad.Start
 	}
 	line, col := d.LineCol(at)
-	return &TypeError{Offset: at, Line: line, Col: col, Field: te.Field, Want: want(te.Type), Got: te.Value}
+	return &TypeError{Offset: at, Line: line, Col: col, Field: te.Field, Want: Want(te.Type), Got: te.Value}
 }
 
 // find is the value encoding/json means by the offset of an UnmarshalTypeError: it is just past
@@ -173,8 +173,8 @@ func (v *Value) find(offset int) *Value {
 
 var numberType = reflect.TypeFor[json.Number]()
 
-// want names the JSON a Go type takes.
-func want(t reflect.Type) string {
+// Want names the JSON a Go type takes ("a string", "an object", "true or false", …).
+func Want(t reflect.Type) string {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

@@ -110,14 +110,6 @@ func (a Answer) Outcome(details map[string]any) hooks.Outcome {
 // TimedOut is the answer timeoutAction gives after waiting for waited, when every check of the
 // request succeeded and nobody decided. (When the last check failed, the request is Undecided.)
 func (c Common) TimedOut(waited time.Duration) Answer {
-	reason := fmt.Sprintf("no decision within %s (timeoutAction: %s)", roundDuration(waited), c.TimeoutAction)
+	reason := fmt.Sprintf("no decision within %s (timeoutAction: %s)", hooks.RoundDuration(waited), c.TimeoutAction)
 	return Answer{Approved: c.TimeoutAction == hooks.DecisionApprove, Via: "timeout", Reason: reason}
-}
-
-// roundDuration keeps a duration readable: whole seconds, or milliseconds under a second.
-func roundDuration(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(time.Second)
 }

@@ -69,6 +69,15 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// RoundDuration is how agent-hooks shows a duration in a message: to the second, or to the
+// millisecond below a second.
+func RoundDuration(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
 // ParseDuration reads one duration option's JSON value; the error names the option.
 func ParseDuration(option string, raw json.RawMessage) (time.Duration, error) {
 	var d Duration

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/httpx"
 )
 
 // TypeName is the hook type this package implements.
@@ -91,7 +92,7 @@ func (t *Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, erro
 		return nil, errors.New(`webhook: set exactly one of "url", "urlEnv" (an environment variable) or "webhook" (an entry made by agent-hooks notify setup)`)
 	}
 	if o.URL != "" && !strings.Contains(o.URL, "$") {
-		if err := CheckURL(o.URL); err != nil {
+		if err := httpx.CheckURL(o.URL); err != nil {
 			return nil, fmt.Errorf("url: %w", err)
 		}
 	}

@@ -3,6 +3,7 @@ package configedit
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -249,7 +250,7 @@ func TestUpdateCreatesKeepsModeFollowsLinksAndSerializes(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if _, err := os.Stat(path + ".lock"); !os.IsNotExist(err) {
+	if _, err := os.Stat(path + ".lock"); !errors.Is(err, fs.ErrNotExist) {
 		t.Error("lock file left behind")
 	}
 	b, _ = os.ReadFile(path)

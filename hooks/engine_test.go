@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -370,7 +372,7 @@ func TestLargePayloadGoesThroughAFile(t *testing.T) {
 	if n, _ := strconv.Atoi(read("stdin.n")); read("file.n") != read("stdin.n") || n < 300000 {
 		t.Errorf("file has %s bytes, stdin %s", read("file.n"), read("stdin.n"))
 	}
-	if _, err := os.Stat(read("file.path")); !os.IsNotExist(err) {
+	if _, err := os.Stat(read("file.path")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("payload file left behind: %v", err)
 	}
 }
@@ -520,7 +522,7 @@ printf '%s' {{small}} > ` + dir + `/small; env | grep -c '^AGENT_HOOKS_ARG_.*_FI
 	if _, err := os.Stat(filepath.Join(e.Workspace, "pwned")); err == nil {
 		t.Error("a value ran")
 	}
-	if _, err := os.Stat(strings.TrimSpace(read("path"))); !os.IsNotExist(err) {
+	if _, err := os.Stat(strings.TrimSpace(read("path"))); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("value file left behind: %v", err)
 	}
 }

@@ -23,7 +23,9 @@
 package babysitter
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,7 +105,7 @@ func readHooks(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
 	)
 	for _, loc := range Locations(env) {
 		entries, err := os.ReadDir(loc.Dir)
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {

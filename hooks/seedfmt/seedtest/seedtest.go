@@ -5,6 +5,8 @@ package seedtest
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +68,7 @@ func (w *Workspace) Write(rel, content string, mode os.FileMode) string {
 func (w *Workspace) Read(rel string) string {
 	w.t.Helper()
 	b, err := os.ReadFile(filepath.Join(w.Dir, rel))
-	if err != nil && !os.IsNotExist(err) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		w.t.Fatal(err)
 	}
 	return string(b)

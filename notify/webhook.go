@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -24,23 +23,19 @@ import (
 // TypeName is the hook type this package implements.
 const TypeName = "webhook"
 
-// DefaultRetries is how many times a webhook hook retries by default (its durations' defaults
-// are in the hooks package's table: hooks.DefaultWebhookBackoff, hooks.DefaultWebhookRequestTimeout).
+// DefaultRetries is how many times a webhook hook retries by default. Its durations' defaults
+// are in hooks' table (DefaultWebhookBackoff, DefaultWebhookRequestTimeout).
 const DefaultRetries = 3
 
 // Type is the `webhook` hook type.
 type Type struct {
 	storePath string
-	client    *http.Client
 	sleep     func(context.Context, time.Duration) error
 	now       func() time.Time
 }
 
 // Option configures a Type.
 type Option func(*Type)
-
-// WithHTTPClient makes webhooks send their requests with c.
-func WithHTTPClient(c *http.Client) Option { return func(t *Type) { t.client = c } }
 
 // WithSleep replaces the wait between retries (tests record the waits instead of sleeping).
 func WithSleep(f func(context.Context, time.Duration) error) Option {
@@ -226,7 +221,6 @@ func (r *runner) target(getenv func(string) string) (Target, error) {
 
 func (t *Type) sender(o options) *Sender {
 	s := &Sender{
-		Client:         t.client,
 		Sleep:          t.sleep,
 		Now:            t.now,
 		Retries:        DefaultRetries,

@@ -12,11 +12,8 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/notify"
+	"github.com/autoagent/agent-hooks/internal/httpx"
 )
-
-// DefaultPollInterval is how often http-poll asks when the hook sets no "interval".
-const DefaultPollInterval = 30 * time.Second
 
 // HTTPPoll is the "http-poll" approval provider, the agent-pipelines seed's await_poll: it GETs
 // "url" every "interval" until the JSON answer matches "abortWhen" (block) or "successWhen"
@@ -42,7 +39,7 @@ type httpPollConfig struct {
 	Common
 	URL         string            `json:"url"`
 	Headers     map[string]string `json:"headers"`
-	Interval    *Millis           `json:"interval"`
+	Interval    *hooks.Duration   `json:"interval"`
 	SuccessWhen string            `json:"successWhen"`
 	AbortWhen   string            `json:"abortWhen"`
 	ReasonFrom  string            `json:"reasonFrom"`
@@ -63,20 +60,20 @@ func (p HTTPPoll) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, e
 	if err := DecodeOptions(raw, &c, &c.Common); err != nil {
 		return nil, err
 	}
-	r := &httpPollRunner{p: p, c: c, interval: DefaultPollInterval}
+	r := &httpPollRunner{p: p, c: c, interval: hooks.DefaultHTTPPollInterval}
 	if c.URL == "" {
 		return nil, errors.New(`http-poll: "url" is required`)
 	}
 	if !strings.ContainsAny(c.URL, "${") {
-		if err := notify.CheckURL(c.URL); err != nil {
+		if err := httpx.CheckURL(c.URL); err != nil {
 			return nil, fmt.Errorf("url: %w", err)
 		}
 	}
 	if c.Interval != nil {
-		if c.Interval.Duration < 10*time.Millisecond {
+		if *c.Interval < hooks.Duration(10*time.Millisecond) {
 			return nil, errors.New("interval: must be at least 10 milliseconds")
 		}
-		r.interval = c.Interval.Duration
+		r.interval = time.Duration(*c.Interval)
 	}
 	if c.SuccessWhen == "" {
 		return nil, errors.New(`http-poll: "successWhen" is required, e.g. ".status == \"approved\""`)
@@ -113,7 +110,7 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 		return Undecided("http-poll", err, details)
 	}
 	fmt.Fprintf(inv.Stderr, "agent-hooks: waiting for approval (polling every %s until %s): %s\n",
-		roundDuration(r.interval), by.Format("15:04:05"), oneLine(r.c.Render(inv.Payload)))
+		hooks.RoundDuration(r.interval), by.Format("15:04:05"), oneLine(r.c.Render(inv.Payload)))
 	var lastErr error
 	for polls := 1; ; polls++ {
 		details["polls"] = polls
@@ -136,7 +133,7 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 		if !now.Add(wait).Before(by) {
 			wait = by.Sub(now)
 		}
-		if wait <= 0 || notify.Sleep(ctx, wait) != nil || !r.p.now().Before(by) {
+		if wait <= 0 || httpx.Sleep(ctx, wait) != nil || !r.p.now().Before(by) {
 			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return Undecided("http-poll", errors.New("interrupted while polling for approval"), details)
 			}
@@ -145,7 +142,7 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 				// Nobody knows what the failed poll would have said: timeoutAction is for a
 				// wait that nobody answered, not for one that could not be checked.
 				details["timedOut"] = true
-				return Undecided("http-poll", fmt.Errorf("no decision within %s, and the last poll failed: %w", roundDuration(waited), lastErr), details)
+				return Undecided("http-poll", fmt.Errorf("no decision within %s, and the last poll failed: %w", hooks.RoundDuration(waited), lastErr), details)
 			}
 			return r.c.TimedOut(waited).Outcome(details)
 		}
@@ -181,7 +178,7 @@ func (r *httpPollRunner) resolve(inv *hooks.Invocation) (string, http.Header, er
 	if len(missing) > 0 {
 		return "", nil, fmt.Errorf("http-poll: environment variable %s is not set", strings.Join(missing, ", "))
 	}
-	if err := notify.CheckURL(target); err != nil {
+	if err := httpx.CheckURL(target); err != nil {
 		return "", nil, fmt.Errorf("http-poll url: %w", err)
 	}
 	return target, headers, nil
@@ -193,7 +190,7 @@ func (r *httpPollRunner) poll(ctx context.Context, target string, headers http.H
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("build poll request: %w", notify.Redact(err, target))
+		return nil, 0, 0, fmt.Errorf("build poll request: %w", httpx.Redact(err, target))
 	}
 	for k, v := range headers {
 		req.Header[k] = v
@@ -206,14 +203,14 @@ func (r *httpPollRunner) poll(ctx context.Context, target string, headers http.H
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("poll: %w", notify.Redact(err, target))
+		return nil, 0, 0, fmt.Errorf("poll: %w", httpx.Redact(err, target))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return nil, 0, resp.StatusCode, fmt.Errorf("poll: read answer: %w", notify.Redact(err, target))
+		return nil, 0, resp.StatusCode, fmt.Errorf("poll: read answer: %w", httpx.Redact(err, target))
 	}
-	retryAfter, _ = notify.RetryAfter(resp.Header, r.p.now())
+	retryAfter, _ = httpx.RetryAfter(resp.Header, r.p.now())
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, retryAfter, resp.StatusCode, fmt.Errorf("poll: HTTP %d", resp.StatusCode)
 	}

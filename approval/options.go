@@ -49,28 +49,6 @@ func (c Common) Render(p hooks.Payload) string {
 	return strings.TrimSpace(hooks.ExpandMessage(m, p))
 }
 
-// Millis is a duration option written in milliseconds (like the common "timeout").
-type Millis struct{ time.Duration }
-
-// UnmarshalJSON reads a number of milliseconds, or a Go duration string such as "30s".
-func (m *Millis) UnmarshalJSON(b []byte) error {
-	var n float64
-	if err := json.Unmarshal(b, &n); err == nil {
-		m.Duration = time.Duration(n * float64(time.Millisecond))
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("want milliseconds or a duration such as \"30s\"")
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("want milliseconds or a duration such as \"30s\": %w", err)
-	}
-	m.Duration = d
-	return nil
-}
-
 // DecideBy is when a provider must stop waiting and apply timeoutAction: the hook's timeout
 // after start, and a little before the engine's own deadline on ctx, so that what happens at the
 // timeout is timeoutAction rather than the engine's timeout.
@@ -132,14 +110,6 @@ func (a Answer) Outcome(details map[string]any) hooks.Outcome {
 // TimedOut is the answer timeoutAction gives after waiting for waited, when every check of the
 // request succeeded and nobody decided. (When the last check failed, the request is Undecided.)
 func (c Common) TimedOut(waited time.Duration) Answer {
-	reason := fmt.Sprintf("no decision within %s (timeoutAction: %s)", roundDuration(waited), c.TimeoutAction)
+	reason := fmt.Sprintf("no decision within %s (timeoutAction: %s)", hooks.RoundDuration(waited), c.TimeoutAction)
 	return Answer{Approved: c.TimeoutAction == hooks.DecisionApprove, Via: "timeout", Reason: reason}
-}
-
-// roundDuration keeps a duration readable: whole seconds, or milliseconds under a second.
-func roundDuration(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(time.Second)
 }

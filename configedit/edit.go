@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/autoagent/agent-hooks/internal/jsonpos"
 )
 
 // Field is one member of a hook object, in the order it is written.
@@ -61,18 +64,18 @@ func step(src []byte, b Builtin, enable bool) (out []byte, did bool, err error) 
 	if err != nil {
 		return nil, false, err
 	}
-	if root.kind != '{' {
+	if root.Kind != jsonpos.Object {
 		return nil, false, errors.New("the configuration is not a JSON object")
 	}
 	unit := indentUnit(src, root)
-	hooksNode, _ := root.get("hooks")
+	hooksNode, _ := root.Get("hooks")
 	if hooksNode == nil {
 		if !enable {
 			return src, false, nil
 		}
 		return insertMember(src, root, "hooks", `{}`, unit), true, nil
 	}
-	if hooksNode.kind != '{' {
+	if hooksNode.Kind != jsonpos.Object {
 		return nil, false, fmt.Errorf(`"hooks" is not an object`)
 	}
 	type found struct {
@@ -82,16 +85,16 @@ func step(src []byte, b Builtin, enable bool) (out []byte, did bool, err error) 
 	var matches []found
 	var disabled *node // "enabled": false of a matching hook
 	for _, name := range append([]string{b.Event}, b.Aliases...) {
-		arr, _ := hooksNode.get(name)
-		if arr == nil || arr.kind != '[' {
+		arr, _ := hooksNode.Get(name)
+		if arr == nil || arr.Kind != jsonpos.Array {
 			continue
 		}
-		for i, el := range arr.elems {
+		for i, el := range arr.Elems {
 			if hookType(el) != b.Type {
 				continue
 			}
 			matches = append(matches, found{arr, i})
-			if en, _ := el.get("enabled"); en != nil && en.lit == "false" {
+			if en, _ := el.Get("enabled"); en != nil && en.Kind == jsonpos.False {
 				disabled = en
 			} else if enable {
 				return src, false, nil // present and enabled
@@ -103,10 +106,10 @@ func step(src []byte, b Builtin, enable bool) (out []byte, did bool, err error) 
 			return src, false, nil
 		}
 		m := matches[0]
-		if len(m.arr.elems) == 1 {
+		if len(m.arr.Elems) == 1 {
 			// The event's only hook: drop the event.
-			for _, mem := range hooksNode.members {
-				if mem.val == m.arr {
+			for _, mem := range hooksNode.Members {
+				if mem.Value == m.arr {
 					return removeMember(src, hooksNode, mem), true, nil
 				}
 			}
@@ -114,24 +117,24 @@ func step(src []byte, b Builtin, enable bool) (out []byte, did bool, err error) 
 		return removeElem(src, m.arr, m.elem), true, nil
 	}
 	if disabled != nil {
-		return splice(src, disabled.start, disabled.end, "true"), true, nil
+		return splice(src, disabled.Start, disabled.End, "true"), true, nil
 	}
 	// The event's hooks run in the file's order of its keys (the event and its aliases): go after
 	// the last hook it must follow, else before the first hook it must precede, wherever they are.
 	var arrs []*node
-	for _, mem := range hooksNode.members {
-		if (mem.key == b.Event || contains(b.Aliases, mem.key)) && mem.val.kind == '[' {
-			arrs = append(arrs, mem.val)
+	for _, mem := range hooksNode.Members {
+		if (mem.Key == b.Event || slices.Contains(b.Aliases, mem.Key)) && mem.Value.Kind == jsonpos.Array {
+			arrs = append(arrs, mem.Value)
 		}
 	}
 	var after, before *node
 	afterPos, beforePos := 0, 0
 	for _, a := range arrs {
-		for i, el := range a.elems {
-			if contains(b.After, hookType(el)) {
+		for i, el := range a.Elems {
+			if slices.Contains(b.After, hookType(el)) {
 				after, afterPos = a, i+1
 			}
-			if before == nil && contains(b.Before, hookType(el)) {
+			if before == nil && slices.Contains(b.Before, hookType(el)) {
 				before, beforePos = a, i
 			}
 		}
@@ -142,10 +145,10 @@ func step(src []byte, b Builtin, enable bool) (out []byte, did bool, err error) 
 	case before != nil:
 		return insertElem(src, before, beforePos, b.Fields, unit), true, nil
 	}
-	arr, _ := hooksNode.get(b.Event)
+	arr, _ := hooksNode.Get(b.Event)
 	if arr == nil {
 		for _, a := range b.Aliases {
-			if n, _ := hooksNode.get(a); n != nil && n.kind == '[' {
+			if n, _ := hooksNode.Get(a); n != nil && n.Kind == jsonpos.Array {
 				arr = n
 				break
 			}
@@ -154,31 +157,22 @@ func step(src []byte, b Builtin, enable bool) (out []byte, did bool, err error) 
 	if arr == nil {
 		return insertMember(src, hooksNode, b.Event, `[]`, unit), true, nil
 	}
-	if arr.kind != '[' {
+	if arr.Kind != jsonpos.Array {
 		return nil, false, fmt.Errorf("hooks.%s is not an array", b.Event)
 	}
-	return insertElem(src, arr, len(arr.elems), b.Fields, unit), true, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return insertElem(src, arr, len(arr.Elems), b.Fields, unit), true, nil
 }
 
 // hookType is the "type" of a hook object ("command" when absent), "" for a non-object.
 func hookType(n *node) string {
-	if n.kind != '{' {
+	if n.Kind != jsonpos.Object {
 		return ""
 	}
-	t, _ := n.get("type")
+	t, _ := n.Get("type")
 	if t == nil {
 		return "command"
 	}
-	return t.str
+	return t.Str
 }
 
 func splice(src []byte, start, end int, text string) []byte {
@@ -201,8 +195,8 @@ func lineIndent(src []byte, offset int) string {
 // indentUnit guesses one level of the file's indentation: the indentation of the root's first
 // member when it is on a line of its own, else two spaces.
 func indentUnit(src []byte, root *node) string {
-	if len(root.members) > 0 {
-		ws := src[root.start+1 : root.members[0].keyStart]
+	if len(root.Members) > 0 {
+		ws := src[root.Start+1 : root.Members[0].KeyStart]
 		if i := bytes.LastIndexByte(ws, '\n'); i >= 0 && len(ws[i+1:]) > 0 {
 			return string(ws[i+1:])
 		}
@@ -211,50 +205,50 @@ func indentUnit(src []byte, root *node) string {
 }
 
 // multiline reports whether a container is written over several lines.
-func multiline(src []byte, n *node) bool { return bytes.IndexByte(src[n.start:n.end], '\n') >= 0 }
+func multiline(src []byte, n *node) bool { return bytes.IndexByte(src[n.Start:n.End], '\n') >= 0 }
 
 // insertMember adds "key": value (value is JSON text) at the end of an object.
 func insertMember(src []byte, obj *node, key, value, unit string) []byte {
 	k, _ := json.Marshal(key)
 	text := string(k) + ": " + value
-	if len(obj.members) == 0 {
-		ind := lineIndent(src, obj.start)
-		return splice(src, obj.start, obj.end, "{\n"+ind+unit+text+"\n"+ind+"}")
+	if len(obj.Members) == 0 {
+		ind := lineIndent(src, obj.Start)
+		return splice(src, obj.Start, obj.End, "{\n"+ind+unit+text+"\n"+ind+"}")
 	}
-	first := obj.members[0]
-	sep := string(src[obj.start+1 : first.keyStart]) // the whitespace before the first member
-	last := obj.members[len(obj.members)-1]
-	return splice(src, last.val.end, last.val.end, ","+sep+text)
+	first := obj.Members[0]
+	sep := string(src[obj.Start+1 : first.KeyStart]) // the whitespace before the first member
+	last := obj.Members[len(obj.Members)-1]
+	return splice(src, last.Value.End, last.Value.End, ","+sep+text)
 }
 
 // insertElem adds a hook object at position pos of an array.
 func insertElem(src []byte, arr *node, pos int, fields []Field, unit string) []byte {
-	if len(arr.elems) == 0 {
-		ind := lineIndent(src, arr.start)
+	if len(arr.Elems) == 0 {
+		ind := lineIndent(src, arr.Start)
 		obj := renderObject(fields, ind+unit, unit, true)
-		return splice(src, arr.start, arr.end, "[\n"+ind+unit+obj+"\n"+ind+"]")
+		return splice(src, arr.Start, arr.End, "[\n"+ind+unit+obj+"\n"+ind+"]")
 	}
-	first := arr.elems[0]
+	first := arr.Elems[0]
 	// Separate it as the file separates elements: the whitespace after the first comma, else
 	// (one element) the whitespace before it when the array is written over several lines.
-	sep := string(src[arr.start+1 : first.start])
-	if len(arr.elems) > 1 {
-		comma := bytes.IndexByte(src[first.end:arr.elems[1].start], ',')
-		sep = string(src[first.end+comma+1 : arr.elems[1].start])
+	sep := string(src[arr.Start+1 : first.Start])
+	if len(arr.Elems) > 1 {
+		comma := bytes.IndexByte(src[first.End:arr.Elems[1].Start], ',')
+		sep = string(src[first.End+comma+1 : arr.Elems[1].Start])
 	} else if !strings.Contains(sep, "\n") {
 		sep = ""
 	}
-	ind := lineIndent(src, first.start)
+	ind := lineIndent(src, first.Start)
 	if !strings.Contains(sep, "\n") {
-		ind = lineIndent(src, arr.start)
+		ind = lineIndent(src, arr.Start)
 	}
 	obj := renderObject(fields, ind, unit, multiline(src, first))
-	if pos < len(arr.elems) {
-		at := arr.elems[pos].start
+	if pos < len(arr.Elems) {
+		at := arr.Elems[pos].Start
 		return splice(src, at, at, obj+","+sep)
 	}
-	last := arr.elems[len(arr.elems)-1]
-	return splice(src, last.end, last.end, ","+sep+obj)
+	last := arr.Elems[len(arr.Elems)-1]
+	return splice(src, last.End, last.End, ","+sep+obj)
 }
 
 // renderObject writes a hook object, over several lines (members one level below ind) or on one.
@@ -274,29 +268,29 @@ func renderObject(fields []Field, ind, unit string, multi bool) string {
 // removeElem deletes element i of an array with the comma and whitespace that separated it.
 func removeElem(src []byte, arr *node, i int) []byte {
 	switch {
-	case len(arr.elems) == 1:
-		return splice(src, arr.start, arr.end, "[]")
-	case i < len(arr.elems)-1:
-		return splice(src, arr.elems[i].start, arr.elems[i+1].start, "")
+	case len(arr.Elems) == 1:
+		return splice(src, arr.Start, arr.End, "[]")
+	case i < len(arr.Elems)-1:
+		return splice(src, arr.Elems[i].Start, arr.Elems[i+1].Start, "")
 	default:
-		return splice(src, arr.elems[i-1].end, arr.elems[i].end, "")
+		return splice(src, arr.Elems[i-1].End, arr.Elems[i].End, "")
 	}
 }
 
 // removeMember deletes a member of an object with its separator.
-func removeMember(src []byte, obj *node, m member) []byte {
+func removeMember(src []byte, obj *node, m jsonpos.Member) []byte {
 	i := 0
-	for j, x := range obj.members {
-		if x.keyStart == m.keyStart {
+	for j, x := range obj.Members {
+		if x.KeyStart == m.KeyStart {
 			i = j
 		}
 	}
 	switch {
-	case len(obj.members) == 1:
-		return splice(src, obj.start, obj.end, "{}")
-	case i < len(obj.members)-1:
-		return splice(src, m.keyStart, obj.members[i+1].keyStart, "")
+	case len(obj.Members) == 1:
+		return splice(src, obj.Start, obj.End, "{}")
+	case i < len(obj.Members)-1:
+		return splice(src, m.KeyStart, obj.Members[i+1].KeyStart, "")
 	default:
-		return splice(src, obj.members[i-1].val.end, m.val.end, "")
+		return splice(src, obj.Members[i-1].Value.End, m.Value.End, "")
 	}
 }

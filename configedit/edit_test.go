@@ -3,6 +3,7 @@ package configedit
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -249,7 +250,7 @@ func TestUpdateCreatesKeepsModeFollowsLinksAndSerializes(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if _, err := os.Stat(path + ".lock"); !os.IsNotExist(err) {
+	if _, err := os.Stat(path + ".lock"); !errors.Is(err, fs.ErrNotExist) {
 		t.Error("lock file left behind")
 	}
 	b, _ = os.ReadFile(path)
@@ -271,5 +272,46 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSetRoundTripsByteForByte: on files written in any style (CRLF line ends, tabs, one line,
+// non-ASCII keys and values, escapes, numbers as written, other tools' nested keys), turning a
+// built-in on and off again gives back the exact bytes, and turning it on touches nothing
+// outside the hooks it edits.
+func TestSetRoundTripsByteForByte(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		src      string
+		restores bool // false: enabling adds "hooks" or an event, which disabling leaves (empty)
+	}{
+		{"{\r\n  \"hooks\": {\r\n    \"Stop\": [{\"command\": \"echo h\\u00e9\"}]\r\n  },\r\n  \"n\": 1.50e+3\r\n}\r\n", false},
+		{"{\"hooks\":{\"PostExecutionEnd\":[{\"command\":\"a\"}]},\"x\":{\"y\":[1,2,{\"z\":null}]}}", true},
+		{"{\n\t\"café\": \"thé \\\"noir\\\"\",\n\t\"hooks\": {\n\t\t\"on_task_complete\": [\n\t\t\t{\"type\": \"git-push\"}\n\t\t]\n\t}\n}\n", true},
+		{"  {  }  \n", false},
+		{"{\"hooks\": {\"PostExecutionEnd\": []}, \"emoji\": \"\\ud83d\\ude00 😀\"}", false},
+	} {
+		src := tc.src
+		on, changed := set(t, src, commit, true)
+		if !changed {
+			t.Fatalf("%q: enable did not change it", src)
+		}
+		if off, _ := set(t, on, commit, false); tc.restores && off != src {
+			t.Errorf("enable then disable:\n%q\nwant\n%q", off, src)
+		}
+		// Every member of the original outside "hooks" is still there, byte for byte.
+		orig, err := parse([]byte(src))
+		must(t, err)
+		edited, err := parse([]byte(on))
+		must(t, err)
+		for _, m := range orig.Members {
+			if m.Key == "hooks" {
+				continue
+			}
+			v, _ := edited.Get(m.Key)
+			if v == nil || on[v.Start:v.End] != src[m.Value.Start:m.Value.End] {
+				t.Errorf("%q: member %q changed in\n%s", src, m.Key, on)
+			}
+		}
 	}
 }

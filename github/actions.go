@@ -77,13 +77,6 @@ func (a *Action) Inputs() (ActionInputs, error) {
 	return in, nil
 }
 
-// Mask hides a secret in the rest of the job's log.
-func (a *Action) Mask(secret string) {
-	if secret != "" {
-		a.gha.AddMask(secret)
-	}
-}
-
 // StopCommands makes the runner ignore workflow commands (::set-output, ::add-mask, …) in what
 // follows — hook output — until resume is called.
 func (a *Action) StopCommands() (resume func()) {

@@ -27,21 +27,18 @@ type ApprovalProvider struct {
 	Options Options
 }
 
-// DefaultPollInterval is how often the pull request is checked, in milliseconds.
-const DefaultPollInterval = 15000
-
 type approvalConfig struct {
 	approval.Common
-	PollInterval      *int     `json:"pollInterval"`
-	MinApprovals      *int     `json:"minApprovals"`
-	Approvers         []string `json:"approvers"`
-	RequireHeadCommit *bool    `json:"requireHeadCommit"`
-	Wait              *bool    `json:"wait"`
-	Key               string   `json:"key"`
-	AllowSelfApproval bool     `json:"allowSelfApproval"`
-	ApproverTeams     []string `json:"approverTeams"`
-	ApproveCommands   []string `json:"approveCommands"`
-	RejectCommands    []string `json:"rejectCommands"`
+	PollInterval      *hooks.Duration `json:"pollInterval"`
+	MinApprovals      *int            `json:"minApprovals"`
+	Approvers         []string        `json:"approvers"`
+	RequireHeadCommit *bool           `json:"requireHeadCommit"`
+	Wait              *bool           `json:"wait"`
+	Key               string          `json:"key"`
+	AllowSelfApproval bool            `json:"allowSelfApproval"`
+	ApproverTeams     []string        `json:"approverTeams"`
+	ApproveCommands   []string        `json:"approveCommands"`
+	RejectCommands    []string        `json:"rejectCommands"`
 }
 
 type approvalRunner struct {
@@ -70,7 +67,7 @@ func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hoo
 		opts:          p.Options,
 		message:       c.Message,
 		key:           c.Key,
-		interval:      DefaultPollInterval * time.Millisecond,
+		interval:      hooks.DefaultGitHubPollInterval,
 		minApprovals:  1,
 		requireHead:   true,
 		timeoutAction: c.TimeoutAction,
@@ -90,9 +87,9 @@ func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hoo
 	}
 	if c.PollInterval != nil {
 		if *c.PollInterval <= 0 {
-			return nil, errors.New("pollInterval: must be a positive number of milliseconds")
+			return nil, errors.New(`pollInterval: must be a positive number of milliseconds or a duration such as "15s"`)
 		}
-		r.interval = time.Duration(*c.PollInterval) * time.Millisecond
+		r.interval = time.Duration(*c.PollInterval)
 	}
 	if c.MinApprovals != nil {
 		if *c.MinApprovals < 1 {

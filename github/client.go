@@ -22,6 +22,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/autoagent/agent-hooks/internal/httpx"
 	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
@@ -56,21 +57,7 @@ func (o Options) sleep(ctx context.Context, d time.Duration) error {
 	if o.Sleep != nil {
 		return o.Sleep(ctx, d)
 	}
-	return sleepCtx(ctx, d)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return httpx.Sleep(ctx, d)
 }
 
 // ErrNoToken is returned when neither GITHUB_TOKEN nor GH_TOKEN is set.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/github/githubtest"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/httpx"
 )
 
 const (
@@ -46,7 +47,7 @@ func (s *sleeper) sleep(ctx context.Context, d time.Duration) error {
 	n := len(s.waits)
 	s.mu.Unlock()
 	if d <= 1100*time.Millisecond {
-		if err := sleepCtx(ctx, d); err != nil {
+		if err := httpx.Sleep(ctx, d); err != nil {
 			return err
 		}
 	}

@@ -30,10 +30,5 @@ func markerKey(s string) string { return unsafeKey.ReplaceAllString(s, "-") }
 // sameLogin compares GitHub logins, which are case-insensitive.
 func sameLogin(a, b string) bool { return strings.EqualFold(a, b) }
 
-// roundDuration shows a duration to the second, or to the millisecond below a second.
-func roundDuration(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(time.Second)
-}
+// roundDuration is hooks.RoundDuration, under the name this package's messages use.
+func roundDuration(d time.Duration) time.Duration { return hooks.RoundDuration(d) }

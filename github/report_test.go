@@ -33,7 +33,7 @@ func fireEvent(t *testing.T, ws string, e env, event string) *hooks.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &hooks.Engine{Config: cfg, Registry: reg, Workspace: ws, SessionID: "session-1-abcdef", Getenv: e.get, Environ: os.Environ()}
+	eng := &hooks.Engine{Config: cfg, Workspace: ws, SessionID: "session-1-abcdef", Getenv: e.get, Environ: os.Environ()}
 	res, err := eng.Fire(context.Background(), event, hooks.Payload{"prNumber": prNumber, "issueNumber": 7})
 	if err != nil {
 		t.Fatal(err)
@@ -182,6 +182,9 @@ func TestReviewTypeValidatesOptions(t *testing.T) {
 		{ReviewType{}, `{"evnt": "COMMENT"}`, `unknown field "evnt"`},
 		{CommentType{}, `{"mesage": "x"}`, `unknown field "mesage"`},
 		{ApprovalProvider{}, `{"pollInterval": 0}`, "pollInterval: must be a positive number"},
+		{ApprovalProvider{}, `{"pollInterval": "20s"}`, ""},
+		{ApprovalProvider{}, `{"pollInterval": "often"}`, `pollInterval: want milliseconds or a duration such as "30s", got "often"`},
+		{ApprovalProvider{}, `{"pollInterval": -5}`, "pollInterval: must not be negative, got -5"},
 		{ApprovalProvider{}, `{"timeoutAction": "allow"}`, `timeoutAction: "allow" is not block or approve`},
 		{ApprovalProvider{}, `{"minApprovals": 0}`, "minApprovals: must be at least 1"},
 		{ApprovalProvider{}, `{"approvers": [""]}`, "approvers[0]: empty login"},

@@ -16,7 +16,7 @@ type Config struct {
 	Files []string
 	// Warnings are non-fatal diagnostics found while loading.
 	Warnings []Diagnostic
-	// Settings holds format-level settings other formats contribute
-	// (e.g. "agent-pipelines.checkpoints.every"); keys are namespaced by format.
-	Settings map[string]any
+	// Extensions are the formats' extensions bound to what they loaded, in the order of the
+	// formats (Loaded.Extension).
+	Extensions []Extension
 }

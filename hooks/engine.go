@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,12 +17,14 @@ import (
 
 // Engine fires events: it runs the configured hooks of an event in order and decides.
 type Engine struct {
-	Config    *Config
-	Registry  *Registry
-	Workspace string
-	SessionID string
-	Getenv    func(string) string
-	Environ   []string
+	Config *Config
+	// Extensions are the caller's own (the runner's Stop-loop cap): they run before the
+	// configuration's (Config.Extensions), so that those see what they decided.
+	Extensions []Extension
+	Workspace  string
+	SessionID  string
+	Getenv     func(string) string
+	Environ    []string
 	// Stdout and Stderr receive hook output live (nil: captured only, as with --json).
 	Stdout io.Writer
 	Stderr io.Writer
@@ -49,9 +52,6 @@ func (e *Engine) init() {
 		e.procs.Environ = e.Environ
 		if e.Config == nil {
 			e.Config = &Config{Hooks: map[string][]*Hook{}}
-		}
-		if e.Registry == nil {
-			e.Registry = NewRegistry()
 		}
 	})
 }
@@ -97,7 +97,7 @@ func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int
 			return e.fire(ctx, c, d, depth+1)
 		},
 	}
-	exts := e.Registry.Extensions()
+	exts := append(slices.Clip(e.Extensions), e.Config.Extensions...)
 	for _, x := range exts {
 		if err := x.BeforeEvent(ctx, info); err != nil {
 			return nil, err

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,7 +26,7 @@ func engineFor(t *testing.T, config string, reg *Registry, env map[string]string
 	must(t, err)
 	var out bytes.Buffer
 	return &Engine{
-		Config: cfg, Registry: reg, Workspace: le.Workspace, SessionID: "session-1-abcdef",
+		Config: cfg, Workspace: le.Workspace, SessionID: "session-1-abcdef",
 		Getenv: func(k string) string { return env[k] }, Environ: []string{"PATH=" + os.Getenv("PATH")},
 		Stdout: &out, Stderr: &out,
 	}, &out
@@ -369,7 +372,7 @@ func TestLargePayloadGoesThroughAFile(t *testing.T) {
 	if n, _ := strconv.Atoi(read("stdin.n")); read("file.n") != read("stdin.n") || n < 300000 {
 		t.Errorf("file has %s bytes, stdin %s", read("file.n"), read("stdin.n"))
 	}
-	if _, err := os.Stat(read("file.path")); !os.IsNotExist(err) {
+	if _, err := os.Stat(read("file.path")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("payload file left behind: %v", err)
 	}
 }
@@ -519,7 +522,7 @@ printf '%s' {{small}} > ` + dir + `/small; env | grep -c '^AGENT_HOOKS_ARG_.*_FI
 	if _, err := os.Stat(filepath.Join(e.Workspace, "pwned")); err == nil {
 		t.Error("a value ran")
 	}
-	if _, err := os.Stat(strings.TrimSpace(read("path"))); !os.IsNotExist(err) {
+	if _, err := os.Stat(strings.TrimSpace(read("path"))); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("value file left behind: %v", err)
 	}
 }
@@ -538,5 +541,53 @@ func TestPanickingLiveWriter(t *testing.T) {
 	must(t, err)
 	if h := res.Hooks[0]; h.Status != StatusOK || h.Stdout != "out\n" || h.Stderr != "err\n" {
 		t.Errorf("hook %+v", h)
+	}
+}
+
+// orderExt records its name in a shared log before and after each event.
+type orderExt struct {
+	name string
+	log  *[]string
+}
+
+func (x orderExt) BeforeEvent(context.Context, *EventInfo) error {
+	*x.log = append(*x.log, "before "+x.name)
+	return nil
+}
+
+func (x orderExt) AfterEvent(context.Context, *EventInfo, *Result) error {
+	*x.log = append(*x.log, "after "+x.name)
+	return nil
+}
+
+// extFormat is a format that configures only its extension (nil: nothing).
+type extFormat struct {
+	name string
+	x    Extension
+}
+
+func (f extFormat) Name() string                 { return f.name }
+func (f extFormat) Load(LoadEnv) (Loaded, error) { return Loaded{Extension: f.x}, nil }
+
+// TestExtensionsOrder: the engine's own extensions run first, then the formats' in the order the
+// formats are registered; a format that configures nothing adds none.
+func TestExtensionsOrder(t *testing.T) {
+	t.Parallel()
+	var log []string
+	reg := NewRegistry()
+	reg.RegisterFormat(extFormat{"a", orderExt{"a", &log}})
+	reg.RegisterFormat(extFormat{"none", nil})
+	reg.RegisterFormat(extFormat{"b", orderExt{"b", &log}})
+	eng, _ := engineFor(t, hooksJSON(Stop), reg, nil)
+	if n := len(eng.Config.Extensions); n != 2 {
+		t.Fatalf("Config.Extensions: %d, want 2", n)
+	}
+	eng.Extensions = []Extension{orderExt{"session", &log}}
+	if _, err := eng.Fire(context.Background(), Stop, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"before session", "before a", "before b", "after session", "after a", "after b"}
+	if !slices.Equal(log, want) {
+		t.Errorf("order %q, want %q", log, want)
 	}
 }

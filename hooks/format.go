@@ -42,16 +42,22 @@ type ProcessResult struct {
 type Format interface {
 	// Name is the format's name as shown in `config show` ("iteratr", "fresher", …).
 	Name() string
-	// Load returns the hooks the format configures, with canonical events set, in run order, and
-	// diagnostics (warnings such as a non-executable hook file; errors such as bad YAML, with file
-	// and line). A returned error is an I/O failure, not a configuration problem.
-	Load(env LoadEnv) ([]*Hook, []Diagnostic, error)
+	// Load reads the format's files once and returns everything it configures. A returned error
+	// is an I/O failure, not a configuration problem (those are diagnostics).
+	Load(env LoadEnv) (Loaded, error)
 }
 
-// SettingsProvider is a Format that also contributes format-level settings to Config.Settings
-// (keys namespaced by format, e.g. "agent-pipelines.checkpoints.every").
-type SettingsProvider interface {
-	Settings(env LoadEnv) (map[string]any, error)
+// Loaded is what a Format configures in a workspace.
+type Loaded struct {
+	// Hooks are the format's hooks, with canonical events set, in run order.
+	Hooks []*Hook
+	// Diagnostics are warnings (a non-executable hook file) and errors (bad YAML), with file and
+	// line.
+	Diagnostics []Diagnostic
+	// Extension is what the format does around whole events (iteratr's pending output,
+	// agent-pipelines' checkpoints, …), bound to what Load read; nil when the workspace configures
+	// nothing of the kind, so that the events of other workspaces pay nothing for it.
+	Extension Extension
 }
 
 // LoadEnv is what configuration loading may look at.
@@ -140,7 +146,9 @@ type SessionState interface {
 }
 
 // Extension takes part in firing an event as a whole: iteratr's pending output buffer,
-// agent-pipelines' checkpoints, … Register one with Registry.RegisterExtension.
+// agent-pipelines' checkpoints, the runner's Stop-loop cap, … A format returns its own in
+// Loaded (Config.Extensions); whoever fires events adds its own in Engine.Extensions, which run
+// first.
 type Extension interface {
 	// BeforeEvent runs before the event's hooks; it may add to e.Payload.
 	BeforeEvent(ctx context.Context, e *EventInfo) error

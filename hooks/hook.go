@@ -101,9 +101,6 @@ func (h *Hook) matcherRegexp() *regexp.Regexp {
 	return h.matcherRE
 }
 
-// DefaultTimeout applies to hooks that set none (SPEC.md section 3).
-const DefaultTimeout = 60 * time.Second
-
 // Type is a built-in hook type (git-commit, approval, webhook, …). Register one with
 // Registry.Register; the name is then valid in every config.
 type Type interface {

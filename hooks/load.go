@@ -5,21 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/autoagent/agent-hooks/internal/configfile"
+	"github.com/autoagent/agent-hooks/internal/jsonpos"
 )
 
 // The native config file names.
@@ -38,7 +35,7 @@ var commandFields = append([]string{"command"}, commonFields...)
 // everything, and returns the effective configuration. A *ConfigError lists every problem with its
 // file and line:column; nothing may run when it is returned.
 func Load(reg *Registry, env LoadEnv) (*Config, error) {
-	cfg := &Config{Hooks: map[string][]*Hook{}, Settings: map[string]any{}}
+	cfg := &Config{Hooks: map[string][]*Hook{}}
 	var errs []Diagnostic
 
 	// The native files in run order: project, the extra config, user. A missing project or user
@@ -90,31 +87,27 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 
 	env.DisableUserHooks = cfg.DisableUserHooks
 	for _, format := range reg.Formats() {
-		hooks, diags, err := format.Load(env)
+		loaded, err := format.Load(env)
 		if err != nil {
 			return nil, fmt.Errorf("load %s hooks: %w", format.Name(), err)
 		}
-		for _, d := range diags {
+		for _, d := range loaded.Diagnostics {
 			if d.Severity == SeverityError {
 				errs = append(errs, d)
 			} else {
 				cfg.Warnings = append(cfg.Warnings, d)
 			}
 		}
-		if sp, ok := format.(SettingsProvider); ok {
-			settings, err := sp.Settings(env)
-			if err != nil {
-				return nil, fmt.Errorf("load %s settings: %w", format.Name(), err)
-			}
-			maps.Copy(cfg.Settings, settings)
+		if loaded.Extension != nil {
+			cfg.Extensions = append(cfg.Extensions, loaded.Extension)
 		}
-		for _, h := range hooks {
+		for _, h := range loaded.Hooks {
 			// A format validates its own hook points; the ones it knows that have no canonical
 			// event (babysitter's on-score, …) become custom events of their own name.
 			if _, ok := Canonical(h.Event, cfg.CustomEvents); !ok && ValidEventName(h.Event) {
 				cfg.CustomEvents = append(cfg.CustomEvents, h.Event)
 			}
-			if h.Source.File != "" && !contains(cfg.Files, h.Source.File) {
+			if h.Source.File != "" && !slices.Contains(cfg.Files, h.Source.File) {
 				cfg.Files = append(cfg.Files, h.Source.File)
 			}
 			if err := bindType(reg, h, h.Options); err != nil {
@@ -144,25 +137,13 @@ func samePath(a, b string) bool {
 
 // nativeFile is one parsed AutoAgent config.json.
 type nativeFile struct {
-	lineStarts       []int64 // offsets where lines begin, computed on first use
 	path             string
 	scope            string
-	src              []byte
+	doc              *jsonpos.Doc
 	customEvents     []string
 	disableUserHooks bool
 	stopBlockLimit   *int
-	events           []eventEntry // in file order
-}
-
-type eventEntry struct {
-	key    string
-	offset int64 // of the key
-	hooks  []rawHook
-}
-
-type rawHook struct {
-	offset int64
-	raw    json.RawMessage
+	events           []jsonpos.Member // the members of "hooks", in file order
 }
 
 // readNative parses a config file; a missing file is (nil, nil, nil), while a link to a missing
@@ -175,272 +156,86 @@ func readNative(path, scope string) (*nativeFile, []Diagnostic, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f := &nativeFile{path: path, scope: scope, src: src}
-	if d := f.parse(); d != nil {
-		return nil, []Diagnostic{*d}, nil
-	}
-	if diags := f.duplicateKeys(); len(diags) > 0 {
+	f := &nativeFile{path: path, scope: scope}
+	if diags := f.parse(src); len(diags) > 0 {
 		return nil, diags, nil
 	}
 	return f, nil, nil
 }
 
-// duplicateKeys reports every key that repeats one before it in the same object, anywhere in the
-// file (the file's syntax is valid). Other JSON readers keep only the last of them, while the
-// walk in parse would have used both (a repeated event key ran both lists), so a repeated key is
-// an error rather than a meaning to guess. It walks the tokens of the same encoding/json decoder
-// parse uses, tracking where each key starts.
-func (f *nativeFile) duplicateKeys() []Diagnostic {
-	type frame struct {
-		object  bool
-		path    string           // where the container is: "", "hooks", "hooks.Stop[0]"
-		keys    map[string]int64 // object: offset of each key's first occurrence
-		wantKey bool             // object: the next token is a key
-		key     string           // object: the key whose value is being read
-		index   int              // array: the index of the next element
-	}
-	dec := json.NewDecoder(bytes.NewReader(f.src))
-	dec.UseNumber()
-	var stack []*frame
-	var diags []Diagnostic
-	// child is the path of the value about to be read in the innermost container.
-	child := func() string {
-		if len(stack) == 0 {
-			return ""
-		}
-		top := stack[len(stack)-1]
-		if top.object {
-			if top.path == "" {
-				return top.key
-			}
-			return top.path + "." + top.key
-		}
-		return fmt.Sprintf("%s[%d]", top.path, top.index)
-	}
-	// valueDone moves the innermost container past the value just read.
-	valueDone := func() {
-		if len(stack) == 0 {
-			return
-		}
-		if top := stack[len(stack)-1]; top.object {
-			top.wantKey = true
-		} else {
-			top.index++
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return diags // io.EOF; syntax errors were reported by parse
-		}
-		if len(stack) > 0 {
-			if top := stack[len(stack)-1]; top.object && top.wantKey {
-				if key, ok := tok.(string); ok {
-					at := keyStart(f.src, dec.InputOffset())
-					if first, dup := top.keys[key]; dup {
-						line, col := f.lineCol(first)
-						prefix := ""
-						if top.path != "" {
-							prefix = top.path + ": "
-						}
-						diags = append(diags, f.diag(at, "%sduplicate key %q (first at %d:%d); JSON readers keep only the last, so say it once", prefix, key, line, col))
-					} else {
-						top.keys[key] = at
-					}
-					top.key, top.wantKey = key, false
-					continue
-				}
-			}
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &frame{object: true, path: child(), keys: map[string]int64{}, wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, &frame{path: child()})
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			valueDone()
-		default:
-			valueDone()
-		}
-	}
-}
-
-func (f *nativeFile) diag(offset int64, format string, args ...any) Diagnostic {
-	line, col := f.lineCol(offset)
+func (f *nativeFile) diag(offset int, format string, args ...any) Diagnostic {
+	line, col := f.doc.LineCol(offset)
 	return Diagnostic{Severity: SeverityError, File: f.path, Line: line, Col: col, Message: fmt.Sprintf(format, args...)}
 }
 
-// jsonDiag turns a decoding error into a positioned diagnostic.
-func (f *nativeFile) jsonDiag(err error, base int64) Diagnostic {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return f.diag(base+syn.Offset-1, "invalid JSON: %v", syn)
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = "value"
-		}
-		return f.diag(base+typ.Offset-1, "%s: want %s, got JSON %s", field, goTypeName(typ.Type.String()), typ.Value)
-	case errors.Is(err, errUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return f.diag(int64(len(f.src)), "invalid JSON: unexpected end of file")
-	default:
-		return f.diag(base, "invalid JSON: %v", err)
-	}
-}
-
-var errUnexpectedEOF = errors.New("unexpected end of file")
-
-func goTypeName(t string) string {
-	switch {
-	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "struct"):
-		return "an object"
-	case strings.HasPrefix(t, "[]"):
-		return "an array"
-	case t == "string":
-		return "a string"
-	case t == "bool":
-		return "true or false"
-	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "float"), t == "json.Number":
-		return "a number"
-	}
-	return t
-}
-
-// parse walks the top level with a token decoder so that every event key and every hook keeps
-// its position in the file.
-func (f *nativeFile) parse() *Diagnostic {
-	if len(bytes.TrimSpace(f.src)) == 0 {
+// parse reads the file's top level; each event key and each hook keeps its position. A key
+// repeated in any object is an error: other JSON readers keep only the last of them, while this
+// walk would use both (a repeated event ran both lists), so it is not a meaning to guess. Every
+// repeat is reported.
+func (f *nativeFile) parse(src []byte) []Diagnostic {
+	f.doc = &jsonpos.Doc{Src: src}
+	if len(bytes.TrimSpace(src)) == 0 {
 		return nil // an empty file configures nothing
 	}
-	// json.Unmarshal reports the exact offset of a syntax error (the streaming decoder below
-	// only knows where its buffer started), so check the syntax first.
-	if err := json.Unmarshal(f.src, new(any)); err != nil {
-		d := f.jsonDiag(err, 0)
-		return &d
+	doc, err := jsonpos.Parse(src)
+	var syn *jsonpos.SyntaxError
+	if errors.As(err, &syn) {
+		return []Diagnostic{f.diag(syn.Offset, "invalid JSON: %s", syn.Msg)}
 	}
-	dec := json.NewDecoder(bytes.NewReader(f.src))
-	dec.UseNumber()
-	fail := func(err error) *Diagnostic {
-		d := f.jsonDiag(err, 0)
-		return &d
-	}
-	tok, err := dec.Token()
 	if err != nil {
-		return fail(err)
+		return []Diagnostic{f.diag(0, "invalid JSON: %v", err)}
 	}
-	if tok != json.Delim('{') {
-		d := f.diag(0, "the config must be a JSON object")
-		return &d
-	}
-	for dec.More() {
-		keyTok, err := dec.Token()
-		if err != nil {
-			return fail(err)
-		}
-		key := keyTok.(string)
-		keyOffset := keyStart(f.src, dec.InputOffset())
-		switch key {
-		case "hooks":
-			if d := f.parseHooks(dec); d != nil {
-				return d
+	f.doc = doc
+	if len(doc.Duplicates) > 0 {
+		diags := make([]Diagnostic, len(doc.Duplicates))
+		for i, d := range doc.Duplicates {
+			prefix := ""
+			if d.Path != "" {
+				prefix = d.Path + ": "
 			}
+			diags[i] = f.diag(d.Offset, "%s%s; JSON readers keep only the last, so say it once", prefix, d.Message())
+		}
+		return diags
+	}
+	if doc.Root.Kind != jsonpos.Object {
+		return []Diagnostic{f.diag(doc.Root.Start, "the config must be a JSON object")}
+	}
+	for _, m := range doc.Root.Members {
+		v := m.Value
+		switch m.Key {
+		case "hooks":
+			if v.Kind != jsonpos.Object {
+				return []Diagnostic{f.diag(v.Start, `"hooks" must be an object mapping event names to arrays of hooks`)}
+			}
+			for _, e := range v.Members {
+				if e.Value.Kind != jsonpos.Array {
+					return []Diagnostic{f.diag(e.Value.Start, "hooks.%s: want an array of hooks", e.Key)}
+				}
+			}
+			f.events = v.Members
 		case "customEvents":
 			var names []string
-			start := skipSpace(f.src, dec.InputOffset())
-			if err := dec.Decode(&names); err != nil {
-				d := f.jsonDiag(err, start)
-				d.Message = "customEvents: must be an array of event names"
-				return &d
+			if err := f.doc.Decode(v, &names); err != nil {
+				return []Diagnostic{f.diag(v.Start, "customEvents: must be an array of event names")}
 			}
 			for _, n := range names {
 				if !ValidEventName(n) {
-					d := f.diag(start, "customEvents: %q is not a valid event name (letters, digits, _ . : -, starting with a letter)", n)
-					return &d
+					return []Diagnostic{f.diag(v.Start, "customEvents: %q is not a valid event name (letters, digits, _ . : -, starting with a letter)", n)}
 				}
 			}
 			f.customEvents = names
 		case "disableUserHooks":
-			start := skipSpace(f.src, dec.InputOffset())
-			if err := dec.Decode(&f.disableUserHooks); err != nil {
-				d := f.diag(start, "disableUserHooks: want true or false")
-				return &d
+			if err := f.doc.Decode(v, &f.disableUserHooks); err != nil {
+				return []Diagnostic{f.diag(v.Start, "disableUserHooks: want true or false")}
 			}
 		case "stopBlockLimit":
-			start := skipSpace(f.src, dec.InputOffset())
 			var n int
-			if err := dec.Decode(&n); err != nil || n < 0 {
-				d := f.diag(start, "stopBlockLimit: want a whole number >= 0 (0 = unlimited)")
-				return &d
+			if err := f.doc.Decode(v, &n); err != nil || n < 0 {
+				return []Diagnostic{f.diag(v.Start, "stopBlockLimit: want a whole number >= 0 (0 = unlimited)")}
 			}
 			f.stopBlockLimit = &n
-		default:
-			// "$schema" and other tools' keys (providers, logLevel, …): not ours, left alone
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return fail(err)
-			}
-			_ = keyOffset
 		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return fail(err)
-	}
-	if _, err := dec.Token(); err == nil {
-		d := f.diag(dec.InputOffset(), "invalid JSON: unexpected data after the top-level object")
-		return &d
-	}
-	return nil
-}
-
-func (f *nativeFile) parseHooks(dec *json.Decoder) *Diagnostic {
-	start := skipSpace(f.src, dec.InputOffset())
-	tok, err := dec.Token()
-	if err != nil {
-		d := f.jsonDiag(err, 0)
-		return &d
-	}
-	if tok != json.Delim('{') {
-		d := f.diag(start, `"hooks" must be an object mapping event names to arrays of hooks`)
-		return &d
-	}
-	for dec.More() {
-		keyTok, err := dec.Token()
-		if err != nil {
-			d := f.jsonDiag(err, 0)
-			return &d
-		}
-		entry := eventEntry{key: keyTok.(string), offset: keyStart(f.src, dec.InputOffset())}
-		arrStart := skipSpace(f.src, dec.InputOffset())
-		tok, err := dec.Token()
-		if err != nil {
-			d := f.jsonDiag(err, 0)
-			return &d
-		}
-		if tok != json.Delim('[') {
-			d := f.diag(arrStart, "hooks.%s: want an array of hooks", entry.key)
-			return &d
-		}
-		for dec.More() {
-			at := skipSpaceComma(f.src, dec.InputOffset())
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				d := f.jsonDiag(err, at)
-				return &d
-			}
-			entry.hooks = append(entry.hooks, rawHook{offset: at, raw: raw})
-		}
-		if _, err := dec.Token(); err != nil {
-			d := f.jsonDiag(err, 0)
-			return &d
-		}
-		f.events = append(f.events, entry)
-	}
-	if _, err := dec.Token(); err != nil {
-		d := f.jsonDiag(err, 0)
-		return &d
+		// "$schema" and other tools' keys (providers, logLevel, …): not ours, left alone
 	}
 	return nil
 }
@@ -449,13 +244,13 @@ func (f *nativeFile) parseHooks(dec *json.Decoder) *Diagnostic {
 func (f *nativeFile) build(reg *Registry, cfg *Config) []Diagnostic {
 	var errs []Diagnostic
 	for _, e := range f.events {
-		event, err := ResolveEvent(e.key, cfg.CustomEvents)
+		event, err := ResolveEvent(e.Key, cfg.CustomEvents)
 		if err != nil {
-			errs = append(errs, f.diag(e.offset, "hooks: %v", err))
+			errs = append(errs, f.diag(e.KeyStart, "hooks: %v", err))
 			continue
 		}
-		for _, rh := range e.hooks {
-			h, d := f.buildHook(reg, event, rh)
+		for _, v := range e.Value.Elems {
+			h, d := f.buildHook(reg, event, v)
 			if d != nil {
 				errs = append(errs, *d)
 				continue
@@ -480,24 +275,25 @@ type hookFields struct {
 	Description string            `json:"description"`
 }
 
-func (f *nativeFile) buildHook(reg *Registry, event string, rh rawHook) (*Hook, *Diagnostic) {
+func (f *nativeFile) buildHook(reg *Registry, event string, v *jsonpos.Value) (*Hook, *Diagnostic) {
 	fail := func(format string, args ...any) (*Hook, *Diagnostic) {
-		d := f.diag(rh.offset, "hooks.%s: "+format, append([]any{event}, args...)...)
+		d := f.diag(v.Start, "hooks.%s: "+format, append([]any{event}, args...)...)
 		return nil, &d
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(rh.raw, &fields); err != nil {
+	if v.Kind != jsonpos.Object {
 		return fail("each hook must be an object")
 	}
 	var hf hookFields
-	dec := json.NewDecoder(bytes.NewReader(rh.raw))
-	dec.UseNumber()
-	if err := dec.Decode(&hf); err != nil {
-		d := f.jsonDiag(err, rh.offset)
-		d.Message = "hooks." + event + ": " + d.Message
+	if err := f.doc.Decode(v, &hf); err != nil {
+		var te *jsonpos.TypeError
+		if !errors.As(err, &te) {
+			return fail("%v", err)
+		}
+		d := f.diag(te.Offset, "hooks.%s: %s: want %s, got JSON %s", event, te.Field, te.Want, te.Got)
 		return nil, &d
 	}
-	line, col := f.lineCol(rh.offset)
+	line, col := f.doc.LineCol(v.Start)
+	raw := json.RawMessage(f.doc.Raw(v))
 	h := &Hook{
 		Name:     hf.Name,
 		Type:     hf.Type,
@@ -508,18 +304,21 @@ func (f *nativeFile) buildHook(reg *Registry, event string, rh rawHook) (*Hook, 
 		Enabled:  hf.Enabled == nil || *hf.Enabled,
 		Env:      hf.Env,
 		Matcher:  hf.Matcher,
-		Options:  rh.raw,
+		Options:  raw,
 		Source:   Source{Format: "autoagent", Scope: f.scope, File: f.path, Line: line, Col: col},
 	}
 	if h.Type == "" {
 		h.Type = TypeCommand
 	}
 	if hf.Timeout != nil {
-		ms, err := strconv.ParseInt(string(hf.Timeout), 10, 64)
-		if err != nil || ms <= 0 {
-			return fail("timeout: want a positive whole number of milliseconds, got %s", hf.Timeout)
+		d, err := ParseDuration("timeout", hf.Timeout)
+		if err == nil && d <= 0 {
+			err = fmt.Errorf("timeout: must be positive, got %s", hf.Timeout)
 		}
-		h.Timeout = time.Duration(ms) * time.Millisecond
+		if err != nil {
+			return fail("%v", err)
+		}
+		h.Timeout = d
 	}
 	if h.Matcher != nil {
 		if h.Matcher.Field == "" {
@@ -535,21 +334,22 @@ func (f *nativeFile) buildHook(reg *Registry, event string, rh rawHook) (*Hook, 
 		}
 	}
 	if h.Type == TypeCommand {
-		if unknown := unknownKey(fields, commandFields); unknown != "" {
+		if unknown := unknownKey(v.Members, commandFields); unknown != "" {
 			return fail("%s", unknownFieldMessage(unknown, commandFields))
 		}
 		if strings.TrimSpace(h.Command) == "" {
 			return fail(`command hook needs a "command"`)
 		}
 		if perr := CheckPlacements(h.Command); perr != nil {
-			d := f.diag(rh.offset+commandOffset(rh.raw, perr.Offset), "hooks.%s: command: %v", event, perr)
+			cmd, _ := v.Get("command")
+			d := f.diag(cmd.Start+jsonpos.StringOffset(f.doc.Raw(cmd), perr.Offset), "hooks.%s: command: %v", event, perr)
 			return nil, &d
 		}
 	} else {
 		rest := map[string]json.RawMessage{}
-		for k, v := range fields {
-			if !contains(commonFields, k) {
-				rest[k] = v
+		for _, m := range v.Members {
+			if !slices.Contains(commonFields, m.Key) {
+				rest[m.Key] = f.doc.Raw(m.Value)
 			}
 		}
 		opts, _ := json.Marshal(rest)
@@ -561,65 +361,6 @@ func (f *nativeFile) buildHook(reg *Registry, event string, rh rawHook) (*Hook, 
 		h.Name = defaultName(h)
 	}
 	return h, nil
-}
-
-// commandOffset is where byte i of the decoded "command" string of a hook object stands in the
-// object's JSON text (0, the object's start, if it cannot be found).
-func commandOffset(raw json.RawMessage, i int) int64 {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return 0
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return 0
-		}
-		start := skipSpace(raw, dec.InputOffset())
-		if key == "command" {
-			return start + jsonStringOffset(raw[start:], i)
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return 0
-		}
-	}
-	return 0
-}
-
-// jsonStringOffset is where byte i of the decoded value of the JSON string literal at the start
-// of lit stands in lit.
-func jsonStringOffset(lit []byte, i int) int64 {
-	decoded := 0
-	for j := 1; j < len(lit); {
-		if decoded >= i || lit[j] == '"' {
-			return int64(j)
-		}
-		if lit[j] != '\\' || j+1 >= len(lit) {
-			decoded++
-			j++
-			continue
-		}
-		if lit[j+1] != 'u' || j+6 > len(lit) {
-			decoded++ // \n, \", \\ …: one byte
-			j += 2
-			continue
-		}
-		r, err := strconv.ParseUint(string(lit[j+2:j+6]), 16, 32)
-		j += 6
-		if err == nil && utf16.IsSurrogate(rune(r)) && j+6 <= len(lit) && lit[j] == '\\' && lit[j+1] == 'u' {
-			if r2, err := strconv.ParseUint(string(lit[j+2:j+6]), 16, 32); err == nil {
-				r = uint64(utf16.DecodeRune(rune(r), rune(r2)))
-				j += 6
-			}
-		}
-		if n := utf8.RuneLen(rune(r)); n > 0 {
-			decoded += n
-		} else {
-			decoded += 3 // a lone surrogate decodes to U+FFFD
-		}
-	}
-	return int64(len(lit))
 }
 
 // bindType resolves a non-command hook's type through the registry.
@@ -669,18 +410,18 @@ func defaultName(h *Hook) string {
 	return name
 }
 
-func unknownKey(fields map[string]json.RawMessage, known []string) string {
+// unknownKey is the first (in sorted order) key of members that is not known.
+func unknownKey(members []jsonpos.Member, known []string) string {
 	var unknown []string
-	for k := range fields {
-		if !contains(known, k) {
-			unknown = append(unknown, k)
+	for _, m := range members {
+		if !slices.Contains(known, m.Key) {
+			unknown = append(unknown, m.Key)
 		}
 	}
-	sort.Strings(unknown)
 	if len(unknown) == 0 {
 		return ""
 	}
-	return unknown[0]
+	return slices.Min(unknown)
 }
 
 func unknownFieldMessage(field string, known []string) string {
@@ -695,31 +436,6 @@ func unknownFieldMessage(field string, known []string) string {
 // known one. Built-in types use it so that every typo reads the same.
 func UnknownFieldError(field string, known []string) error {
 	return errors.New(unknownFieldMessage(field, known))
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// lineCol is LineCol with the file's line index, so that positioning every hook stays linear.
-func (f *nativeFile) lineCol(offset int64) (line, col int) {
-	if f.lineStarts == nil {
-		f.lineStarts = []int64{0}
-		for i, c := range f.src {
-			if c == '\n' {
-				f.lineStarts = append(f.lineStarts, int64(i+1))
-			}
-		}
-	}
-	offset = min(max(offset, 0), int64(len(f.src)))
-	i := sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > offset }) - 1
-	start := f.lineStarts[i]
-	return i + 1, utf8.RuneCount(f.src[start:offset]) + 1
 }
 
 // LineCol converts a byte offset in src to a 1-based line and column (columns count runes).
@@ -741,53 +457,77 @@ func LineCol(src []byte, offset int64) (line, col int) {
 	return line, col
 }
 
-// keyStart finds the opening quote of the object key that ends at end.
-func keyStart(src []byte, end int64) int64 {
-	i := end - 1
-	for i > 0 && src[i] != '"' {
-		i--
-	}
-	for i--; i > 0; i-- {
-		if src[i] == '"' && src[i-1] != '\\' {
-			return i
-		}
-	}
-	return max(i, 0)
-}
-
-func skipSpace(src []byte, i int64) int64 {
-	for i < int64(len(src)) && strings.IndexByte(" \t\r\n:", src[i]) >= 0 {
-		i++
-	}
-	return i
-}
-
-func skipSpaceComma(src []byte, i int64) int64 {
-	for i < int64(len(src)) && strings.IndexByte(" \t\r\n,[", src[i]) >= 0 {
-		i++
-	}
-	return i
-}
-
 // DecodeOptions decodes a built-in type's options strictly: an unknown field is an error naming
-// it (and the nearest known field), so a misspelt option is never a silent default. Empty options
-// leave v as it is.
+// it (and the nearest known field), so a misspelt option is never a silent default, and every
+// other error names the option it is about ("pollInterval: …"). Empty options leave v as it is.
 func DecodeOptions(options json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(options)) == 0 {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(options))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "json: ")
-		if field, ok := strings.CutPrefix(msg, "unknown field "); ok {
-			if name, err := strconv.Unquote(field); err == nil {
-				return UnknownFieldError(name, jsonFieldNames(v))
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if field, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		if name, err := strconv.Unquote(field); err == nil {
+			return UnknownFieldError(name, jsonFieldNames(v))
+		}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("%s: want %s, got JSON %s", jsonPath(reflect.TypeOf(v), te.Field), jsonpos.Want(te.Type), te.Value)
+	}
+	if option := failingOption(options, v); option != "" {
+		return fmt.Errorf("%s: %s", option, msg)
+	}
+	return errors.New(msg)
+}
+
+// failingOption is the first option (in name order) that alone fails to decode into v's type:
+// the option an UnmarshalJSON method's error is about, which encoding/json does not say.
+func failingOption(options json.RawMessage, v any) string {
+	var members map[string]json.RawMessage
+	t := reflect.TypeOf(v)
+	if json.Unmarshal(options, &members) != nil || t.Kind() != reflect.Pointer {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(members)) {
+		one, _ := json.Marshal(map[string]json.RawMessage{k: members[k]})
+		if json.Unmarshal(one, reflect.New(t.Elem()).Interface()) != nil {
+			return k
+		}
+	}
+	return ""
+}
+
+// jsonPath is the field path of an UnmarshalTypeError (decoding into a value of type t) as the
+// JSON has it: without the names of embedded structs.
+func jsonPath(t reflect.Type, field string) string {
+	var out []string
+	for seg := range strings.SplitSeq(field, ".") {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		var f *reflect.StructField
+		for i := 0; t != nil && t.Kind() == reflect.Struct && i < t.NumField(); i++ {
+			sf := t.Field(i)
+			if name, _, _ := strings.Cut(sf.Tag.Get("json"), ","); name == seg || name == "" && sf.Name == seg {
+				f = &sf
+				break
 			}
 		}
-		return errors.New(msg)
+		if f == nil || !f.Anonymous {
+			out = append(out, seg)
+		}
+		t = nil
+		if f != nil {
+			t = f.Type
+		}
 	}
-	return nil
+	return strings.Join(out, ".")
 }
 
 // jsonFieldNames lists the JSON names of a struct's fields (v is a pointer to a struct).

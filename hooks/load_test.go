@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,7 +40,7 @@ func (s stubType) Configure(h *Hook, opts json.RawMessage) (Runner, error) {
 		return nil, err
 	}
 	for k := range m {
-		if !contains(s.fields, k) {
+		if !slices.Contains(s.fields, k) {
 			return nil, UnknownFieldError(k, s.fields)
 		}
 	}
@@ -60,7 +61,7 @@ func TestLoadErrorsNamePosition(t *testing.T) {
 		{"unknown type", "{\"hooks\": {\"Stop\": [\n  {\"type\": \"git-comit\"}\n]}}", `config.json:2:3: hooks.Stop: unknown hook type "git-comit"; did you mean "git-commit"?`},
 		{"unknown field", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"blockign\": true}]}}", `config.json:1:21: hooks.Stop: unknown field "blockign"; did you mean "blocking"?`},
 		{"type option", "{\"hooks\": {\"Stop\": [{\"type\": \"git-commit\", \"mesage\": \"m\"}]}}", `unknown field "mesage"; did you mean "message"?`},
-		{"wrong type", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"timeout\": \"5s\"}]}}", `config.json:1:21: hooks.Stop: timeout`},
+		{"wrong type", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"timeout\": \"5 parsecs\"}]}}", `config.json:1:21: hooks.Stop: timeout`},
 		{"no command", "{\"hooks\": {\"Stop\": [{\"name\": \"x\"}]}}", `command hook needs a "command"`},
 		{"hooks not object", "{\"hooks\": []}", `config.json:1:11: "hooks" must be an object`},
 		{"bad matcher", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"matcher\": {\"field\": \"a\", \"regex\": \"(\"}}]}}", `matcher: bad regex`},
@@ -85,6 +86,31 @@ func TestLoadErrorsNamePosition(t *testing.T) {
 				t.Errorf("error %q\ndoes not contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLoadTypeErrorsAtTheValue: a field of the wrong type is reported at the value itself, also
+// inside env and matcher, and the top-level keys at their values.
+func TestLoadTypeErrorsAtTheValue(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ config, want string }{
+		{"{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"blocking\": \"yes\"}]}}", `config.json:1:50: hooks.Stop: blocking: want true or false, got JSON string`},
+		{"{\"hooks\": {\"Stop\": [\n  {\"command\": \"x\",\n   \"env\": {\"A\": 1}}]}}", `config.json:3:17: hooks.Stop: env: want a string, got JSON number`},
+		{"{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"matcher\": {\"field\": []}}]}}", `config.json:1:59: hooks.Stop: matcher.field: want a string, got JSON array`},
+		{"{\"hooks\": {\"Stop\": [\"echo\"]}}", `config.json:1:21: hooks.Stop: each hook must be an object`},
+		{"{\"hooks\": {\"Stop\": {}}}", `config.json:1:20: hooks.Stop: want an array of hooks`},
+		{"{\n  \"customEvents\": \"Deploy\"}", `config.json:2:19: customEvents: must be an array of event names`},
+		{"{\"stopBlockLimit\": -1}", `config.json:1:20: stopBlockLimit: want a whole number >= 0`},
+		{"{\"disableUserHooks\": 1}", `config.json:1:22: disableUserHooks: want true or false`},
+		{"[]", `config.json:1:1: the config must be a JSON object`},
+		{"{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"name\": \"é\", \"parallel\": 1}]}}", `config.json:1:63: hooks.Stop: parallel: want true or false, got JSON number`},
+	}
+	for _, tc := range tests {
+		_, err := Load(NewRegistry(), writeConfig(t, tc.config, ""))
+		var cerr *ConfigError
+		if !errors.As(err, &cerr) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got %v\nwant %s", tc.config, err, tc.want)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,7 +70,7 @@ func sweepOrphans(tag string, pgid int) {
 			if !ok {
 				continue
 			}
-			inGroups := containsInt(groups, st.pgrp)
+			inGroups := slices.Contains(groups, st.pgrp)
 			if st.state == 'Z' {
 				if inGroups || st.session != selfSession {
 					reap(pid, deadline)
@@ -277,13 +278,4 @@ func tagOf(pid int) (string, error) {
 		env = rest
 	}
 	return "", nil
-}
-
-func containsInt(list []int, n int) bool {
-	for _, x := range list {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }

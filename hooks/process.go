@@ -339,20 +339,7 @@ func writeLive(w io.Writer, p []byte) (ok bool) {
 
 func (c *capture) String() string {
 	if c.dropped > 0 {
-		return string(c.buf) + "\n[agent-hooks: output truncated, " + itoa(c.dropped) + " more bytes]"
+		return string(c.buf) + "\n[agent-hooks: output truncated, " + strconv.FormatInt(c.dropped, 10) + " more bytes]"
 	}
 	return string(c.buf)
-}
-
-func itoa(n int64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
 }

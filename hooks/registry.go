@@ -14,7 +14,6 @@ type Registry struct {
 	mu      sync.RWMutex
 	types   map[string]Type
 	formats []Format
-	exts    []Extension
 }
 
 // NewRegistry returns a registry that knows only command hooks and the native format.
@@ -63,18 +62,4 @@ func (r *Registry) Formats() []Format {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return append([]Format(nil), r.formats...)
-}
-
-// RegisterExtension adds an Extension; extensions run in the order they are registered.
-func (r *Registry) RegisterExtension(x Extension) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.exts = append(r.exts, x)
-}
-
-// Extensions returns the registered extensions in order.
-func (r *Registry) Extensions() []Extension {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return append([]Extension(nil), r.exts...)
 }

@@ -26,17 +26,17 @@ func NewFormat() *Format { return &Format{} }
 func (*Format) Name() string { return FormatName }
 
 // Load implements hooks.Format.
-func (*Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
+func (*Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 	if env.AutoagentHome == "" || env.DisableUserHooks {
-		return nil, nil, nil
+		return hooks.Loaded{}, nil
 	}
 	path := StorePath(env.AutoagentHome)
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return hooks.Loaded{}, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("stat webhooks file: %w", err)
+		return hooks.Loaded{}, fmt.Errorf("stat webhooks file: %w", err)
 	}
 	var diags []hooks.Diagnostic
 	if info.Mode().Perm()&0o077 != 0 {
@@ -53,10 +53,10 @@ func (*Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error
 		if errors.As(fe.Err, &pe) {
 			d.Line, d.Col, d.Message = pe.Line, pe.Col, pe.Err.Error()
 		}
-		return nil, append(diags, d), nil
+		return hooks.Loaded{Diagnostics: append(diags, d)}, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return hooks.Loaded{}, err
 	}
 	var out []*hooks.Hook
 	for _, name := range store.Names() {
@@ -70,7 +70,7 @@ func (*Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error
 		}
 		opts, err := json.Marshal(map[string]string{"webhook": name})
 		if err != nil {
-			return nil, nil, err
+			return hooks.Loaded{}, err
 		}
 		for _, ev := range e.Events {
 			out = append(out, &hooks.Hook{
@@ -83,5 +83,5 @@ func (*Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error
 			})
 		}
 	}
-	return out, diags, nil
+	return hooks.Loaded{Hooks: out, Diagnostics: diags}, nil
 }

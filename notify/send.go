@@ -3,14 +3,13 @@ package notify
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/httpx"
 )
 
 // Sender posts notification bodies to webhook URLs, retrying what a server asks to be retried.
@@ -41,16 +40,13 @@ type Delivery struct {
 	Attempts   int
 }
 
-// RedactedURL stands for a webhook URL wherever one would be shown.
-const RedactedURL = "[webhook url redacted]"
-
 var defaultClient = &http.Client{Timeout: 0}
 
 // Post sends body as JSON to rawURL. It retries a network error, 429 and 5xx up to s.Retries
 // times and reports the last failure; any other 4xx fails at once.
 func (s *Sender) Post(ctx context.Context, rawURL string, body []byte) (Delivery, error) {
 	var d Delivery
-	if err := CheckURL(rawURL); err != nil {
+	if err := httpx.CheckURL(rawURL); err != nil {
 		return d, err
 	}
 	for {
@@ -85,7 +81,7 @@ func (s *Sender) attempt(ctx context.Context, rawURL string, body []byte, d *Del
 	}
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, rawURL, bytes.NewReader(body))
 	if err != nil {
-		return -1, fmt.Errorf("build webhook request: %w", Redact(err, rawURL))
+		return -1, fmt.Errorf("build webhook request: %w", httpx.Redact(err, rawURL))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if s.UserAgent != "" {
@@ -97,7 +93,7 @@ func (s *Sender) attempt(ctx context.Context, rawURL string, body []byte, d *Del
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		err = fmt.Errorf("post webhook: %w", Redact(err, rawURL))
+		err = fmt.Errorf("post webhook: %w", httpx.Redact(err, rawURL))
 		if ctx.Err() != nil {
 			return -1, err // the hook itself ran out of time or was interrupted
 		}
@@ -114,7 +110,7 @@ func (s *Sender) attempt(ctx context.Context, rawURL string, body []byte, d *Del
 	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 {
 		return -1, err
 	}
-	if ra, ok := RetryAfter(resp.Header, s.now()); ok {
+	if ra, ok := httpx.RetryAfter(resp.Header, s.now()); ok {
 		return ra, err
 	}
 	return backoff, err
@@ -122,7 +118,7 @@ func (s *Sender) attempt(ctx context.Context, rawURL string, body []byte, d *Del
 
 func describeBody(b []byte, rawURL string) string {
 	// scrub before cutting, so that no prefix of the secret survives the cut
-	s := scrub(strings.Join(strings.Fields(string(b)), " "), rawURL)
+	s := httpx.Scrub(strings.Join(strings.Fields(string(b)), " "), rawURL)
 	if s == "" {
 		return ""
 	}
@@ -155,88 +151,5 @@ func (s *Sender) sleep(ctx context.Context, d time.Duration) error {
 	if s.Sleep != nil {
 		return s.Sleep(ctx, d)
 	}
-	return Sleep(ctx, d)
+	return httpx.Sleep(ctx, d)
 }
-
-// Sleep waits for d or until ctx is done.
-func Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// RetryAfter reads a Retry-After header (delay-seconds or an HTTP date) relative to now.
-func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.Atoi(v); err == nil {
-		return time.Duration(max(n, 0)) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
-}
-
-// CheckURL reports whether rawURL is an absolute http(s) URL, without ever quoting it.
-func CheckURL(rawURL string) error {
-	if rawURL == "" {
-		return errors.New("empty URL")
-	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return errors.New("not a valid URL (not shown: it is a secret)")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return errors.New("must be an absolute http:// or https:// URL (not shown: it is a secret)")
-	}
-	return nil
-}
-
-// Redact removes secret from an error's text: a *url.Error (which net/http returns, quoting the
-// whole URL) is rebuilt around its cause, and any other occurrence of the secret, or of its
-// path and query, is replaced. The result still wraps the original cause for errors.Is.
-func Redact(err error, secret string) error {
-	if err == nil || secret == "" {
-		return err
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		cause := ue.Err
-		msg := ue.Op + " " + RedactedURL
-		if cause != nil {
-			msg += ": " + scrub(cause.Error(), secret)
-		}
-		return &redacted{msg: msg, cause: cause}
-	}
-	msg := err.Error()
-	if s := scrub(msg, secret); s != msg {
-		return &redacted{msg: s, cause: errors.Unwrap(err)}
-	}
-	return err
-}
-
-func scrub(s, secret string) string {
-	s = strings.ReplaceAll(s, secret, RedactedURL)
-	if u, err := url.Parse(secret); err == nil {
-		if rest := strings.TrimPrefix(u.RequestURI(), "/"); len(rest) >= 8 {
-			s = strings.ReplaceAll(s, rest, "[redacted]")
-		}
-	}
-	return s
-}
-
-type redacted struct {
-	msg   string
-	cause error
-}
-
-func (e *redacted) Error() string { return e.msg }
-func (e *redacted) Unwrap() error { return e.cause }

@@ -15,6 +15,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"github.com/autoagent/agent-hooks/internal/configfile"
+	"github.com/autoagent/agent-hooks/internal/httpx"
 )
 
 // StoreFile is the name of the webhooks file in $AUTOAGENT_HOME.
@@ -92,7 +93,7 @@ func (e *Entry) Validate() error {
 	case e.URL != "" && e.URLEnv != "":
 		return errors.New("set url or urlEnv, not both")
 	case e.URL != "":
-		if err := CheckURL(string(e.URL)); err != nil {
+		if err := httpx.CheckURL(string(e.URL)); err != nil {
 			return fmt.Errorf("url: %w", err)
 		}
 	case e.URLEnv == "":

@@ -134,10 +134,11 @@ func TestFormatLoad(t *testing.T) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, diags, err := NewFormat().Load(hooks.LoadEnv{AutoagentHome: home})
+	loaded, err := NewFormat().Load(hooks.LoadEnv{AutoagentHome: home})
 	if err != nil {
 		t.Fatal(err)
 	}
+	got, diags := loaded.Hooks, loaded.Diagnostics
 	var lines []string
 	for _, h := range got {
 		lines = append(lines, fmt.Sprintf("%s %s %s %s %s/%s/%s", h.Event, h.Name, h.Type, h.Options, h.Source.Format, h.Source.Scope, filepath.Base(h.Source.File)))
@@ -186,10 +187,11 @@ func TestFormatLoadErrors(t *testing.T) {
 	if err := os.WriteFile(StorePath(home), []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got, diags, err := NewFormat().Load(hooks.LoadEnv{AutoagentHome: home})
+	loaded, err := NewFormat().Load(hooks.LoadEnv{AutoagentHome: home})
 	if err != nil {
 		t.Fatal(err)
 	}
+	got, diags := loaded.Hooks, loaded.Diagnostics
 	if len(got) != 0 {
 		t.Errorf("got %d hooks from invalid entries", len(got))
 	}
@@ -206,7 +208,7 @@ func TestFormatLoadErrors(t *testing.T) {
 		}
 	}
 	// No file, no hooks.
-	if got, diags, err := NewFormat().Load(hooks.LoadEnv{AutoagentHome: t.TempDir()}); len(got)+len(diags) != 0 || err != nil {
-		t.Errorf("missing file: %v %v %v", got, diags, err)
+	if l, err := NewFormat().Load(hooks.LoadEnv{AutoagentHome: t.TempDir()}); len(l.Hooks)+len(l.Diagnostics) != 0 || l.Extension != nil || err != nil {
+		t.Errorf("missing file: %+v %v", l, err)
 	}
 }

@@ -8,42 +8,34 @@
 package notify
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/httpx"
 )
 
 // TypeName is the hook type this package implements.
 const TypeName = "webhook"
 
-// Defaults of a webhook hook.
-const (
-	DefaultRetries        = 3
-	DefaultBackoff        = 500 * time.Millisecond
-	DefaultRequestTimeout = 10 * time.Second
-)
+// DefaultRetries is how many times a webhook hook retries by default. Its durations' defaults
+// are in hooks' table (DefaultWebhookBackoff, DefaultWebhookRequestTimeout).
+const DefaultRetries = 3
 
 // Type is the `webhook` hook type.
 type Type struct {
 	storePath string
-	client    *http.Client
 	sleep     func(context.Context, time.Duration) error
 	now       func() time.Time
 }
 
 // Option configures a Type.
 type Option func(*Type)
-
-// WithHTTPClient makes webhooks send their requests with c.
-func WithHTTPClient(c *http.Client) Option { return func(t *Type) { t.client = c } }
 
 // WithSleep replaces the wait between retries (tests record the waits instead of sleeping).
 func WithSleep(f func(context.Context, time.Duration) error) Option {
@@ -72,19 +64,17 @@ type options struct {
 	Format  string `json:"format"`  // slack, discord, teams or json (default: the entry's, else json)
 	Title   string `json:"title"`   // message template; DefaultTitle when empty
 	// Retries after a network error, 429 or 5xx (default 3); BackoffMs is the first wait
-	// (default 500, doubling); RequestTimeout bounds one attempt in ms (default 10000). The
-	// hook's timeout bounds the whole delivery.
-	Retries        *int `json:"retries"`
-	BackoffMs      *int `json:"backoffMs"`
-	RequestTimeout *int `json:"requestTimeout"`
+	// (default 500 ms, doubling); RequestTimeout bounds one attempt (default 10 s). Both are
+	// milliseconds or a duration such as "2s". The hook's timeout bounds the whole delivery.
+	Retries        *int            `json:"retries"`
+	BackoffMs      *hooks.Duration `json:"backoffMs"`
+	RequestTimeout *hooks.Duration `json:"requestTimeout"`
 }
 
 // Configure implements hooks.Type.
 func (t *Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error) {
 	var o options
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&o); err != nil {
+	if err := hooks.DecodeOptions(raw, &o); err != nil {
 		return nil, fmt.Errorf("webhook options: %w", err)
 	}
 	set := 0
@@ -97,7 +87,7 @@ func (t *Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, erro
 		return nil, errors.New(`webhook: set exactly one of "url", "urlEnv" (an environment variable) or "webhook" (an entry made by agent-hooks notify setup)`)
 	}
 	if o.URL != "" && !strings.Contains(o.URL, "$") {
-		if err := CheckURL(o.URL); err != nil {
+		if err := httpx.CheckURL(o.URL); err != nil {
 			return nil, fmt.Errorf("url: %w", err)
 		}
 	}
@@ -108,10 +98,8 @@ func (t *Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, erro
 		}
 		return nil, errors.New(msg)
 	}
-	for name, v := range map[string]*int{"retries": o.Retries, "backoffMs": o.BackoffMs, "requestTimeout": o.RequestTimeout} {
-		if v != nil && *v < 0 {
-			return nil, fmt.Errorf("%s: must not be negative", name)
-		}
+	if o.Retries != nil && *o.Retries < 0 {
+		return nil, errors.New("retries: must not be negative")
 	}
 	return &runner{t: t, hook: h, o: o}, nil
 }
@@ -233,22 +221,21 @@ func (r *runner) target(getenv func(string) string) (Target, error) {
 
 func (t *Type) sender(o options) *Sender {
 	s := &Sender{
-		Client:         t.client,
 		Sleep:          t.sleep,
 		Now:            t.now,
 		Retries:        DefaultRetries,
-		Backoff:        DefaultBackoff,
-		RequestTimeout: DefaultRequestTimeout,
+		Backoff:        hooks.DefaultWebhookBackoff,
+		RequestTimeout: hooks.DefaultWebhookRequestTimeout,
 		UserAgent:      "agent-hooks",
 	}
 	if o.Retries != nil {
 		s.Retries = *o.Retries
 	}
 	if o.BackoffMs != nil {
-		s.Backoff = time.Duration(*o.BackoffMs) * time.Millisecond
+		s.Backoff = time.Duration(*o.BackoffMs)
 	}
 	if o.RequestTimeout != nil {
-		s.RequestTimeout = time.Duration(*o.RequestTimeout) * time.Millisecond
+		s.RequestTimeout = time.Duration(*o.RequestTimeout)
 	}
 	return s
 }

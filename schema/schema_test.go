@@ -103,7 +103,9 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 	s := compile(t)
 	bad := []string{
 		`{"hooks": {"Stop": [{"type": "command"}]}}`,
-		`{"hooks": {"Stop": [{"command": "x", "timeout": "60s"}]}}`,
+		`{"hooks": {"Stop": [{"command": "x", "timeout": "60 seconds"}]}}`,
+		`{"hooks": {"Stop": [{"command": "x", "timeout": -1}]}}`,
+		`{"hooks": {"Stop": [{"type": "webhook", "url": "https://x.test", "backoffMs": "soon"}]}}`,
 		`{"hooks": {"Stop": [{"type": "git-comit"}]}}`,
 		`{"hooks": {"9Stop": []}}`,
 		`{"stopBlockLimit": -1}`,
@@ -118,6 +120,27 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 		}
 		if s.Validate(v) == nil {
 			t.Errorf("schema accepts %s", b)
+		}
+	}
+}
+
+// TestSchemaAcceptsDurations: every duration option takes milliseconds or a Go duration string.
+func TestSchemaAcceptsDurations(t *testing.T) {
+	s := compile(t)
+	for _, b := range []string{
+		`{"hooks": {"Stop": [{"command": "x", "timeout": 1500}]}}`,
+		`{"hooks": {"Stop": [{"command": "x", "timeout": "60s"}]}}`,
+		`{"hooks": {"Stop": [{"command": "x", "timeout": "1m30s"}]}}`,
+		`{"hooks": {"Stop": [{"type": "approval", "provider": "github", "pollInterval": "15s"}]}}`,
+		`{"hooks": {"Stop": [{"type": "approval", "provider": "http-poll", "url": "https://x.test", "successWhen": ".ok", "interval": "250ms"}]}}`,
+		`{"hooks": {"Stop": [{"type": "webhook", "url": "https://x.test", "backoffMs": "1.5s", "requestTimeout": 5000}]}}`,
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(b), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(v); err != nil {
+			t.Errorf("schema rejects %s: %v", b, err)
 		}
 	}
 }

@@ -349,8 +349,8 @@ func (a *app) testWebhook(ctx context.Context, name string, e notify.Entry, even
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	s := &notify.Sender{Retries: notify.DefaultRetries, Backoff: notify.DefaultBackoff,
-		RequestTimeout: notify.DefaultRequestTimeout, UserAgent: "agent-hooks"}
+	s := &notify.Sender{Retries: notify.DefaultRetries, Backoff: hooks.DefaultWebhookBackoff,
+		RequestTimeout: hooks.DefaultWebhookRequestTimeout, UserAgent: "agent-hooks"}
 	msg := notify.MessageFromPayload(event, p, e.Title)
 	d, err := notify.Deliver(ctx, s, notify.Target{Name: name, Format: e.Format, URL: url}, msg)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -159,7 +160,7 @@ func gone(pid int) bool {
 }
 
 func zombie(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat"))
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return false
 	}

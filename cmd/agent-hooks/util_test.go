@@ -13,5 +13,3 @@ func atoi(t *testing.T, s string) int {
 	}
 	return n
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

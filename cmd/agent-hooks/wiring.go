@@ -27,15 +27,11 @@ func (a *app) newRunner() (*runner.Runner, error) {
 	}, nil
 }
 
-// newRegistry wires every built-in hook type, configuration format and extension into the hooks
-// engine. It is the only place that knows all of them; each package exposes a constructor and
-// this function registers it. The session's extensions (the runner's) come first: later
-// extensions see a capped Stop as allowed.
-func (a *app) newRegistry(session ...hooks.Extension) *hooks.Registry {
+// newRegistry wires every built-in hook type and configuration format into the hooks engine. It
+// is the only place that knows all of them; each package exposes a constructor and this function
+// registers it. A format brings its own extension with what it loads.
+func (a *app) newRegistry() *hooks.Registry {
 	reg := hooks.NewRegistry()
-	for _, x := range session {
-		reg.RegisterExtension(x)
-	}
 	reg.Register(gitops.TypeCommit, gitops.CommitType{GitHubAPI: github.CommitViaAPI(github.Options{})})
 	reg.Register(gitops.TypePush, gitops.PushType{PullRequest: github.PullRequestCheckout})
 	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{"github": github.ApprovalProvider{}, "local": a.localApprovals(), "http-poll": approval.HTTPPoll{}}))
@@ -47,9 +43,5 @@ func (a *app) newRegistry(session ...hooks.Extension) *hooks.Registry {
 	reg.RegisterFormat(iteratr.New())
 	reg.RegisterFormat(pipelines.New())
 	reg.RegisterFormat(babysitter.New())
-	reg.RegisterExtension(fresher.NewExtension())
-	reg.RegisterExtension(iteratr.NewExtension())
-	reg.RegisterExtension(pipelines.NewExtension())
-	reg.RegisterExtension(babysitter.NewExtension())
 	return reg
 }

@@ -191,13 +191,6 @@ func (s *Server) SetPaging(p Paging) {
 	s.paging = p
 }
 
-// SetNow replaces the clock used for timestamps.
-func (s *Server) SetNow(now func() time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.now = now
-}
-
 // SetRemaining sets how many requests are left in the rate-limit window (an hour from now).
 func (s *Server) SetRemaining(n int) {
 	s.mu.Lock()

@@ -10,8 +10,9 @@
 // order and alphabetically within one. Each gets the payload as JSON on stdin and in
 // $BREAKPOINT_PAYLOAD, with REPO_ROOT set to the workspace (and CLAUDE_PLUGIN_ROOT when the
 // workspace has plugins/babysitter). Exit 0 is success; any other exit is a failure that is
-// recorded and never stops the other hooks nor blocks the event. Extension aggregates the event's
-// babysitter hooks into the result's "executedHooks", as the dispatcher's result does.
+// recorded and never stops the other hooks nor blocks the event. The format's extension
+// aggregates the event's babysitter hooks into the result's "executedHooks", as the dispatcher's
+// result does.
 //
 // Directory names are babysitter's hook types: on-run-start, on-iteration-start, on-task-start,
 // on-task-complete, on-iteration-end, on-run-complete, on-run-fail, on-breakpoint, pre-commit and
@@ -22,7 +23,9 @@
 package babysitter
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,8 +46,9 @@ var knownTypes = []string{
 	"pre-branch", "post-planning", "on-score", "on-error", "on-step",
 }
 
-// RunOutcomeKey is the payload field Extension sets on SessionEnd: "fail" for a failed run,
-// else "complete". on-run-fail and on-run-complete hooks match on it, so only one of them runs.
+// RunOutcomeKey is the payload field the format's extension sets on SessionEnd: "fail" for a
+// failed run, else "complete". on-run-fail and on-run-complete hooks match on it, so only one of
+// them runs.
 const RunOutcomeKey = "babysitterRunOutcome"
 
 // runMatchers restrict the two hook types that share SessionEnd to their outcome.
@@ -79,8 +83,18 @@ func New() Format { return Format{} }
 // Name implements hooks.Format.
 func (Format) Name() string { return Name }
 
-// Load implements hooks.Format.
-func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
+// Load implements hooks.Format. With hooks comes the extension that reports them as babysitter's
+// dispatcher does.
+func (Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
+	hs, diags, err := readHooks(env)
+	if err != nil || len(hs) == 0 {
+		return hooks.Loaded{Diagnostics: diags}, err
+	}
+	return hooks.Loaded{Hooks: hs, Diagnostics: diags, Extension: extension{}}, nil
+}
+
+// readHooks finds the hooks of every location, in run order.
+func readHooks(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
 	pluginRoot := filepath.Join(env.Workspace, "plugins", "babysitter")
 	if k, err := seedfmt.Stat(pluginRoot); err != nil || k != seedfmt.NotRegular {
 		pluginRoot = ""
@@ -91,7 +105,7 @@ func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error)
 	)
 	for _, loc := range Locations(env) {
 		entries, err := os.ReadDir(loc.Dir)
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {

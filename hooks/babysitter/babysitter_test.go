@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func record(tag string) string {
 
 func newWorkspace(t *testing.T) *seedtest.Workspace {
 	t.Helper()
-	return seedtest.New(t, []hooks.Format{babysitter.New()}, babysitter.NewExtension())
+	return seedtest.New(t, []hooks.Format{babysitter.New()})
 }
 
 func TestSeedBreakpointHook(t *testing.T) {
@@ -99,7 +100,7 @@ func TestDiscoveryOrder(t *testing.T) {
 	var got []string
 	for _, e := range out.ExecutedHooks {
 		rel, _ := filepath.Rel(filepath.Dir(w.Dir), e.HookPath)
-		got = append(got, strings.Join([]string{rel, e.Location, e.Status, itoa(e.ExitCode), e.Stderr}, " "))
+		got = append(got, strings.Join([]string{rel, e.Location, e.Status, strconv.Itoa(e.ExitCode), e.Stderr}, " "))
 	}
 	want := []string{
 		"ws/.a5c/hooks/on-run-start/10-first.sh per-repo success 0 ",
@@ -112,11 +113,6 @@ func TestDiscoveryOrder(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("executedHooks\n%q\nwant\n%q", got, want)
 	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
 
 func TestEnvironment(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
 // ExtraExecutedHooks is the key of the aggregate in hooks.Result.Extra (and --json output).
@@ -21,15 +20,13 @@ type ExecutedHook struct {
 	Stderr   string `json:"stderr"`
 }
 
-// Extension adds executedHooks to the result of every event that had babysitter hooks.
-type Extension struct{}
-
-// NewExtension returns the babysitter extension.
-func NewExtension() Extension { return Extension{} }
+// extension adds executedHooks to the result of every event that had babysitter hooks. Format.Load
+// returns it with the workspace's babysitter hooks.
+type extension struct{}
 
 // BeforeEvent implements hooks.Extension: on SessionEnd it tells on-run-complete from on-run-fail.
-func (Extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
-	if e.Event != hooks.SessionEnd || !seedfmt.Configured(e.Config, Name) {
+func (extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
+	if e.Event != hooks.SessionEnd {
 		return nil
 	}
 	if _, set := e.Payload[RunOutcomeKey]; !set {
@@ -54,7 +51,7 @@ func runOutcome(p hooks.Payload) string {
 }
 
 // AfterEvent implements hooks.Extension.
-func (Extension) AfterEvent(_ context.Context, _ *hooks.EventInfo, res *hooks.Result) error {
+func (extension) AfterEvent(_ context.Context, _ *hooks.EventInfo, res *hooks.Result) error {
 	if res == nil {
 		return nil
 	}

@@ -9,17 +9,14 @@ import (
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
-// Extension carries what fresher keeps for a whole loop across the separate `agent-hooks run`
+// extension carries what fresher keeps for a whole loop across the separate `agent-hooks run`
 // calls of one session: when the loop started (FRESHER_STARTED_AT in every later hook) and that a
 // hook aborted it (FRESHER_FINISH_TYPE=hook_abort in the finished hook). Both are kept per session
-// in EventInfo.State and never override what the caller put in the payload.
-type Extension struct {
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+// in EventInfo.State and never override what the caller put in the payload. Format.Load returns
+// it with the workspace's fresher hooks.
+type extension struct {
+	now func() time.Time // nil: time.Now
 }
-
-// NewExtension returns the fresher extension.
-func NewExtension() *Extension { return &Extension{} }
 
 type loopState struct {
 	StartedAt  string `json:"startedAt,omitempty"`
@@ -29,8 +26,8 @@ type loopState struct {
 const stateName = "fresher"
 
 // BeforeEvent implements hooks.Extension.
-func (x *Extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
-	if !seedfmt.Configured(e.Config, Name) || e.State == nil {
+func (x *extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
+	if e.State == nil {
 		return nil
 	}
 	var st loopState
@@ -40,7 +37,7 @@ func (x *Extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
 			if v, ok := e.Payload["startedAt"]; ok {
 				s.StartedAt = hooks.FormatValue(v)
 			} else {
-				s.StartedAt = x.now().UTC().Format(time.RFC3339)
+				s.StartedAt = x.clock().UTC().Format(time.RFC3339)
 			}
 			s.FinishType = ""
 			changed = true
@@ -61,7 +58,7 @@ func (x *Extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
 }
 
 // AfterEvent implements hooks.Extension: a fresher hook that aborted marks the loop hook_abort.
-func (x *Extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Result) error {
+func (x *extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Result) error {
 	if e.State == nil || res == nil || e.Event == hooks.SessionEnd {
 		return nil
 	}
@@ -84,9 +81,9 @@ func (x *Extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks
 	return nil
 }
 
-func (x *Extension) now() time.Time {
-	if x.Now != nil {
-		return x.Now()
+func (x *extension) clock() time.Time {
+	if x.now != nil {
+		return x.now()
 	}
 	return time.Now()
 }

@@ -41,7 +41,10 @@ var points = seedfmt.Points{
 }
 
 // Format loads .fresher/hooks.
-type Format struct{}
+type Format struct {
+	// Now is the clock of the loop's start time (nil: time.Now).
+	Now func() time.Time
+}
 
 // New returns the fresher format.
 func New() Format { return Format{} }
@@ -49,8 +52,18 @@ func New() Format { return Format{} }
 // Name implements hooks.Format.
 func (Format) Name() string { return Name }
 
-// Load implements hooks.Format.
-func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
+// Load implements hooks.Format. With hooks comes the extension that keeps the loop's start time
+// and finish type across events.
+func (f Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
+	hs, diags, err := readHooks(env)
+	if err != nil || len(hs) == 0 {
+		return hooks.Loaded{Diagnostics: diags}, err
+	}
+	return hooks.Loaded{Hooks: hs, Diagnostics: diags, Extension: &extension{now: f.Now}}, nil
+}
+
+// readHooks finds the hooks of .fresher/hooks.
+func readHooks(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
 	dir := filepath.Join(env.Workspace, ".fresher", "hooks")
 	if k, err := seedfmt.Stat(dir); err != nil || k != seedfmt.NotRegular {
 		return nil, nil, err

@@ -20,7 +20,7 @@ import (
 // document) installed executable.
 func newWorkspace(t *testing.T) *seedtest.Workspace {
 	t.Helper()
-	w := seedtest.New(t, []hooks.Format{fresher.New()}, fresher.NewExtension())
+	w := seedtest.New(t, []hooks.Format{fresher.New()})
 	for _, name := range []string{"started", "next_iteration", "finished"} {
 		w.Write(".fresher/hooks/"+name, seedFile(t, name), 0o755)
 	}
@@ -171,7 +171,7 @@ func TestExitCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.hook+"/"+tt.exit, func(t *testing.T) {
 			t.Parallel()
-			w := seedtest.New(t, []hooks.Format{fresher.New()}, fresher.NewExtension())
+			w := seedtest.New(t, []hooks.Format{fresher.New()})
 			w.Write(".fresher/hooks/"+tt.hook, "#!/bin/sh\necho out\n"+tt.exit+"\n", 0o755)
 			res := w.Fire(tt.event)
 			if got := res.Hooks[0].Status; got != tt.status {
@@ -280,7 +280,7 @@ func TestDiagnostics(t *testing.T) {
 
 func TestFresherEnv(t *testing.T) {
 	t.Parallel()
-	w := seedtest.New(t, []hooks.Format{fresher.New()}, fresher.NewExtension())
+	w := seedtest.New(t, []hooks.Format{fresher.New()})
 	w.Write(".fresher/hooks/started", "#!/bin/sh\nenv | grep ^FRESHER_ | sort\n", 0o755)
 	w.Write(".fresher/hooks/next_iteration", "#!/bin/sh\nenv | grep ^FRESHER_ | sort\n", 0o755)
 	w.Env["FRESHER_MODE"] = "building"
@@ -314,7 +314,7 @@ func line(s, prefix string) string {
 // TestExampleWorkspace keeps the README's example (testdata/fresher-example) working.
 func TestExampleWorkspace(t *testing.T) {
 	t.Parallel()
-	w := seedtest.New(t, []hooks.Format{fresher.New()}, fresher.NewExtension())
+	w := seedtest.New(t, []hooks.Format{fresher.New()})
 	w.UseExample("fresher-example")
 	w.Env["FRESHER_MODE"] = "building"
 	cfg, err := w.Load()

@@ -12,12 +12,10 @@ import (
 // ExtraAgentOutput is the key of the agent's text in hooks.Result.Extra (and --json output).
 const ExtraAgentOutput = "agentOutput"
 
-// Extension collects piped hook output into the result's agentOutput and keeps iteratr's
-// per-session pending buffer (see the package comment) in EventInfo.State.
-type Extension struct{}
-
-// NewExtension returns the iteratr extension.
-func NewExtension() Extension { return Extension{} }
+// extension collects piped hook output into the result's agentOutput and keeps iteratr's
+// per-session pending buffer (see the package comment) in EventInfo.State. Format.Load returns
+// it with the workspace's iteratr hooks.
+type extension struct{}
 
 const stateName = "iteratr-pending"
 
@@ -27,11 +25,11 @@ type pending struct {
 }
 
 // BeforeEvent implements hooks.Extension; iteratr needs nothing before the hooks run.
-func (Extension) BeforeEvent(context.Context, *hooks.EventInfo) error { return nil }
+func (extension) BeforeEvent(context.Context, *hooks.EventInfo) error { return nil }
 
 // AfterEvent implements hooks.Extension.
-func (Extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Result) error {
-	if res == nil || !seedfmt.Configured(e.Config, Name) {
+func (extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Result) error {
+	if res == nil {
 		return nil
 	}
 	own := piped(res)

@@ -5,11 +5,12 @@
 // references, so no value becomes shell syntax), and failures and timeouts turned into output
 // that never stops the session.
 //
-// Output of hooks with `pipe_output: true` is meant for the agent: Extension puts it in the
-// event result's "agentOutput" and keeps the piped output of session_start, post_iteration and
-// on_task_complete in a per-session pending buffer, delivered first (in the order it was made) in
-// the next pre_iteration's agentOutput and then drained; whatever is still pending when the
-// session ends is delivered in session_end's agentOutput (iteratr's final delivery).
+// Output of hooks with `pipe_output: true` is meant for the agent: the format's extension puts it
+// in the event result's "agentOutput" and keeps the piped output of session_start,
+// post_iteration and on_task_complete in a per-session pending buffer, delivered first (in the
+// order it was made) in the next pre_iteration's agentOutput and then drained; whatever is still
+// pending when the session ends is delivered in session_end's agentOutput (iteratr's final
+// delivery).
 package iteratr
 
 import (
@@ -66,19 +67,22 @@ type hookConfig struct {
 	PipeOutput bool   `json:"pipe_output,omitempty"`
 }
 
-// Load implements hooks.Format.
-func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
+// Load implements hooks.Format. With hooks comes the extension that delivers their piped output.
+func (Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 	file := filepath.Join(env.Workspace, FileName)
 	data, err := configfile.Read(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return hooks.Loaded{}, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return hooks.Loaded{}, err
 	}
 	p := &parser{YAMLFile: seedfmt.YAMLFile{Path: file}}
-	hs := p.parse(data)
-	return hs, p.Diags, nil
+	l := hooks.Loaded{Hooks: p.parse(data), Diagnostics: p.Diags}
+	if len(l.Hooks) > 0 {
+		l.Extension = extension{}
+	}
+	return l, nil
 }
 
 type parser struct{ seedfmt.YAMLFile }

@@ -18,7 +18,7 @@ import (
 
 func newWorkspace(t *testing.T, config string) *seedtest.Workspace {
 	t.Helper()
-	w := seedtest.New(t, []hooks.Format{iteratr.New()}, iteratr.NewExtension())
+	w := seedtest.New(t, []hooks.Format{iteratr.New()})
 	w.Write(iteratr.FileName, config, 0o644)
 	return w
 }
@@ -269,7 +269,7 @@ func TestSessionEndIgnoresPipeOutput(t *testing.T) {
 // TestExampleWorkspace keeps the README's example (testdata/iteratr-example) working.
 func TestExampleWorkspace(t *testing.T) {
 	t.Parallel()
-	w := seedtest.New(t, []hooks.Format{iteratr.New()}, iteratr.NewExtension())
+	w := seedtest.New(t, []hooks.Format{iteratr.New()})
 	w.UseExample("iteratr-example")
 	cfg, err := w.Load()
 	if err != nil || len(cfg.Warnings) != 0 {

@@ -15,6 +15,6 @@ import (
 // config" (every hook silently off), and a FIFO hung the load; both are errors naming the file.
 func TestUnreadableConfig(t *testing.T) {
 	t.Parallel()
-	w := seedtest.New(t, []hooks.Format{iteratr.New()}, iteratr.NewExtension())
+	w := seedtest.New(t, []hooks.Format{iteratr.New()})
 	w.CheckUnreadableConfig(filepath.Join(w.Dir, iteratr.FileName))
 }

@@ -17,7 +17,7 @@
 //	on_checkpoint         session iteration
 //	on_approval_required  session iteration
 //
-// `checkpoints.every: N` in loop.yaml makes Extension fire Checkpoint after every Nth
+// `checkpoints.every: N` in loop.yaml makes the format's extension fire Checkpoint after every Nth
 // PostIteration. A `type: await_poll` hook becomes an approval hook with the http-poll provider
 // (await.go), and the seed's webhooks.yaml beside hooks.sh becomes webhook hooks (webhooks.go).
 // await_webhook (a callback server), await_input and spawn are reported as not run.
@@ -122,35 +122,30 @@ func GlobalPath(env hooks.LoadEnv) string {
 	return filepath.Join(base, "agent-pipelines", "hooks.sh")
 }
 
-// Load implements hooks.Format.
-func (Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
+// Load implements hooks.Format: the loop's hooks, the global hooks.sh's and the webhooks'. A
+// loop with `checkpoints.every: N` comes with the extension that fires its checkpoints.
+func (Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 	loop, diags, err := ReadLoop(env)
 	if err != nil {
-		return nil, nil, err
+		return hooks.Loaded{}, err
 	}
 	out := loop.Hooks
 	if !loop.DisableGlobal {
 		global, more, err := readGlobal(GlobalPath(env))
 		if err != nil {
-			return nil, nil, err
+			return hooks.Loaded{}, err
 		}
 		out, diags = append(out, global...), append(diags, more...)
 	}
 	webhooks, more, err := readWebhooks(WebhooksPath(env))
 	if err != nil {
-		return nil, nil, err
+		return hooks.Loaded{}, err
 	}
-	return append(out, webhooks...), append(diags, more...), nil
-}
-
-// Settings returns the loop's format-level settings for hooks.Config.Settings
-// (SettingCheckpointEvery), for a loader that asks formats for them.
-func (Format) Settings(env hooks.LoadEnv) (map[string]any, error) {
-	loop, _, err := ReadLoop(env)
-	if err != nil || loop.CheckpointEvery == 0 {
-		return nil, err
+	l := hooks.Loaded{Hooks: append(out, webhooks...), Diagnostics: append(diags, more...)}
+	if loop.CheckpointEvery > 0 {
+		l.Extension = checkpoints{every: loop.CheckpointEvery}
 	}
-	return map[string]any{SettingCheckpointEvery: loop.CheckpointEvery}, nil
+	return l, nil
 }
 
 // ReadLoop reads the loop.yaml env selects. A missing loop.yaml is an empty Loop, unless it was

@@ -53,7 +53,7 @@ on_error() {
 
 func newWorkspace(t *testing.T, loop, global string) *seedtest.Workspace {
 	t.Helper()
-	w := seedtest.New(t, []hooks.Format{pipelines.New()}, pipelines.NewExtension())
+	w := seedtest.New(t, []hooks.Format{pipelines.New()})
 	if loop != "" {
 		w.Write("loop.yaml", loop, 0o644)
 	}
@@ -277,7 +277,7 @@ func TestDiagnostics(t *testing.T) {
 // TestExampleWorkspace keeps the README's example (testdata/agent-pipelines-example) working.
 func TestExampleWorkspace(t *testing.T) {
 	t.Parallel()
-	w := seedtest.New(t, []hooks.Format{pipelines.New()}, pipelines.NewExtension())
+	w := seedtest.New(t, []hooks.Format{pipelines.New()})
 	w.UseExample("agent-pipelines-example")
 	b, err := os.ReadFile(filepath.Join(w.Dir, "global", "hooks.sh")) // installed as ~/.config/agent-pipelines/hooks.sh
 	if err != nil {
@@ -306,17 +306,27 @@ func BenchmarkLoad(b *testing.B) {
 	seedtest.BenchLoad(b, w)
 }
 
-func TestSettings(t *testing.T) {
+// TestCheckpointsComeWithTheLoop: the extension that fires checkpoints is bound to the loop Load
+// read (here one named with --loop, read once), and a workspace whose loop sets no checkpoints
+// has none.
+func TestCheckpointsComeWithTheLoop(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, "", "")
+	w := newWorkspace(t, "checkpoints:\n  every: 5\n", "")
 	w.Write("loops/review.yaml", "checkpoints:\n  every: 3\n", 0o644)
+	w.Write(".autoagent/config.json", `{"hooks": {"Checkpoint": [{"command": "echo checkpoint $AUTOAGENT_PAYLOAD"}]}}`, 0o644)
 	w.LoopFile = "loops/review.yaml"
-	got, err := pipelines.New().Settings(w.LoadEnv())
-	if err != nil || got[pipelines.SettingCheckpointEvery] != 3 {
-		t.Errorf("got %v, %v", got, err)
+	if l, err := pipelines.New().Load(w.LoadEnv()); err != nil || l.Extension == nil {
+		t.Fatalf("a loop with checkpoints: extension %v, error %v", l.Extension, err)
+	}
+	for i, want := range map[int]bool{3: true, 5: false, 6: true} {
+		res := w.Fire(hooks.PostIteration, "iteration", i)
+		if _, fired := res.Extra[pipelines.ExtraCheckpoint].(*hooks.Result); fired != want {
+			t.Errorf("iteration %d: checkpoint fired = %v, want %v (every 3, from the named loop)", i, fired, want)
+		}
 	}
 	w.LoopFile = ""
-	if got, err := pipelines.New().Settings(w.LoadEnv()); err != nil || got != nil {
-		t.Errorf("no loop.yaml: got %v, %v", got, err)
+	w.Write("loop.yaml", "hooks:\n  on_checkpoint: echo cp\n", 0o644)
+	if l, err := pipelines.New().Load(w.LoadEnv()); err != nil || l.Extension != nil || len(l.Hooks) != 1 {
+		t.Errorf("a loop without checkpoints: extension %v, %d hooks, error %v", l.Extension, len(l.Hooks), err)
 	}
 }

@@ -97,19 +97,3 @@ func UnknownPoint(format, name string, known []string) string {
 	}
 	return msg
 }
-
-// Configured reports whether the configuration has any hook of the named format, so that an
-// extension leaves the events of workspaces that do not use its format alone.
-func Configured(c *hooks.Config, format string) bool {
-	if c == nil {
-		return false
-	}
-	for _, hs := range c.Hooks {
-		for _, h := range hs {
-			if h.Source.Format == format {
-				return true
-			}
-		}
-	}
-	return false
-}

@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,7 +111,7 @@ func TestAppendLinesWantsWholeLines(t *testing.T) {
 	if err := AppendLines(path, nil, 0o600); err != nil {
 		t.Errorf("nothing to append: %v", err)
 	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a file was made: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package atomicfile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -121,7 +123,7 @@ func TestWriteTempIsPrivateAndRemoved(t *testing.T) {
 		t.Errorf("mode %v", st.Mode().Perm())
 	}
 	cleanup()
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("not removed: %v", err)
 	}
 }
@@ -174,7 +176,7 @@ func TestRemoveStaleTemps(t *testing.T) {
 	}
 	for name, stale := range files {
 		_, err := os.Lstat(filepath.Join(dir, name))
-		if gone := os.IsNotExist(err); gone != stale {
+		if gone := errors.Is(err, fs.ErrNotExist); gone != stale {
 			t.Errorf("%s: removed %v, want %v", name, gone, stale)
 		}
 	}

@@ -79,8 +79,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	}
 	env.ExtraConfig = req.ConfigFile
 	store := r.Store()
-	reg := r.registry(&stopLimit{store: store, warn: r.warn})
-	cfg, err := r.loadConfig(reg, env)
+	cfg, err := r.loadConfig(r.registry(), env)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +96,12 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		data = hooks.Payload{}
 	}
 	eng := &hooks.Engine{
-		Config: cfg, Registry: reg, Workspace: env.Workspace, SessionID: sess.id,
+		Config: cfg, Workspace: env.Workspace, SessionID: sess.id,
 		Getenv: r.Getenv, Environ: r.Environ, Stderr: r.Stderr, Messages: r.Stderr,
 		Observer: sess, State: store.SessionState(sess.id), Now: r.Now,
 	}
+	// The Stop cap runs before the formats' extensions, so that they see a capped Stop as allowed.
+	eng.Extensions = []hooks.Extension{&stopLimit{store: store, warn: r.warn}}
 	if !req.CaptureStdout {
 		eng.Stdout = r.Stdout
 	}

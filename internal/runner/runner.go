@@ -42,10 +42,9 @@ type Runner struct {
 	// UserHome is the user's home directory ("" when unknown): the loaders read user-level
 	// configurations there.
 	UserHome string
-	// NewRegistry builds the registry of hook types, formats and extensions for one event. It
-	// must register the session's extensions it is given first, in order, so that the
-	// extensions registered after them see what they decided (a capped Stop as allowed).
-	NewRegistry func(session ...hooks.Extension) *hooks.Registry
+	// NewRegistry builds the registry of hook types and formats for one event (nil: command
+	// hooks and the native format only).
+	NewRegistry func() *hooks.Registry
 }
 
 // findActiveScan is how many of the newest sessions a run without a session id looks through for
@@ -89,13 +88,9 @@ func (r *Runner) Store() *sessions.Store {
 }
 
 // registry is NewRegistry's registry (a bare one without NewRegistry).
-func (r *Runner) registry(session ...hooks.Extension) *hooks.Registry {
+func (r *Runner) registry() *hooks.Registry {
 	if r.NewRegistry != nil {
-		return r.NewRegistry(session...)
+		return r.NewRegistry()
 	}
-	reg := hooks.NewRegistry()
-	for _, x := range session {
-		reg.RegisterExtension(x)
-	}
-	return reg
+	return hooks.NewRegistry()
 }

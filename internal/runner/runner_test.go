@@ -179,14 +179,23 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// recorder is an extension registered after the session's: it sees each result as the session's
-// extensions left it.
+// recorder is a format's extension: it runs after the session's and sees each result as they
+// left it.
 type recorder struct {
 	mu      sync.Mutex
 	blocked []bool
 }
 
 func (x *recorder) BeforeEvent(context.Context, *hooks.EventInfo) error { return nil }
+
+// extensionFormat is a format that configures no hooks, only its extension.
+type extensionFormat struct{ x hooks.Extension }
+
+func (extensionFormat) Name() string { return "extension-only" }
+
+func (f extensionFormat) Load(hooks.LoadEnv) (hooks.Loaded, error) {
+	return hooks.Loaded{Extension: f.x}, nil
+}
 
 func (x *recorder) AfterEvent(_ context.Context, _ *hooks.EventInfo, res *hooks.Result) error {
 	x.mu.Lock()

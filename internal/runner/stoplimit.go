@@ -12,8 +12,9 @@ import (
 // stopLimit is the Extension that ends Stop-hook loops. Before Stop it tells hooks how many
 // Stop events in a row were blocked (stopHookActive, stopBlockCount); after it, it counts the
 // block, and once stopBlockLimit consecutive Stops were blocked (default 8; 0 = unlimited) it lets
-// the next one through with a warning and a `capped` line in the audit trail. Fire has it
-// registered first, so that the extensions that report a result see the capped one.
+// the next one through with a warning and a `capped` line in the audit trail. Fire gives it to
+// the engine, whose own extensions run before the formats', so that the extensions that report a
+// result see the capped one.
 type stopLimit struct {
 	store *sessions.Store
 	warn  func(format string, args ...any)

@@ -33,12 +33,9 @@ func TestStopLimit(t *testing.T) {
 	h := newHarness(t, `{"stopBlockLimit": 2, "hooks": {"Stop": [`+stopGate+`]}}`)
 	write(t, filepath.Join(h.ws, "block"), "")
 	rec := &recorder{}
-	h.r.NewRegistry = func(session ...hooks.Extension) *hooks.Registry {
+	h.r.NewRegistry = func() *hooks.Registry {
 		reg := hooks.NewRegistry()
-		for _, x := range session {
-			reg.RegisterExtension(x)
-		}
-		reg.RegisterExtension(rec)
+		reg.RegisterFormat(extensionFormat{rec})
 		return reg
 	}
 	id := "session-1700000000000-stops"

@@ -5,6 +5,8 @@ package seedtest
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,19 +23,18 @@ type Workspace struct {
 	Home    string            // the user's home (~)
 	Env     map[string]string // the environment agent-hooks sees, besides PATH and HOME
 	Session string            // the session id events are fired in
-	// Formats and Extensions are registered, in order, by Load and Fire.
-	Formats    []hooks.Format
-	Extensions []hooks.Extension
-	LoopFile   string
+	// Formats are registered, in order, by Load and Fire.
+	Formats  []hooks.Format
+	LoopFile string
 }
 
-// New returns an empty workspace using formats and extensions.
-func New(t testing.TB, formats []hooks.Format, exts ...hooks.Extension) *Workspace {
+// New returns an empty workspace using formats.
+func New(t testing.TB, formats []hooks.Format) *Workspace {
 	t.Helper()
 	root := t.TempDir()
 	w := &Workspace{
 		t: t, Dir: filepath.Join(root, "ws"), Home: filepath.Join(root, "home"),
-		Env: map[string]string{}, Session: "session-1-test00", Formats: formats, Extensions: exts,
+		Env: map[string]string{}, Session: "session-1-test00", Formats: formats,
 	}
 	for _, d := range []string{w.Dir, w.Home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -67,7 +68,7 @@ func (w *Workspace) Write(rel, content string, mode os.FileMode) string {
 func (w *Workspace) Read(rel string) string {
 	w.t.Helper()
 	b, err := os.ReadFile(filepath.Join(w.Dir, rel))
-	if err != nil && !os.IsNotExist(err) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		w.t.Fatal(err)
 	}
 	return string(b)
@@ -84,14 +85,11 @@ func (w *Workspace) LoadEnv() hooks.LoadEnv {
 	}
 }
 
-// Registry registers the workspace's formats and extensions.
+// Registry registers the workspace's formats.
 func (w *Workspace) Registry() *hooks.Registry {
 	reg := hooks.NewRegistry()
 	for _, f := range w.Formats {
 		reg.RegisterFormat(f)
-	}
-	for _, x := range w.Extensions {
-		reg.RegisterExtension(x)
 	}
 	return reg
 }
@@ -104,8 +102,7 @@ func (w *Workspace) Load() (*hooks.Config, error) {
 // Engine loads the configuration (failing the test on an error) and returns an engine for it.
 func (w *Workspace) Engine() *hooks.Engine {
 	w.t.Helper()
-	reg := w.Registry()
-	cfg, err := hooks.Load(reg, w.LoadEnv())
+	cfg, err := hooks.Load(w.Registry(), w.LoadEnv())
 	if err != nil {
 		w.t.Fatalf("load: %v", err)
 	}
@@ -114,7 +111,7 @@ func (w *Workspace) Engine() *hooks.Engine {
 		environ = append(environ, k+"="+v)
 	}
 	return &hooks.Engine{
-		Config: cfg, Registry: reg, Workspace: w.Dir, SessionID: w.Session,
+		Config: cfg, Workspace: w.Dir, SessionID: w.Session,
 		Getenv: w.Getenv, Environ: environ,
 		State: sessions.New(filepath.Join(w.Home, ".autoagent", "sessions")).SessionState(w.Session),
 	}

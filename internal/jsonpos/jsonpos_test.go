@@ -1,0 +1,248 @@
+package jsonpos
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestSyntaxErrorPositions: every kind of malformed input is reported at the byte that is wrong,
+// with line and column (columns count characters), and an input that stops early at the place
+// where it stops.
+func TestSyntaxErrorPositions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, src string
+		line, col int
+		msg       string
+	}{
+		{"empty", "", 1, 1, "unexpected end of JSON input"},
+		{"blank", "  \n ", 1, 1, "unexpected end of JSON input"},
+		{"truncated object", `{"hooks": {`, 1, 11, "unexpected end of JSON input in an object"},
+		{"truncated after key", "{\"a\"\n", 1, 4, "unexpected end of JSON input in an object"},
+		{"truncated array", "[1,\n 2,\n\n", 2, 3, "unexpected end of JSON input"},
+		{"trailing comma", "{\n  \"a\": 1,}", 2, 10, "expected a string key"},
+		{"missing colon", "{\n  \"hooks\": {\n    \"Stop\" []}}", 3, 12, `expected ':' after key "Stop"`},
+		{"missing comma", `[1 2]`, 1, 4, "expected ',' or ']' in an array"},
+		{"bad literal", `{"a": tru}`, 1, 7, "unexpected 't'"},
+		{"bad number", `[01]`, 1, 2, `bad number "01"`},
+		{"bad number sign", `[+1]`, 1, 2, "unexpected '+'"},
+		{"unterminated string", "{\"a\": \"abc", 1, 7, "unterminated string"},
+		{"control character", "[\"a\tb\"]", 1, 4, `control character '\t' in a string`},
+		{"bad escape", `["\q"]`, 1, 2, "bad string: invalid character 'q' in string escape code"},
+		{"after the document", "{} {}", 1, 4, "unexpected '{' after the document"},
+		{"byte order mark", "\ufeff{}", 1, 1, `unexpected '\ufeff'`},
+		// columns count characters: "é" is two bytes, one column
+		{"column in characters", "{\"é\": x}", 1, 7, "unexpected 'x'"},
+		{"second line", "{\"a\": 1,\n \"b\": }", 2, 7, "unexpected '}'"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse([]byte(tc.src))
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("Parse(%q) = %v, want a *SyntaxError", tc.src, err)
+			}
+			if se.Line != tc.line || se.Col != tc.col || se.Msg != tc.msg {
+				t.Errorf("Parse(%q) = %d:%d: %s, want %d:%d: %s", tc.src, se.Line, se.Col, se.Msg, tc.line, tc.col, tc.msg)
+			}
+			if got, want := se.Error(), fmt.Sprintf("%d:%d: %s", tc.line, tc.col, tc.msg); got != want {
+				t.Errorf("Error() = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestDepthLimit(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	var se *SyntaxError
+	if _, err := Parse([]byte(deep)); !errors.As(err, &se) || se.Offset != MaxDepth || !strings.Contains(se.Msg, "nested more than") {
+		t.Errorf("too deep: %v", err)
+	}
+	ok := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
+	if _, err := Parse([]byte(ok)); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+}
+
+// TestDuplicatesAtAnyDepth: every repeated key is listed, in document order, with the path of
+// its object and both positions; the tree keeps both members.
+func TestDuplicatesAtAnyDepth(t *testing.T) {
+	t.Parallel()
+	src := "{\"a\": 1, \"b\": {\"c\": [{\"d\": 1,\n \"d\": 2}], \"c\": 0},\n\"a\": 3, \"St\\u006fp\": 1, \"Stop\": 2}"
+	doc, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range doc.Duplicates {
+		got = append(got, fmt.Sprintf("%s|%d:%d: %s", d.Path, d.Line, d.Col, d.Message()))
+		if src[d.Offset] != '"' || src[d.First] != '"' {
+			t.Errorf("%+v: offsets not at the keys' quotes", d)
+		}
+	}
+	want := []string{
+		`b.c[0]|2:2: duplicate key "d" (first at 1:23)`,
+		`b|2:12: duplicate key "c" (first at 1:16)`,
+		`|3:1: duplicate key "a" (first at 1:2)`,
+		`|3:25: duplicate key "Stop" (first at 3:9)`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("duplicates:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(doc.Root.Members); n != 5 {
+		t.Errorf("root has %d members, want every one of the 5", n)
+	}
+	if v, i := doc.Root.Get("a"); i != 0 || string(doc.Raw(v)) != "1" {
+		t.Errorf("Get(a) = %s, %d: want the first", doc.Raw(v), i)
+	}
+}
+
+// TestTreePositions: every value's Start and End delimit its text, keys start at their quote,
+// strings are decoded.
+func TestTreePositions(t *testing.T) {
+	t.Parallel()
+	src := " {\"k\\n\": [true, false, null, -1.5e3, \"a\\u00e9\\\"\", {}, []], \"é\": \"x\"} \n"
+	doc, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := doc.Root
+	if root.Kind != Object || root.Start != 1 || root.End != len(src)-2 {
+		t.Fatalf("root %+v", root)
+	}
+	m := root.Members[0]
+	if m.Key != "k\n" || m.KeyStart != 2 {
+		t.Errorf("member %+v", m)
+	}
+	var kinds, raws []string
+	for _, e := range m.Value.Elems {
+		kinds = append(kinds, e.Kind.String())
+		raws = append(raws, string(doc.Raw(e)))
+	}
+	if got, want := strings.Join(kinds, ","), "a boolean,a boolean,null,a number,a string,an object,an array"; got != want {
+		t.Errorf("kinds %s, want %s", got, want)
+	}
+	if got, want := strings.Join(raws, " "), `true false null -1.5e3 "a\u00e9\"" {} []`; got != want {
+		t.Errorf("raw %s, want %s", got, want)
+	}
+	if s := m.Value.Elems[4].Str; s != "aé\"" {
+		t.Errorf("decoded %q", s)
+	}
+	if v, _ := root.Get("é"); v == nil || v.Str != "x" || src[v.Start:v.End] != `"x"` {
+		t.Errorf("é = %+v", v)
+	}
+}
+
+// TestDecodeTypeErrors: a value of the wrong type is reported at that value, however deep.
+func TestDecodeTypeErrors(t *testing.T) {
+	t.Parallel()
+	type matcher struct {
+		Field string `json:"field"`
+	}
+	type hook struct {
+		Env      map[string]string `json:"env"`
+		Matcher  *matcher          `json:"matcher"`
+		Blocking bool              `json:"blocking"`
+		Count    json.Number       `json:"count"`
+		List     []string          `json:"list"`
+	}
+	tests := []struct {
+		src, want string
+	}{
+		{`{"blocking": "yes"}`, `1:14: blocking: want true or false, got JSON string`},
+		{"{\"env\":\n  {\"A\": 1}}", `2:9: env: want a string, got JSON number`},
+		{`{"matcher": {"field": 3}}`, `1:23: matcher.field: want a string, got JSON number`},
+		{`{"env": [1]}`, `1:9: env: want an object, got JSON array`},
+		{`{"list": ["a", {"x": 1}]}`, `1:16: list: want a string, got JSON object`},
+		{`{"count": true}`, `1:11: count: want a number, got JSON bool`},
+		{`[]`, `1:1: value: want an object, got JSON array`},
+	}
+	for _, tc := range tests {
+		doc, err := Parse([]byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h hook
+		err = doc.Decode(doc.Root, &h)
+		var te *TypeError
+		if !errors.As(err, &te) || te.Error() != tc.want {
+			t.Errorf("Decode(%s) = %v, want %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+func TestStringOffset(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		lit  string
+		i    int
+		want int
+	}{
+		{`"abc"`, 0, 1},
+		{`"abc"`, 2, 3},
+		{`"a\nb"`, 2, 4},           // \n is one byte
+		{`"\u00e9x"`, 2, 7},        // é is two bytes
+		{`"\ud83d\ude00x"`, 4, 13}, // a surrogate pair is four bytes
+		{`"abc"`, 10, 4},           // past the end: the closing quote
+	}
+	for _, tc := range tests {
+		if got := StringOffset([]byte(tc.lit), tc.i); got != tc.want {
+			t.Errorf("StringOffset(%s, %d) = %d, want %d", tc.lit, tc.i, got, tc.want)
+		}
+	}
+}
+
+// FuzzParse: Parse accepts exactly what encoding/json accepts, every value's text is valid JSON
+// on its own, and decodes as encoding/json decodes it.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"hooks": {"Stop": [{"command": "x", "timeout": 1.5e3}]}}`, `[true, false, null]`,
+		`"a\u00e9\ud83d\ude00"`, `{"a": 1, "a": 2}`, `{"a":`, `01`, "\"\xff\"", ` [ ] `,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		doc, err := Parse([]byte(src))
+		if (err == nil) != json.Valid([]byte(src)) {
+			t.Fatalf("Parse(%q) = %v, json.Valid = %v", src, err, json.Valid([]byte(src)))
+		}
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Offset < 0 || se.Offset > len(src) || se.Line < 1 || se.Col < 1 {
+				t.Fatalf("Parse(%q): %v", src, err)
+			}
+			return
+		}
+		var walk func(v *Value)
+		walk = func(v *Value) {
+			raw := doc.Raw(v)
+			var want any
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber() // 1e700 is valid JSON but no float64
+			if err := dec.Decode(&want); err != nil {
+				t.Fatalf("%q: value %q does not decode: %v", src, raw, err)
+			}
+			if v.Kind == String && v.Str != want {
+				t.Fatalf("%q: string %q decoded as %q, want %q", src, raw, v.Str, want)
+			}
+			for _, m := range v.Members {
+				var key string
+				if err := json.NewDecoder(bytes.NewReader(doc.Src[m.KeyStart:])).Decode(&key); err != nil || key != m.Key {
+					t.Fatalf("%q: key %q is not at %d (%q, %v)", src, m.Key, m.KeyStart, key, err)
+				}
+				walk(m.Value)
+			}
+			for _, e := range v.Elems {
+				walk(e)
+			}
+		}
+		walk(doc.Root)
+	})
+}

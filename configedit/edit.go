@@ -221,18 +221,32 @@ func insertMember(src []byte, obj *node, key, value, unit string) []byte {
 		ind := lineIndent(src, obj.start)
 		return splice(src, obj.start, obj.end, "{\n"+ind+unit+text+"\n"+ind+"}")
 	}
+	// Separate it as the file separates members: the whitespace after the first comma, else the
+	// whitespace before the first member.
 	first := obj.members[0]
-	sep := string(src[obj.start+1 : first.keyStart]) // the whitespace before the first member
+	sep := string(src[obj.start+1 : first.keyStart])
+	if len(obj.members) > 1 {
+		comma := bytes.IndexByte(src[first.val.end:obj.members[1].keyStart], ',')
+		sep = string(src[first.val.end+comma+1 : obj.members[1].keyStart])
+	}
 	last := obj.members[len(obj.members)-1]
 	return splice(src, last.val.end, last.val.end, ","+sep+text)
 }
 
 // insertElem adds a hook object at position pos of an array.
 func insertElem(src []byte, arr *node, pos int, fields []Field, unit string) []byte {
+	return insertValue(src, arr, pos, unit, func(ind, unit string, multi bool) string {
+		return renderObject(fields, ind, unit, multi)
+	})
+}
+
+// insertValue adds the value render writes at position pos of an array, laid out as the
+// array's elements are: render gets the indentation of the element's line and whether to
+// write it over several lines.
+func insertValue(src []byte, arr *node, pos int, unit string, render func(ind, unit string, multi bool) string) []byte {
 	if len(arr.elems) == 0 {
 		ind := lineIndent(src, arr.start)
-		obj := renderObject(fields, ind+unit, unit, true)
-		return splice(src, arr.start, arr.end, "[\n"+ind+unit+obj+"\n"+ind+"]")
+		return splice(src, arr.start, arr.end, "[\n"+ind+unit+render(ind+unit, unit, true)+"\n"+ind+"]")
 	}
 	first := arr.elems[0]
 	// Separate it as the file separates elements: the whitespace after the first comma, else
@@ -248,13 +262,13 @@ func insertElem(src []byte, arr *node, pos int, fields []Field, unit string) []b
 	if !strings.Contains(sep, "\n") {
 		ind = lineIndent(src, arr.start)
 	}
-	obj := renderObject(fields, ind, unit, multiline(src, first))
+	text := render(ind, unit, multiline(src, first))
 	if pos < len(arr.elems) {
 		at := arr.elems[pos].start
-		return splice(src, at, at, obj+","+sep)
+		return splice(src, at, at, text+","+sep)
 	}
 	last := arr.elems[len(arr.elems)-1]
-	return splice(src, last.end, last.end, ","+sep+obj)
+	return splice(src, last.end, last.end, ","+sep+text)
 }
 
 // renderObject writes a hook object, over several lines (members one level below ind) or on one.

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,13 +40,34 @@ const SessionVar = "AGENT_SESSION_ID"
 //	                               project and its hooks unless -untrusted (only config.toml
 //	                               trusts the project) or -hook-trust (only config.toml trusts
 //	                               the hooks). It fails when the agent exits non-zero.
+//	agent-link claude|codex        put the agent's CLI on the script's PATH, by its name, for
+//	                               commands that look for it there (install codex --trust)
 //
 // Guard a script with the conditions [claude] and [codex] (ScriptCondition).
 func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"model-fake": modelFakeCmd,
 		"agent-run":  agentRunCmd,
+		"agent-link": agentLinkCmd,
 	}
+}
+
+func agentLinkCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: agent-link claude|codex")
+	}
+	a := Agent(args[0])
+	bin, err := Find(a)
+	if err != nil {
+		ts.Fatalf("agent-link: %v (guard the script with [%s])", err, a)
+	}
+	dir := filepath.Join(ts.Getenv("WORK"), ".agentbin")
+	ts.Check(os.MkdirAll(dir, 0o755))
+	link := filepath.Join(dir, string(a))
+	if _, err := os.Lstat(link); err != nil {
+		ts.Check(os.Symlink(bin, link))
+	}
+	ts.Setenv("PATH", dir+string(os.PathListSeparator)+ts.Getenv("PATH"))
 }
 
 // ScriptCondition evaluates the conditions [claude] and [codex]: whether the agent's CLI is

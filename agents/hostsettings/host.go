@@ -126,6 +126,12 @@ func ownCommand(cmd string) (program, host string, timeout int, ok bool) {
 	return strings.Trim(f[0], `"'`), f[2], timeout, true
 }
 
+// AgentHooksCommand reports whether a hook command runs `agent-hooks hook <host>`, for any host.
+func AgentHooksCommand(cmd string) bool {
+	_, _, _, ok := ownCommand(cmd)
+	return ok
+}
+
 // Owns reports whether a hook command is agent-hooks' for this host.
 func (h *Host) Owns(cmd string) bool {
 	_, host, _, ok := ownCommand(cmd)

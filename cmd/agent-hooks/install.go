@@ -190,6 +190,8 @@ func (a *app) newUninstallCmd() *cobra.Command {
 		Long: `Remove every "agent-hooks hook <agent>" hook from the project's settings of the agent (or with
 --user the user's), with the matcher groups and events left empty; everything else in the file
 stays as it is. Codex's trust records in ~/.codex/config.toml are left alone.`,
+		Example: `  agent-hooks uninstall claude
+  agent-hooks uninstall codex --user`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"claude", "codex"},
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -62,10 +62,17 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptCondition evaluates the scripts' own conditions: [claude] and [codex], whether the
-// agent's CLI is installed (agenttest.ScriptCondition).
+// agent's CLI is installed (agenttest.ScriptCondition), and [hook-cmd], whether agent-hooks has
+// its `hook` command (the agent adapter of issue 13, built on another branch: the scripts that
+// drive an agent through it skip until it is there).
 func scriptCondition(cond string) (bool, error) {
 	if handled, ok, err := agenttest.ScriptCondition(cond); handled {
 		return ok, err
+	}
+	if cond == "hook-cmd" {
+		root := (&app{getenv: func(string) string { return "" }}).newRootCmd()
+		cmd, _, err := root.Find([]string{"hook", "claude"})
+		return err == nil && cmd != root, nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

@@ -6,7 +6,7 @@
 // around it), CLAUDE_PROJECT_DIR, and the host's exit-code and JSON-output conventions — so the
 // same scripts work under `agent-hooks run` in a loop or in the Action.
 //
-// When agent-hooks is itself the host's hook runner (`agent-hooks hook claude`, LoadEnv.Host),
+// When agent-hooks is itself the host's hook runner (`agent-hooks hook claude`, LoadEnv.Agent),
 // the host runs its own files, so that host's format loads nothing.
 package hostfmt
 
@@ -30,7 +30,7 @@ import (
 
 // Format reads one host's settings files.
 type Format struct {
-	host string // "claude" or "codex": the format's name and LoadEnv.Host's value
+	host string // "claude" or "codex": the format's name and LoadEnv.Agent's value
 }
 
 // Claude is Claude Code's settings as a format.
@@ -76,7 +76,7 @@ func (f Format) files(env hooks.LoadEnv) []file {
 
 // Load implements hooks.Format.
 func (f Format) Load(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
-	if env.Host == f.host {
+	if env.Agent == f.host {
 		return nil, nil, nil // the host runs these itself
 	}
 	var out []*hooks.Hook

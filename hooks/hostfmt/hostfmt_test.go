@@ -71,13 +71,13 @@ func TestLoadReadsEverySettingsFile(t *testing.T) {
 
 	// As the host's hook runner, agent-hooks leaves the host's own files to the host.
 	env := w.LoadEnv()
-	env.Host = "claude"
+	env.Agent = "claude"
 	cfg, err = hooks.Load(w.Registry(), env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(cfg.Hooks[hooks.Stop]); n != 1 || cfg.Hooks[hooks.Stop][0].Source.Format != "codex" {
-		t.Errorf("with Host claude, Stop has %d hooks: %+v", n, cfg.Hooks[hooks.Stop])
+		t.Errorf("with Agent claude, Stop has %d hooks: %+v", n, cfg.Hooks[hooks.Stop])
 	}
 }
 

@@ -22,9 +22,9 @@ type Request struct {
 	// CaptureStdout keeps the hooks' stdout in the result only instead of streaming it to
 	// Stdout (for a caller that prints the result as JSON).
 	CaptureStdout bool
-	// Host is the agent host whose hook runner fired the event (`agent-hooks hook claude`:
-	// "claude"): its own settings files are not loaded, the host runs them (hooks.LoadEnv.Host).
-	Host string
+	// Agent is the coding agent whose hook fires the event (`agent-hooks hook claude`:
+	// "claude"): its own settings files are not loaded, the agent runs them (hooks.LoadEnv.Agent).
+	Agent string
 }
 
 // Outcome is what firing decided. The caller chooses the exit code from it: Blocked, Skipped.
@@ -81,7 +81,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		return nil, err
 	}
 	env.ExtraConfig = req.ConfigFile
-	env.Host = req.Host
+	env.Agent = req.Agent
 	store := r.Store()
 	reg := r.registry(&stopLimit{store: store, warn: r.warn})
 	cfg, err := r.loadConfig(reg, env)

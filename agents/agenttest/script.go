@@ -164,16 +164,18 @@ func modelFakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 			scriptMu.Unlock()
 		})
 	case "requests":
+		out := ts.Stdout() // even when there is nothing to print: stdout is this command's
 		for _, r := range scriptServer(ts).Requests() {
-			fmt.Fprintf(ts.Stdout(), "%s %s turn=%d\n", r.Method, r.Path, r.Turn)
+			fmt.Fprintf(out, "%s %s turn=%d\n", r.Method, r.Path, r.Turn)
 		}
 	case "tool-results":
+		out := ts.Stdout()
 		for _, r := range scriptServer(ts).ToolResults() {
 			kind := "ok"
 			if r.IsError {
 				kind = "error"
 			}
-			fmt.Fprintf(ts.Stdout(), "%s: %s\n", kind, strconv.Quote(r.Content))
+			fmt.Fprintf(out, "%s: %s\n", kind, strconv.Quote(r.Content))
 		}
 	default:
 		ts.Fatalf("model-fake: unknown subcommand %q", args[0])

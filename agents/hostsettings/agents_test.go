@@ -204,3 +204,53 @@ func TestCodexRunsWhatInstallTrusts(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexIgnoresWhatDoctorSaysItIgnores writes broken hooks.json files next to a sound hook
+// and asks the real Codex (app-server hooks/list) which hooks it would run: the sound hook is
+// listed exactly when doctor does not say Codex ignores the file, and every broken file has a
+// finding.
+func TestCodexIgnoresWhatDoctorSaysItIgnores(t *testing.T) {
+	bin := agenttest.Require(t, agenttest.Codex)
+	dir := t.TempDir()
+	env := Env{Workspace: filepath.Join(dir, "proj"), Home: filepath.Join(dir, "home")}
+	if err := os.MkdirAll(env.Workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := Codex.Files(env)[0].Path // the user's: no project trust involved
+	write(t, path, "{}")
+	// One app server for all: hooks/list reads the files anew on every call.
+	app, err := StartCodexApp(context.Background(), bin, env.Workspace, []string{"HOME=" + env.Home, "PATH=" + os.Getenv("PATH")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	sound := `"PreToolUse": [{"hooks": [{"type": "command", "command": "sound"}]}]`
+	for _, tc := range []struct{ name, content string }{
+		{"sound", `{"hooks": {` + sound + `}}`},
+		{"invalid JSON", `{"hooks": {` + sound + `},}`},
+		{"timeout string", `{"hooks": {` + sound + `, "Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": "5"}]}]}}`},
+		{"fractional timeout", `{"hooks": {` + sound + `, "Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 1.5}]}]}}`},
+		{"events not an array", `{"hooks": {` + sound + `, "Stop": {}}}`},
+		{"unknown event", `{"hooks": {` + sound + `, "Bogus": [{"hooks": [{"type": "command", "command": "x"}]}]}}`},
+		{"flat entry", `{"hooks": {` + sound + `, "Stop": [{"type": "command", "command": "x"}]}}`},
+		{"prompt hook", `{"hooks": {` + sound + `, "Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}}`},
+		{"matcher not a string", `{"hooks": {` + sound + `, "Stop": [{"matcher": 5, "hooks": []}]}}`},
+		{"async not a bool", `{"hooks": {` + sound + `, "Stop": [{"hooks": [{"type": "command", "command": "x", "async": "yes"}]}]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write(t, path, tc.content)
+			list, err := app.Hooks(env.Workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := slices.ContainsFunc(list.Hooks, func(h CodexHook) bool { return h.Command == "sound" })
+			findings := Codex.CheckSource(path, []byte(tc.content), nil)
+			if Ignored(findings) == listed {
+				t.Errorf("Codex lists the sound hook: %v; doctor says Codex ignores the file: %v %v (codex: %+v)", listed, Ignored(findings), findings, list)
+			}
+			if (tc.name == "sound") != (len(findings) == 0) {
+				t.Errorf("findings: %v", findings)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/autoagent/agent-hooks/configedit"
@@ -134,11 +135,16 @@ func TrustCodex(ctx context.Context, bin string, procEnv []string, workspace str
 	return res, nil
 }
 
-// ours are agent-hooks' Codex hooks from the file at path.
+// ours are agent-hooks' Codex hooks from the file at path (Codex may name it by its real
+// path: /tmp under /private on macOS).
 func ours(hooks []CodexHook, path string) []CodexHook {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = path
+	}
 	var out []CodexHook
 	for _, h := range hooks {
-		if h.SourcePath == path && Codex.Owns(h.Command) {
+		if (h.SourcePath == path || h.SourcePath == real) && Codex.Owns(h.Command) {
 			out = append(out, h)
 		}
 	}

@@ -1,8 +1,10 @@
 package hostsettings
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -114,5 +116,28 @@ func TestHooksKeepTheHostsCaps(t *testing.T) {
 				t.Errorf("%s %s: %+v, want timeout %d", h.Name, hk.Event, hk, want)
 			}
 		}
+	}
+}
+
+func TestDoctorReadsClaudesManagedSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := Env{Workspace: dir, Home: dir, ClaudeManagedDir: dir + "/managed"}
+	write(t, dir+"/managed/managed-settings.json", `{"allowManagedHooksOnly": true}`)
+	write(t, dir+"/managed/managed-settings.d/10-off.json", "{\n  \"disableAllHooks\": true\n}")
+	rep, err := Claude.Doctor(context.Background(), env, DoctorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%s:%d:%d %s", filepath.Base(f.File), f.Line, f.Col, f.Problem))
+	}
+	want := []string{
+		`managed-settings.json:1:27 the managed settings say "allowManagedHooksOnly": true: the user's and the project's hooks never run`,
+		`10-off.json:2:22 the managed settings say "disableAllHooks": true: no hook of any settings file runs`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/autoagent/agent-hooks/configedit"
 )
 
 // DoctorOptions are what Doctor may look at beyond the files.
@@ -64,7 +66,44 @@ func (h *Host) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report,
 			return nil, err
 		}
 	}
+	if h == Claude && env.ClaudeManagedDir != "" {
+		rep.Findings = append(rep.Findings, claudeManaged(env.ClaudeManagedDir)...)
+	}
 	return rep, nil
+}
+
+// claudeManaged reports the managed-settings switches that keep every hook of the user's and
+// the project's files from running: disableAllHooks, allowManagedHooksOnly.
+func claudeManaged(dir string) []Finding {
+	files := []string{filepath.Join(dir, "managed-settings.json")}
+	dropIns, _ := filepath.Glob(filepath.Join(dir, "managed-settings.d", "*.json"))
+	var out []Finding
+	for _, path := range append(files, dropIns...) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			DisableAllHooks       bool `json:"disableAllHooks"`
+			AllowManagedHooksOnly bool `json:"allowManagedHooksOnly"`
+		}
+		if json.Unmarshal(src, &s) != nil {
+			continue
+		}
+		add := func(key, problem string) {
+			f := Finding{Host: Claude.Name, hostTitle: Claude.Title, File: path, Problem: problem, Effect: NeverRuns,
+				Fix: "managed settings are the administrator's: ask them"}
+			f.Line, f.Col, _ = configedit.Position(src, key)
+			out = append(out, f)
+		}
+		if s.DisableAllHooks {
+			add("disableAllHooks", `the managed settings say "disableAllHooks": true: no hook of any settings file runs`)
+		}
+		if s.AllowManagedHooksOnly {
+			add("allowManagedHooksOnly", `the managed settings say "allowManagedHooksOnly": true: the user's and the project's hooks never run`)
+		}
+	}
+	return out
 }
 
 // countOwn counts agent-hooks' hooks for the host in a settings file.

@@ -159,6 +159,20 @@ type Env struct {
 	Workspace string
 	Home      string
 	Getenv    func(string) string
+	// ClaudeManagedDir is the folder of Claude Code's managed (policy) settings
+	// (ClaudeManagedDirFor); "" leaves them unchecked.
+	ClaudeManagedDir string
+}
+
+// ClaudeManagedDirFor is where Claude Code reads managed settings on goos.
+func ClaudeManagedDirFor(goos string) string {
+	switch goos {
+	case "darwin":
+		return "/Library/Application Support/ClaudeCode"
+	case "windows":
+		return `C:\Program Files\ClaudeCode`
+	}
+	return "/etc/claude-code"
 }
 
 func (e Env) getenv(k string) string {

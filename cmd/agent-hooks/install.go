@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
@@ -23,7 +24,7 @@ func (a *app) hostEnv(workspace string) (hostsettings.Env, error) {
 	if err != nil {
 		return hostsettings.Env{}, err
 	}
-	return hostsettings.Env{Workspace: ws, Home: home, Getenv: a.getenv}, nil
+	return hostsettings.Env{Workspace: ws, Home: home, Getenv: a.getenv, ClaudeManagedDir: hostsettings.ClaudeManagedDirFor(runtime.GOOS)}, nil
 }
 
 // lookPath finds a program as a shell would with this process's PATH: the agent hosts run

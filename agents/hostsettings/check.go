@@ -275,9 +275,9 @@ func (c *checker) own(event string, at []any, cmd string, timeout float64, hasTi
 	case flagTimeout == 0:
 		c.add(Misconfigured, "run agent-hooks install again", append(at, "command"),
 			"no --timeout: agent-hooks does not know the host's timeout of %s, and may answer after the host gave up on it", seconds(timeout))
-	case float64(flagTimeout) != timeout:
+	case flagTimeout != timeout:
 		c.add(Misconfigured, "run agent-hooks install again", append(at, "command"),
-			"--timeout %d differs from the host's timeout %g", flagTimeout, timeout)
+			"--timeout %g differs from the host's timeout %g", flagTimeout, timeout)
 	}
 }
 

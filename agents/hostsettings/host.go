@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Host is an agent host whose hook settings agent-hooks installs into.
@@ -94,8 +95,9 @@ func (h *Host) Timeout(event string, timeout int) int {
 }
 
 // ownCommand parses a command as `[VAR=value…] …/agent-hooks hook <host> [flags…]`: ok is false
-// for anything else. timeout is the --timeout value given (0 when none, -1 when unreadable).
-func ownCommand(cmd string) (program, host string, timeout int, ok bool) {
+// for anything else. timeout is the --timeout value given, in seconds: a number ("600", "1.5")
+// or a Go duration ("10m"), as agent-hooks hook reads it; 0 when none, -1 when unreadable.
+func ownCommand(cmd string) (program, host string, timeout float64, ok bool) {
 	f := strings.Fields(cmd)
 	for len(f) > 0 && strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-") {
 		f = f[1:]
@@ -116,14 +118,20 @@ func ownCommand(cmd string) (program, host string, timeout int, ok bool) {
 			v, isTimeout = strings.TrimPrefix(f[i], "--timeout="), true
 		}
 		if isTimeout {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				n = -1
-			}
-			timeout = n
+			timeout = parseSeconds(v)
 		}
 	}
 	return strings.Trim(f[0], `"'`), f[2], timeout, true
+}
+
+func parseSeconds(v string) float64 {
+	if n, err := strconv.ParseFloat(v, 64); err == nil && n > 0 {
+		return n
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d.Seconds()
+	}
+	return -1
 }
 
 // AgentHooksCommand reports whether a hook command runs `agent-hooks hook <host>`, for any host.

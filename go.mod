@@ -3,6 +3,7 @@ module github.com/autoagent/agent-hooks
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/creack/pty v1.1.24
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-git/v5 v5.19.3

@@ -215,18 +215,32 @@ func insertMember(src []byte, obj *node, key, value, unit string) []byte {
 		ind := lineIndent(src, obj.Start)
 		return splice(src, obj.Start, obj.End, "{\n"+ind+unit+text+"\n"+ind+"}")
 	}
+	// Separate it as the file separates members: the whitespace after the first comma, else the
+	// whitespace before the first member.
 	first := obj.Members[0]
-	sep := string(src[obj.Start+1 : first.KeyStart]) // the whitespace before the first member
+	sep := string(src[obj.Start+1 : first.KeyStart])
+	if len(obj.Members) > 1 {
+		comma := bytes.IndexByte(src[first.Value.End:obj.Members[1].KeyStart], ',')
+		sep = string(src[first.Value.End+comma+1 : obj.Members[1].KeyStart])
+	}
 	last := obj.Members[len(obj.Members)-1]
 	return splice(src, last.Value.End, last.Value.End, ","+sep+text)
 }
 
 // insertElem adds a hook object at position pos of an array.
 func insertElem(src []byte, arr *node, pos int, fields []Field, unit string) []byte {
+	return insertValue(src, arr, pos, unit, func(ind, unit string, multi bool) string {
+		return renderObject(fields, ind, unit, multi)
+	})
+}
+
+// insertValue adds the value render writes at position pos of an array, laid out as the
+// array's elements are: render gets the indentation of the element's line and whether to
+// write it over several lines.
+func insertValue(src []byte, arr *node, pos int, unit string, render func(ind, unit string, multi bool) string) []byte {
 	if len(arr.Elems) == 0 {
 		ind := lineIndent(src, arr.Start)
-		obj := renderObject(fields, ind+unit, unit, true)
-		return splice(src, arr.Start, arr.End, "[\n"+ind+unit+obj+"\n"+ind+"]")
+		return splice(src, arr.Start, arr.End, "[\n"+ind+unit+render(ind+unit, unit, true)+"\n"+ind+"]")
 	}
 	first := arr.Elems[0]
 	// Separate it as the file separates elements: the whitespace after the first comma, else
@@ -242,13 +256,13 @@ func insertElem(src []byte, arr *node, pos int, fields []Field, unit string) []b
 	if !strings.Contains(sep, "\n") {
 		ind = lineIndent(src, arr.Start)
 	}
-	obj := renderObject(fields, ind, unit, multiline(src, first))
+	text := render(ind, unit, multiline(src, first))
 	if pos < len(arr.Elems) {
 		at := arr.Elems[pos].Start
-		return splice(src, at, at, obj+","+sep)
+		return splice(src, at, at, text+","+sep)
 	}
 	last := arr.Elems[len(arr.Elems)-1]
-	return splice(src, last.End, last.End, ","+sep+obj)
+	return splice(src, last.End, last.End, ","+sep+text)
 }
 
 // renderObject writes a hook object, over several lines (members one level below ind) or on one.

@@ -73,6 +73,10 @@ type LoadEnv struct {
 	// DisableUserHooks is the project's "disableUserHooks", set by Load before it asks formats:
 	// a format with user-level hooks (webhooks.json, ~/.config/...) leaves them out.
 	DisableUserHooks bool
+	// Agent is the coding agent agent-hooks runs as the hook runner of ("claude" for
+	// `agent-hooks hook claude`), "" otherwise: the format of that agent's own settings loads
+	// nothing, since the agent runs those hooks itself.
+	Agent string
 }
 
 // Severity of a Diagnostic.

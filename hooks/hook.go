@@ -57,7 +57,7 @@ const (
 
 // Source says where a hook was configured.
 type Source struct {
-	Format string `json:"format"`         // "autoagent", "iteratr", "agent-pipelines", "babysitter", "fresher"
+	Format string `json:"format"`         // "autoagent", "iteratr", "agent-pipelines", "babysitter", "fresher", "claude", "codex"
 	Scope  string `json:"scope"`          // "project", "user", "plugin", "global"
 	File   string `json:"file"`           // the file that configures it (or the hook file itself)
 	Line   int    `json:"line,omitempty"` // 1-based position of the hook in File, when known

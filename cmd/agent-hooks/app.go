@@ -229,6 +229,9 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 		a.newApprovalsCmd(),
 		a.newNotifyCmd(),
 		a.newActionCmd(),
+		a.newInstallCmd(),
+		a.newUninstallCmd(),
+		a.newDoctorCmd(),
 		a.newVersionCmd(),
 	)
 	root.SetHelpCommand(newHelpCmd())

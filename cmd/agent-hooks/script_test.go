@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent/agent-hooks/agents/agenttest"
 	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/github/githubtest"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -55,8 +56,25 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			return os.MkdirAll(home, 0o755)
 		},
-		Cmds: scriptCmds(),
+		Cmds:      scriptCmds(),
+		Condition: scriptCondition,
 	})
+}
+
+// scriptCondition evaluates the scripts' own conditions: [claude] and [codex], whether the
+// agent's CLI is installed (agenttest.ScriptCondition), and [hook-cmd], whether agent-hooks has
+// its `hook` command (the agent adapter of issue 13, built on another branch: the scripts that
+// drive an agent through it skip until it is there).
+func scriptCondition(cond string) (bool, error) {
+	if handled, ok, err := agenttest.ScriptCondition(cond); handled {
+		return ok, err
+	}
+	if cond == "hook-cmd" {
+		root := (&app{getenv: func(string) string { return "" }}).newRootCmd()
+		cmd, _, err := root.Find([]string{"hook", "claude"})
+		return err == nil && cmd != root, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // noRaceExitSleep is $GORACE for the agent-hooks processes of the tests. Built with -race, a
@@ -67,10 +85,14 @@ func noRaceExitSleep() string {
 	return strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
 }
 
-// scriptCmds are the custom script commands: expect-exit, envfile, and the fake GitHub's commands.
+// scriptCmds are the custom script commands: expect-exit, envfile, the fake GitHub's commands,
+// and the real agents' (model-fake, agent-run).
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){"expect-exit": expectExit, "envfile": envFile}
 	for name, cmd := range githubtest.ScriptCmds() {
+		cmds[name] = cmd
+	}
+	for name, cmd := range agenttest.ScriptCmds() {
 		cmds[name] = cmd
 	}
 	return cmds

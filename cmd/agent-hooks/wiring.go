@@ -7,6 +7,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/babysitter"
 	"github.com/autoagent/agent-hooks/hooks/fresher"
+	"github.com/autoagent/agent-hooks/hooks/hostfmt"
 	"github.com/autoagent/agent-hooks/hooks/iteratr"
 	"github.com/autoagent/agent-hooks/hooks/pipelines"
 	"github.com/autoagent/agent-hooks/internal/runner"
@@ -43,5 +44,7 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.RegisterFormat(iteratr.New())
 	reg.RegisterFormat(pipelines.New())
 	reg.RegisterFormat(babysitter.New())
+	reg.RegisterFormat(hostfmt.Claude())
+	reg.RegisterFormat(hostfmt.Codex())
 	return reg
 }

@@ -22,6 +22,9 @@ type Request struct {
 	// CaptureStdout keeps the hooks' stdout in the result only instead of streaming it to
 	// Stdout (for a caller that prints the result as JSON).
 	CaptureStdout bool
+	// Agent is the coding agent whose hook fires the event (`agent-hooks hook claude`:
+	// "claude"): its own settings files are not loaded, the agent runs them (hooks.LoadEnv.Agent).
+	Agent string
 }
 
 // Outcome is what firing decided. The caller chooses the exit code from it: Blocked, Skipped.
@@ -78,6 +81,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		return nil, err
 	}
 	env.ExtraConfig = req.ConfigFile
+	env.Agent = req.Agent
 	store := r.Store()
 	cfg, err := r.loadConfig(r.registry(), env)
 	if err != nil {

@@ -1,0 +1,107 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hookSettings is a Claude settings file (or Codex hooks.json: the same shape) with one hook on
+// event.
+func hookSettings(t *testing.T, event, command string) []byte {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"hooks": map[string]any{event: []any{
+		map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command, "timeout": 60}}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// settingsPath is where the project's hooks go for the agent.
+func settingsPath(a Agent, proj string) string {
+	if a == Claude {
+		return filepath.Join(proj, ".claude", "settings.json")
+	}
+	return filepath.Join(proj, ".codex", "hooks.json")
+}
+
+// TestAgentsRunTheScriptedShellCall is the harness's own end-to-end check, with plain sh hooks
+// and no agent-hooks: the real agent runs the fake model's shell call, fires its PreToolUse hook
+// with the call on stdin, and a hook that exits 2 keeps the command from running while the
+// model receives its reason.
+func TestAgentsRunTheScriptedShellCall(t *testing.T) {
+	for _, a := range Agents {
+		for _, block := range []bool{false, true} {
+			name := string(a) + "/allow"
+			if block {
+				name = string(a) + "/block"
+			}
+			t.Run(name, func(t *testing.T) {
+				bin := Require(t, a)
+				dir := t.TempDir()
+				proj := filepath.Join(dir, "proj")
+				stdinLog := filepath.Join(dir, "stdin.json")
+				hook := "/bin/cat > " + stdinLog
+				if block {
+					hook += "; echo 'no writes today' >&2; exit 2"
+				}
+				writeFile(t, settingsPath(a, proj), hookSettings(t, "PreToolUse", hook))
+				srv := StartServer(t, proj, Shell("echo hi > out.txt"))
+				run := &Run{Agent: a, Bin: bin, Server: srv, Dir: proj, Home: filepath.Join(dir, "home"),
+					Path: os.Getenv("PATH"), TrustProject: true, BypassHookTrust: true}
+				res := MustExec(t, run)
+
+				_, err := os.Stat(filepath.Join(proj, "out.txt"))
+				if ran := err == nil; ran == block {
+					t.Fatalf("out.txt exists: %v, want %v\n%s", ran, !block, res.Describe(srv))
+				}
+				var in struct {
+					SessionID string `json:"session_id"`
+					Event     string `json:"hook_event_name"`
+					ToolInput struct {
+						Command string `json:"command"`
+					} `json:"tool_input"`
+				}
+				data, err := os.ReadFile(stdinLog)
+				if err != nil {
+					t.Fatalf("the hook did not run: %v\n%s", err, res.Describe(srv))
+				}
+				if err := json.Unmarshal(data, &in); err != nil {
+					t.Fatalf("hook stdin %q: %v", data, err)
+				}
+				if in.Event != "PreToolUse" || in.ToolInput.Command != "echo hi > out.txt" {
+					t.Errorf("hook stdin = %s", data)
+				}
+				if res.SessionID == "" || in.SessionID != res.SessionID {
+					t.Errorf("session id: hook saw %q, the run reported %q", in.SessionID, res.SessionID)
+				}
+				results := srv.ToolResults()
+				if len(results) != 1 {
+					t.Fatalf("tool results = %+v\n%s", results, res.Describe(srv))
+				}
+				if got := strings.Contains(results[0].Content, "no writes today"); got != block {
+					t.Errorf("the tool result %q carries the hook's reason: %v, want %v", results[0].Content, got, block)
+				}
+				if n := len(srv.ModelRequests()); n != 2 {
+					t.Errorf("%d model requests, want 2 (the call, then the text after its result)", n)
+				}
+			})
+		}
+	}
+}
+
+func chmodX(path string) error { return os.Chmod(path, 0o755) }

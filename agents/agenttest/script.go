@@ -1,0 +1,236 @@
+package agenttest
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var (
+	scriptMu      sync.Mutex
+	scriptServers = map[*testscript.TestScript]*Server{}
+)
+
+// SessionVar is the script variable agent-run sets to the agent's session id.
+const SessionVar = "AGENT_SESSION_ID"
+
+// ScriptCmds returns the testscript commands that drive a real agent:
+//
+//	model-fake start [STEP...]     start the fake model API for the script; the agent's working
+//	                               directory is the script's current one. A STEP is
+//	                               shell CMD | write PATH CONTENT | text TEXT | tool NAME JSON;
+//	                               past the last step the model answers "done"
+//	model-fake requests            print METHOD PATH turn=N per request received
+//	model-fake tool-results        print the tool results the model last received, one a line:
+//	                               error|ok: "content" (quoted; Codex never says error)
+//	agent-run claude|codex [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]
+//	                               run the agent in the current directory against the fake, with
+//	                               the script's environment (HOME, PATH with agent-hooks, …) and
+//	                               the harness's; its stdout and stderr are the command's, and
+//	                               $AGENT_SESSION_ID is set to its session id. Codex trusts the
+//	                               project and its hooks unless -untrusted (only config.toml
+//	                               trusts the project) or -hook-trust (only config.toml trusts
+//	                               the hooks). It fails when the agent exits non-zero.
+//	agent-link claude|codex        put the agent's CLI on the script's PATH, by its name, for
+//	                               commands that look for it there (install codex --trust)
+//
+// Guard a script with the conditions [claude] and [codex] (ScriptCondition).
+func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"model-fake": modelFakeCmd,
+		"agent-run":  agentRunCmd,
+		"agent-link": agentLinkCmd,
+	}
+}
+
+func agentLinkCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: agent-link claude|codex")
+	}
+	a := Agent(args[0])
+	bin, err := Find(a)
+	if err != nil {
+		ts.Fatalf("agent-link: %v (guard the script with [%s])", err, a)
+	}
+	dir := filepath.Join(ts.Getenv("WORK"), ".agentbin")
+	ts.Check(os.MkdirAll(dir, 0o755))
+	link := filepath.Join(dir, string(a))
+	if _, err := os.Lstat(link); err != nil {
+		ts.Check(os.Symlink(bin, link))
+	}
+	ts.Setenv("PATH", dir+string(os.PathListSeparator)+ts.Getenv("PATH"))
+}
+
+// ScriptCondition evaluates the conditions [claude] and [codex]: whether the agent's CLI is
+// installed (and the test not -short). handled is false for any other condition. An agent
+// that is missing while AGENT_HOOKS_REQUIRE_AGENTS=1 is an error, which fails the script.
+func ScriptCondition(cond string) (handled, ok bool, err error) {
+	a := Agent(cond)
+	if a != Claude && a != Codex {
+		return false, false, nil
+	}
+	if testing.Short() {
+		return true, false, nil
+	}
+	_, err = Find(a)
+	var nf *NotFoundError
+	switch {
+	case err == nil:
+		return true, true, nil
+	case errors.As(err, &nf) && !Required():
+		return true, false, nil
+	}
+	return true, false, err
+}
+
+func scriptServer(ts *testscript.TestScript) *Server {
+	scriptMu.Lock()
+	defer scriptMu.Unlock()
+	s := scriptServers[ts]
+	if s == nil {
+		ts.Fatalf("model-fake start first")
+	}
+	return s
+}
+
+// parseSteps reads model-fake start's STEP arguments.
+func parseSteps(args []string) ([]Step, error) {
+	var steps []Step
+	for len(args) > 0 {
+		need := map[string]int{"shell": 1, "write": 2, "text": 1, "tool": 2}[args[0]]
+		if need == 0 {
+			return nil, fmt.Errorf("unknown step %q (want shell, write, text or tool)", args[0])
+		}
+		if len(args) < need+1 {
+			return nil, fmt.Errorf("step %s wants %d arguments", args[0], need)
+		}
+		var st Step
+		switch a := args[1 : need+1]; args[0] {
+		case "shell":
+			st = Shell(a[0])
+		case "write":
+			st = Write(a[0], a[1])
+		case "text":
+			st = Text(a[0])
+		case "tool":
+			st = Step{Tool: a[0], Input: []byte(a[1])}
+		}
+		if err := st.validate(); err != nil {
+			return nil, err
+		}
+		steps = append(steps, st)
+		args = args[need+1:]
+	}
+	return steps, nil
+}
+
+func modelFakeCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! model-fake")
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: model-fake start|requests|tool-results ...")
+	}
+	switch args[0] {
+	case "start":
+		steps, err := parseSteps(args[1:])
+		if err != nil {
+			ts.Fatalf("model-fake start: %v", err)
+		}
+		s, err := NewServer(steps...)
+		ts.Check(err)
+		s.Dir = ts.MkAbs(".")
+		scriptMu.Lock()
+		if old := scriptServers[ts]; old != nil {
+			old.Close()
+		}
+		scriptServers[ts] = s
+		scriptMu.Unlock()
+		ts.Defer(func() {
+			s.Close()
+			scriptMu.Lock()
+			if scriptServers[ts] == s {
+				delete(scriptServers, ts)
+			}
+			scriptMu.Unlock()
+		})
+	case "requests":
+		out := ts.Stdout() // even when there is nothing to print: stdout is this command's
+		for _, r := range scriptServer(ts).Requests() {
+			fmt.Fprintf(out, "%s %s turn=%d\n", r.Method, r.Path, r.Turn)
+		}
+	case "tool-results":
+		out := ts.Stdout()
+		for _, r := range scriptServer(ts).ToolResults() {
+			kind := "ok"
+			if r.IsError {
+				kind = "error"
+			}
+			fmt.Fprintf(out, "%s: %s\n", kind, strconv.Quote(r.Content))
+		}
+	default:
+		ts.Fatalf("model-fake: unknown subcommand %q", args[0])
+	}
+}
+
+func agentRunCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: agent-run claude|codex [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]")
+	}
+	a := Agent(args[0])
+	if a != Claude && a != Codex {
+		ts.Fatalf("agent-run: unknown agent %q (want claude or codex)", args[0])
+	}
+	fs := flag.NewFlagSet("agent-run", flag.ContinueOnError)
+	prompt := fs.String("prompt", "", "the user prompt")
+	untrusted := fs.Bool("untrusted", false, "Codex: do not trust the project on the command line")
+	hookTrust := fs.Bool("hook-trust", false, "Codex: do not bypass hook trust")
+	if err := fs.Parse(args[1:]); err != nil {
+		ts.Fatalf("agent-run: %v", err)
+	}
+	bin, err := Find(a)
+	if err != nil {
+		ts.Fatalf("agent-run: %v (guard the script with [%s])", err, a)
+	}
+	srv := scriptServer(ts)
+	run := &Run{
+		Agent: a, Bin: bin, Server: srv, Dir: ts.MkAbs("."),
+		Home: ts.Getenv("HOME"), Path: ts.Getenv("PATH"), Prompt: *prompt, Args: fs.Args(),
+		TrustProject: !*untrusted, BypassHookTrust: !*hookTrust,
+	}
+	argv, env, err := run.Argv()
+	ts.Check(err)
+	// Through env(1), so that the agent (and its hooks) get the script's environment too.
+	err = ts.Exec("env", append(append(env, bin), argv...)...)
+	stdout := ts.ReadFile("stdout")
+	ts.Setenv(SessionVar, SessionID(a, []byte(stdout)))
+	res := &Result{Stdout: []byte(stdout), Stderr: []byte(ts.ReadFile("stderr"))}
+	if a == Claude {
+		res.DebugLog = run.claudeDebugLog()
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		res.ExitCode = ee.ExitCode()
+	}
+	// Shown when the script fails (or with -v): what the model got and, for Claude, how it read
+	// every hook's output.
+	ts.Logf("agent-run %s\n%s", strings.Join(args, " "), res.Describe(srv))
+	if err := srv.Err(); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("agent-run %s: %v", a, err)
+	case err == nil && neg:
+		ts.Fatalf("agent-run %s: unexpected success", a)
+	}
+}

@@ -1,0 +1,146 @@
+package hostsettings
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	onPath := func(string) (string, error) { return "/usr/bin/agent-hooks", nil }
+	for _, tc := range []struct {
+		name   string
+		host   *Host
+		src    string
+		want   []string // "line:col effect problem-substring", in order
+		noPath bool
+	}{
+		{"sound", Claude, `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "timeout": 5}]}]}}`, nil, false},
+		{"installed", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 600", "timeout": 600}]}]}}`, nil, false},
+		{"empty", Claude, ``, nil, false},
+		{"invalid JSON", Claude, "{\n  \"hooks\": {,}\n}", []string{"2:13 " + string(FileIgnored) + " invalid JSON"}, false},
+		{"not an object", Claude, `[]`, []string{"1:1 " + string(FileIgnored) + " not a JSON object"}, false},
+		{"hooks not an object", Claude, `{"hooks": []}`, []string{"1:11 " + string(FileIgnored) + ` "hooks" is not an object`}, false},
+		{"flat entry", Claude, "{\"hooks\": {\"Stop\": [\n  {\"type\": \"command\", \"command\": \"x\"}]}}",
+			[]string{"2:3 " + string(FileIgnored) + " without its matcher group"}, false},
+		{"flat entry codex", Codex, `{"hooks": {"Stop": [{"type": "command", "command": "x"}]}}`,
+			[]string{"1:21 " + string(NeverRuns) + " without its matcher group"}, false},
+		{"timeout string", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": "5"}]}]}}`,
+			[]string{"1:79 " + string(FileIgnored) + ` "timeout" is the string "5"`}, false},
+		{"timeout zero", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}`,
+			[]string{"1:79 " + string(FileIgnored) + ` "timeout" is 0, want a positive number`}, false},
+		{"codex fractional timeout", Codex, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 1.5}]}]}}`,
+			[]string{"1:79 " + string(FileIgnored) + ` "timeout" is 1.5, want a whole number`}, false},
+		{"milliseconds", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 5000}]}]}}`,
+			[]string{"1:79 " + string(Misconfigured) + " milliseconds"}, false},
+		{"unknown event", Claude, `{"hooks": {"PreGitCommit": [], "preToolUse": []}}`,
+			[]string{"1:28 " + string(NeverRuns) + ` unknown Claude Code event "PreGitCommit"`, "1:46 " + string(NeverRuns) + ` unknown Claude Code event "preToolUse"`}, false},
+		{"codex event unknown to codex", Codex, `{"hooks": {"PostToolUseFailure": []}}`,
+			[]string{"1:34 " + string(NeverRuns) + ` unknown Codex event "PostToolUseFailure"`}, false},
+		{"no type", Claude, `{"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}}`,
+			[]string{"1:32 " + string(FileIgnored) + ` without a "type"`}, false},
+		{"unknown type", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "shell", "command": "x"}]}]}}`,
+			[]string{"1:41 " + string(FileIgnored) + ` unknown hook type "shell"`}, false},
+		{"codex prompt hook", Codex, `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}}`,
+			[]string{"1:41 " + string(NeverRuns) + ` Codex skips "prompt" hooks`}, false},
+		{"matcher", Claude, `{"hooks": {"Stop": [{"matcher": ["Bash"], "hooks": []}]}}`,
+			[]string{"1:33 " + string(FileIgnored) + " matcher is not a string"}, false},
+		{"disableAllHooks", Claude, `{"disableAllHooks": true}`,
+			[]string{"1:21 " + string(NeverRuns) + " disableAllHooks"}, false},
+		{"session end cap", Claude, `{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "x", "timeout": 120}]}]}}`,
+			[]string{"1:85 " + string(Misconfigured) + " after 60 s"}, false},
+		{"not on PATH", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 9", "timeout": 9}]}]}}`,
+			[]string{"1:63 " + string(NeverRuns) + " agent-hooks is not on PATH"}, true},
+		{"no --timeout", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude", "timeout": 9}]}]}}`,
+			[]string{"1:63 " + string(Misconfigured) + " no --timeout"}, false},
+		{"timeouts differ", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/opt/bin/agent-hooks hook claude --timeout=30", "timeout": 600}]}]}}`,
+			[]string{"1:63 " + string(Misconfigured) + " --timeout 30 differs from the host's timeout 600"}, false},
+		{"--timeout as a duration", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 10m", "timeout": 600}]}]}}`, nil, false},
+		{"--timeout unreadable", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout soon", "timeout": 600}]}]}}`,
+			[]string{"1:63 " + string(Misconfigured) + " --timeout is not a number of seconds"}, false},
+		{"no timeout", Codex, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook codex --timeout 600"}]}]}}`,
+			[]string{"1:32 " + string(Misconfigured) + ` no "timeout"`}, false},
+		{"other host's protocol", Codex, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 5", "timeout": 5}]}]}}`,
+			[]string{"1:63 " + string(Misconfigured) + " speaks claude's protocol"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lp := onPath
+			if tc.noPath {
+				lp = func(string) (string, error) { return "", errors.New("not found") }
+			}
+			got := tc.host.CheckSource("f.json", []byte(tc.src), lp)
+			if len(got) != len(tc.want) {
+				t.Fatalf("findings %v, want %d: %q", got, len(tc.want), tc.want)
+			}
+			for i, f := range got {
+				w := tc.want[i]
+				pos, rest, _ := strings.Cut(w, " ")
+				if fmt.Sprintf("%d:%d", f.Line, f.Col) != pos || !strings.HasPrefix(rest, string(f.Effect)) ||
+					!strings.Contains(f.Problem, strings.TrimSpace(strings.TrimPrefix(rest, string(f.Effect)))) {
+					t.Errorf("finding %d = %d:%d %s %q, want %s", i, f.Line, f.Col, f.Effect, f.Problem, w)
+				}
+			}
+		})
+	}
+}
+
+func TestOwns(t *testing.T) {
+	t.Parallel()
+	for cmd, want := range map[string]bool{
+		"agent-hooks hook claude":                   true,
+		"agent-hooks hook claude --timeout 600":     true,
+		"/usr/local/bin/agent-hooks hook claude":    true,
+		"AUTOAGENT_HOME=/x agent-hooks hook claude": true,
+		`"/opt/my tools/agent-hooks" hook claude`:   false, // quoted path with a space: not parsed
+		"agent-hooks hook codex":                    false,
+		"agent-hooks run PreToolUse":                false,
+		"my-agent-hooks hook claude":                false,
+		"echo agent-hooks hook claude":              false,
+	} {
+		if got := Claude.Owns(cmd); got != want {
+			t.Errorf("Owns(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+func TestHooksKeepTheHostsCaps(t *testing.T) {
+	t.Parallel()
+	for _, h := range Hosts {
+		for _, hk := range h.Hooks(600) {
+			want := 600
+			if max, ok := h.MaxTimeout[hk.Event]; ok {
+				want = max
+			}
+			if hk.Timeout != want || hk.Command != h.Command(want) {
+				t.Errorf("%s %s: %+v, want timeout %d", h.Name, hk.Event, hk, want)
+			}
+		}
+	}
+}
+
+func TestDoctorReadsClaudesManagedSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := Env{Workspace: dir, Home: dir, ClaudeManagedDir: dir + "/managed"}
+	write(t, dir+"/managed/managed-settings.json", `{"allowManagedHooksOnly": true}`)
+	write(t, dir+"/managed/managed-settings.d/10-off.json", "{\n  \"disableAllHooks\": true\n}")
+	rep, err := Claude.Doctor(context.Background(), env, DoctorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%s:%d:%d %s", filepath.Base(f.File), f.Line, f.Col, f.Problem))
+	}
+	want := []string{
+		`managed-settings.json:1:27 the managed settings say "allowManagedHooksOnly": true: the user's and the project's hooks never run`,
+		`10-off.json:2:22 the managed settings say "disableAllHooks": true: no hook of any settings file runs`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,217 @@
+package hostsettings
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/autoagent/agent-hooks/configedit"
+)
+
+// DoctorOptions are what Doctor may look at beyond the files.
+type DoctorOptions struct {
+	// LookPath finds a program on the PATH the host runs its hooks with (exec.LookPath).
+	LookPath func(string) (string, error)
+	// CodexBin is the codex binary asked for its view of the hooks (trust, parse warnings);
+	// empty when codex is not installed, and then trust is read from config.toml alone.
+	CodexBin string
+	// ProcEnv is the environment codex runs with.
+	ProcEnv []string
+}
+
+// FileState is one of the host's settings files as Doctor found it.
+type FileState struct {
+	Scope  Scope  `json:"scope"`
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+	// AgentHooks counts agent-hooks' hooks for the host in it.
+	AgentHooks int `json:"agentHooks"`
+}
+
+// Report is what Doctor found for one host. Findings are problems (doctor exits non-zero);
+// Notes are what the user should know but need not fix.
+type Report struct {
+	Host     string      `json:"agent"`
+	Files    []FileState `json:"files"`
+	Findings []Finding   `json:"findings"`
+	Notes    []string    `json:"notes"`
+}
+
+// Doctor checks every settings file of the host for what would keep hooks from running (Check),
+// and for Codex, whether the project and each hook are trusted.
+func (h *Host) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report, error) {
+	rep := &Report{Host: h.Name, Findings: []Finding{}, Notes: []string{}}
+	installed := 0
+	for _, f := range h.Files(env) {
+		st := FileState{Scope: f.Scope, Path: f.Path}
+		src, err := os.ReadFile(f.Path)
+		if err == nil {
+			st.Exists = true
+			st.AgentHooks = h.countOwn(src)
+			installed += st.AgentHooks
+			rep.Findings = append(rep.Findings, h.CheckSource(f.Path, src, opt.LookPath)...)
+		} else if !os.IsNotExist(err) {
+			return nil, fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		rep.Files = append(rep.Files, st)
+	}
+	if installed == 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("agent-hooks is not installed for %s (agent-hooks install %s [--user])", h.Title, h.Name))
+	}
+	if h == Codex {
+		if err := codexTrust(ctx, env, opt, rep); err != nil {
+			return nil, err
+		}
+	}
+	if h == Claude && env.ClaudeManagedDir != "" {
+		rep.Findings = append(rep.Findings, claudeManaged(env.ClaudeManagedDir)...)
+	}
+	return rep, nil
+}
+
+// claudeManaged reports the managed-settings switches that keep every hook of the user's and
+// the project's files from running: disableAllHooks, allowManagedHooksOnly.
+func claudeManaged(dir string) []Finding {
+	files := []string{filepath.Join(dir, "managed-settings.json")}
+	dropIns, _ := filepath.Glob(filepath.Join(dir, "managed-settings.d", "*.json"))
+	var out []Finding
+	for _, path := range append(files, dropIns...) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			DisableAllHooks       bool `json:"disableAllHooks"`
+			AllowManagedHooksOnly bool `json:"allowManagedHooksOnly"`
+		}
+		if json.Unmarshal(src, &s) != nil {
+			continue
+		}
+		add := func(key, problem string) {
+			f := Finding{Host: Claude.Name, hostTitle: Claude.Title, File: path, Problem: problem, Effect: NeverRuns,
+				Fix: "managed settings are the administrator's: ask them"}
+			f.Line, f.Col, _ = configedit.Position(src, key)
+			out = append(out, f)
+		}
+		if s.DisableAllHooks {
+			add("disableAllHooks", `the managed settings say "disableAllHooks": true: no hook of any settings file runs`)
+		}
+		if s.AllowManagedHooksOnly {
+			add("allowManagedHooksOnly", `the managed settings say "allowManagedHooksOnly": true: the user's and the project's hooks never run`)
+		}
+	}
+	return out
+}
+
+// countOwn counts agent-hooks' hooks for the host in a settings file.
+func (h *Host) countOwn(src []byte) int {
+	var s struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(src, &s) != nil {
+		return 0
+	}
+	n := 0
+	for _, groups := range s.Hooks {
+		for _, g := range groups {
+			for _, hk := range g.Hooks {
+				if hk.Type == "command" && h.Owns(hk.Command) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// codexTrust adds what Codex's trust keeps from running: the project's hooks.json in a project
+// config.toml does not trust, and (asking codex) every hook it does not trust.
+func codexTrust(ctx context.Context, env Env, opt DoctorOptions, rep *Report) error {
+	var project *FileState
+	for i := range rep.Files {
+		if rep.Files[i].Scope == Project && rep.Files[i].Exists {
+			project = &rep.Files[i]
+		}
+	}
+	const trustFix = "agent-hooks install codex --trust, or start codex in the project and trust it"
+	if project != nil {
+		level, err := ProjectTrust(env, env.Workspace)
+		if err != nil {
+			return err
+		}
+		if level != "trusted" {
+			problem := fmt.Sprintf("the project %s is not trusted in %s", env.Workspace, ConfigFile(env))
+			if level != "" {
+				problem = fmt.Sprintf("the project %s is marked %q in %s", env.Workspace, level, ConfigFile(env))
+			}
+			rep.Findings = append(rep.Findings, Finding{Host: Codex.Name, hostTitle: Codex.Title, File: project.Path,
+				Problem: problem, Effect: FileIgnored, Fix: trustFix})
+		}
+	}
+	if opt.CodexBin == "" {
+		rep.Notes = append(rep.Notes, "codex not found on PATH: whether Codex trusts each hook was not checked")
+		return nil
+	}
+	app, err := StartCodexApp(ctx, opt.CodexBin, env.Workspace, opt.ProcEnv)
+	if err != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("could not ask codex about its hooks: %v", err))
+		return nil
+	}
+	defer app.Close()
+	list, err := app.Hooks(env.Workspace)
+	if err != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("could not ask codex about its hooks: %v", err))
+		return nil
+	}
+	ignored := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.Effect == FileIgnored {
+			ignored[f.File] = true
+		}
+	}
+	for _, w := range append(list.Warnings, list.Errors...) {
+		if mentionsAny(w, ignored) {
+			continue // already reported
+		}
+		effect := Misconfigured
+		if strings.Contains(w, "failed to parse") {
+			effect = FileIgnored
+		}
+		rep.Findings = append(rep.Findings, Finding{Host: Codex.Name, hostTitle: Codex.Title, Problem: "codex says: " + w, Effect: effect})
+	}
+	for _, hk := range list.Hooks {
+		switch {
+		case !hk.Enabled:
+			rep.Findings = append(rep.Findings, Finding{Host: Codex.Name, hostTitle: Codex.Title, File: hk.SourcePath,
+				Problem: fmt.Sprintf("hook %s (%s) is disabled in Codex", hk.Key, hk.Command), Effect: NeverRuns})
+		case hk.TrustStatus == "untrusted" || hk.TrustStatus == "modified":
+			what := "is not trusted"
+			if hk.TrustStatus == "modified" {
+				what = "changed since it was trusted"
+			}
+			rep.Findings = append(rep.Findings, Finding{Host: Codex.Name, hostTitle: Codex.Title, File: hk.SourcePath,
+				Problem: fmt.Sprintf("hook %s (%s) %s", hk.Key, hk.Command, what), Effect: NeverRuns, Fix: trustFix})
+		}
+	}
+	return nil
+}
+
+func mentionsAny(s string, paths map[string]bool) bool {
+	for p := range paths {
+		if strings.Contains(s, p) {
+			return true
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && strings.Contains(s, real) {
+			return true
+		}
+	}
+	return false
+}

@@ -379,6 +379,15 @@ func (e *Engine) skipReason(h *Hook, payload Payload) string {
 			return fmt.Sprintf("matcher: %s does not match %q", m.Field, m.Regex)
 		}
 	}
+	if h.Tools != nil {
+		names := ToolNames(payload)
+		if len(names) == 0 {
+			return fmt.Sprintf("matcher: tools %q, and the event names no tool", h.Tools)
+		}
+		if !h.Tools.Match(names...) {
+			return fmt.Sprintf("matcher: tools %q does not match %s", h.Tools, strings.Join(names, ", "))
+		}
+	}
 	return ""
 }
 

@@ -30,6 +30,9 @@ type Engine struct {
 	Observer Observer
 	State    SessionState // handed to extensions as EventInfo.State; nil keeps no state
 	Now      func() time.Time
+	// CanAsk says the caller can ask a person to confirm (an agent host with a permission
+	// prompt): a hook's ask is then the event's decision, not a block (see DecisionAsk).
+	CanAsk bool
 
 	procs ProcessRunner
 	once  sync.Once
@@ -169,6 +172,11 @@ func (e *Engine) apply(event string, h *Hook, gr *groupResult, res *Result) bool
 	hr := &gr.HookResult
 	blockable := CanBlock(event)
 	switch {
+	case hr.Status == StatusOK && hr.Decision == DecisionAsk:
+		if hr.Feedback != "" && res.Feedback == "" {
+			res.Feedback = hr.Feedback
+		}
+		return e.ask(event, h, hr, res)
 	case hr.Status == StatusSkipped || hr.Status == StatusOK && hr.Decision != DecisionSkip:
 		if hr.Feedback != "" && res.Feedback == "" {
 			res.Feedback = hr.Feedback
@@ -202,6 +210,31 @@ func (e *Engine) apply(event string, h *Hook, gr *groupResult, res *Result) bool
 		e.warn(res, "hook %s failed: %s", h.Name, hr.Reason)
 		return false
 	}
+}
+
+// ask applies a hook asking that a person confirm the event. With CanAsk the event's decision
+// becomes ask (a block, before or after, still wins), the reasons joined, and the remaining hooks
+// run; without it there is no one to ask, and the ask blocks. It reports whether the remaining
+// hooks must not run.
+func (e *Engine) ask(event string, h *Hook, hr *HookResult, res *Result) bool {
+	if !CanBlock(event) {
+		e.warn(res, "%s asked to confirm %s, which cannot be blocked: %s", h.Name, event, hr.Reason)
+		return false
+	}
+	reason := hr.Reason
+	if reason == "" {
+		reason = h.Name + " asks for confirmation"
+	}
+	if !e.CanAsk {
+		res.Decision, res.Blocked = DecisionBlock, true
+		res.Reason = reason + " (a hook asked for confirmation, and there is no one to ask)"
+		return true
+	}
+	if res.Decision == DecisionAsk && res.Reason != "" {
+		reason = res.Reason + "\n" + reason
+	}
+	res.Decision, res.Reason = DecisionAsk, reason
+	return false
 }
 
 func (e *Engine) warn(res *Result, format string, args ...any) {

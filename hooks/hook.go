@@ -53,6 +53,9 @@ const (
 	DecisionApprove = "approve"
 	DecisionBlock   = "block"
 	DecisionSkip    = "skip"
+	// DecisionAsk is a hook asking that a person confirm (Claude Code's permissionDecision "ask"):
+	// the event's decision when the Engine can ask (CanAsk), else a block.
+	DecisionAsk = "ask"
 )
 
 // Source says where a hook was configured.

@@ -194,7 +194,7 @@ func (e *Engine) apply(event string, h *Hook, gr *groupResult, res *Result) bool
 			res.Decision, res.Blocked, res.Reason, res.Feedback = DecisionBlock, true, hr.Reason, hr.Feedback
 			return true
 		}
-		e.warn(res, "%s asked to block %s, which cannot be blocked: %s", h.Name, event, hr.Reason)
+		e.warn(res, "%s", UnblockableWarning(h.Name, event, hr.Reason))
 		return false
 	case gr.unstartable && blockable:
 		// whether or not the hook is blocking: the payload must not walk around a gate
@@ -235,6 +235,13 @@ func (e *Engine) ask(event string, h *Hook, hr *HookResult, res *Result) bool {
 	}
 	res.Decision, res.Reason = DecisionAsk, reason
 	return false
+}
+
+// UnblockableWarning is the warning of a hook (by name) that asked to block an event that cannot
+// be blocked; an agent adapter whose agent can tell the model (Claude Code's PostToolUse) does
+// that instead of warning.
+func UnblockableWarning(hook, event, reason string) string {
+	return fmt.Sprintf("%s asked to block %s, which cannot be blocked: %s", hook, event, reason)
 }
 
 func (e *Engine) warn(res *Result, format string, args ...any) {

@@ -60,7 +60,7 @@ func TestScan(t *testing.T) {
 		{`git commit --no-verif -m x`, `commit no-verify bypass[--no-verify]`}, // git takes unique prefixes
 		{`git commit --no-verify --verify -m x`, `commit`},
 		{`git commit -m x -- -n`, `commit`}, // a path
-		{`git push -n`, `push`},               // push's -n is --dry-run
+		{`git push -n`, `push`},             // push's -n is --dry-run
 		{`git push --no-verify`, `push no-verify bypass[--no-verify]`},
 		{`HUSKY=0 git commit -m x`, `commit bypass[HUSKY=0]`},
 		{`SKIP=lint git commit -m x`, `commit bypass[SKIP=lint]`},

@@ -23,7 +23,7 @@ import (
 
 // Env is a workspace with a configuration, an AUTOAGENT_HOME and an environment of its own.
 type Env struct {
-	t         *testing.T
+	t         testing.TB
 	Workspace string
 	Vars      map[string]string // the environment the agent runs the hook with
 	Runner    *runner.Runner
@@ -33,7 +33,7 @@ type Env struct {
 }
 
 // New makes a workspace whose .autoagent/config.json is config.
-func New(t *testing.T, config string) *Env {
+func New(t testing.TB, config string) *Env {
 	t.Helper()
 	root := t.TempDir()
 	e := &Env{t: t, Workspace: filepath.Join(root, "ws"), Vars: map[string]string{}, Messages: &Buffer{}}
@@ -111,7 +111,7 @@ func (e *Env) Input(agent, name string, set map[string]any) []byte {
 }
 
 // testdata is the repository's testdata/agents.
-func testdata(t *testing.T) string {
+func testdata(t testing.TB) string {
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

@@ -47,15 +47,37 @@ type Reply struct {
 	Stderr   string
 	ExitCode int
 
-	wait func()
+	wait    func()
+	settled time.Time
 }
 
 // Wait blocks until the work Handle stopped waiting for (hooks past the deadline, being
-// stopped) is done. The command does not wait (the agent has its answer, and exiting stops the
-// hooks); a test does, before its temporary directories go.
+// stopped; a built-in such as git-commit being cancelled) is done: tests wait, before their
+// temporary directories go.
 func (r Reply) Wait() {
 	if r.wait != nil {
 		r.wait()
+	}
+}
+
+// Settle is Wait for the command, once the answer is written: it waits no longer than the
+// agent's budget leaves (a quarter of the margin before its timeout), so that exiting does not
+// cut short what was cancelled (a commit half written) while the agent still waits for the
+// process, and returns at once when nothing is left.
+func (r Reply) Settle() {
+	if r.wait == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		r.wait()
+		close(done)
+	}()
+	timer := time.NewTimer(max(time.Until(r.settled), 0))
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
 	}
 }
 
@@ -64,7 +86,7 @@ func (r Reply) Wait() {
 func Handle(ctx context.Context, o Options) Reply {
 	h := &handler{o: o}
 	reply := h.run(ctx)
-	reply.wait = h.work.Wait
+	reply.wait, reply.settled = h.work.Wait, h.settle
 	return reply
 }
 
@@ -80,6 +102,7 @@ type handler struct {
 	runner    *runner.Runner
 	deadline  time.Time // hooks must have decided by then
 	hard      time.Time // the answer must be written by then
+	settle    time.Time // the process must be gone by then
 	work      sync.WaitGroup
 }
 
@@ -133,6 +156,7 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 	budget := h.o.Host.Budget(in.HostEvent, h.o.Timeout, h.getenv)
 	h.deadline = start.Add(budget - margin(budget))
 	h.hard = start.Add(budget - margin(budget)/2)
+	h.settle = start.Add(budget - margin(budget)/4)
 	if err := h.prepare(); err != nil {
 		return h.reply(h.refuse(err.Error()))
 	}

@@ -71,6 +71,7 @@ agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.
 				return &blockedError{reason: "agent-hooks hook: write the answer: " + err.Error()}
 			}
 			_, _ = io.WriteString(a.stderr, reply.Stderr)
+			reply.Settle()
 			if reply.ExitCode != 0 {
 				return &silentError{code: reply.ExitCode}
 			}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sync"
 
 	"github.com/autoagent/agent-hooks/hooks"
 )
@@ -129,12 +130,15 @@ func ReadInput(ctx context.Context, r io.Reader, max int64) (*Input, []byte, err
 }
 
 // eventNameRE finds hook_event_name in input that could not be read whole (too large, cut short),
-// so that the refusal can still be written in the event's protocol.
-var eventNameRE = regexp.MustCompile(`"hook_event_name"\s*:\s*"([A-Za-z][A-Za-z0-9_]*)"`)
+// so that the refusal can still be written in the event's protocol. It is compiled only then:
+// every hook process starts anew, and most never need it.
+var eventNameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"hook_event_name"\s*:\s*"([A-Za-z][A-Za-z0-9_]*)"`)
+})
 
 // eventNameIn is the hook_event_name in raw input, "" when there is none.
 func eventNameIn(raw []byte) string {
-	if m := eventNameRE.FindSubmatch(raw); m != nil {
+	if m := eventNameRE().FindSubmatch(raw); m != nil {
 		return string(m[1])
 	}
 	return ""

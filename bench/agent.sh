@@ -72,23 +72,38 @@ for kind in $kinds; do
   workspace "$kind-10p" 10 "$cmd" true
 done
 
-# time_ms CMD...: runs CMD `rounds` times (after one warm-up run), prints "best median" wall
-# milliseconds, timed with $EPOCHREALTIME (no process of its own).
-time_ms() {
+# child_cpu: sets CPU to the CPU seconds (user + system) this shell's finished children have used
+# so far (`times` runs in this shell: in a $(...) subshell it would see the subshell's only).
+child_cpu() {
+  times > "$work/times"
+  CPU=$(awk 'NR == 2 {
+    split($1, u, /[ms]/); split($2, s, /[ms]/)
+    printf "%.6f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$work/times")
+}
+
+# measure CMD...: runs CMD `rounds` times (after one warm-up run) and prints "best median cpu":
+# the best and median wall milliseconds (timed with $EPOCHREALTIME, no process of its own) and
+# the mean CPU milliseconds of the processes it started, which a loaded machine disturbs less
+# than wall time.
+measure() {
   "$@" >/dev/null 2>&1 || true
-  local samples=() s e
+  local samples=() s e c0 c1
+  child_cpu; c0=$CPU
   for _ in $(seq "$rounds"); do
     s=$EPOCHREALTIME
     "$@" >/dev/null 2>&1 || true
     e=$EPOCHREALTIME
     samples+=("$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%d", (e - s) * 1000000 }')")
   done
-  printf '%s\n' "${samples[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f %.2f\n", a[1]/1000, a[int((NR+1)/2)]/1000}'
+  child_cpu; c1=$CPU
+  printf '%s\n' "${samples[@]}" | sort -n | awk -v c0="$c0" -v c1="$c1" -v n="$rounds" \
+    '{a[NR]=$1} END {printf "%.2f %.2f %.2f\n", a[1]/1000, a[int((NR+1)/2)]/1000, (c1 - c0) * 1000 / n}'
 }
 
-report() { # name target ours-best ours-median base-best base-median
-  awk -v n="$1" -v t="$2" -v ob="$3" -v om="$4" -v bb="$5" -v bm="$6" 'BEGIN {
-    printf "%-44s ours %7.2f ms (median %7.2f)  baseline %7.2f ms (median %7.2f)  ratio %.2fx (median %.2fx)  target %s\n", n, ob, om, bb, bm, ob/bb, om/bm, t }'
+report() { # name target ours-best ours-median ours-cpu base-best base-median base-cpu
+  awk -v n="$1" -v t="$2" -v ob="$3" -v om="$4" -v oc="$5" -v bb="$6" -v bm="$7" -v bc="$8" 'BEGIN {
+    printf "%-44s wall: ours %7.2f ms (median %7.2f), baseline %7.2f ms (median %7.2f), ratio %.2fx (median %.2fx) | cpu: %6.2f / %6.2f ms, ratio %.2fx | target %s\n",
+      n, ob, om, bb, bm, ob/bb, om/bm, oc, bc, oc/bc, t }'
 }
 
 # ours WS: Claude Code's way of running agent-hooks for the event.
@@ -108,21 +123,22 @@ claude() {
   cd - >/dev/null
 }
 
-read -r hb hm < <(time_ms "$work/hello-bin")
-read -r eb em < <(time_ms "$work/agent-hooks" hook claude < "$work/empty/input.json")
-report "hook claude, no hooks / Go hello world" "<= 3x" "$eb" "$em" "$hb" "$hm"
-read -r sb sm < <(time_ms ours empty)
-report "  (the same through sh -c, as Claude runs it)" "" "$sb" "$sm" "$hb" "$hm"
+# (measure runs in this shell, not a subshell, so that `times` sees the children it waited for)
+measure "$work/hello-bin" > "$work/m"; read -r hb hm hc < "$work/m"
+measure "$work/agent-hooks" hook claude < "$work/empty/input.json" > "$work/m"; read -r eb em ec < "$work/m"
+report "hook claude, no hooks / Go hello world" "<= 3x" "$eb" "$em" "$ec" "$hb" "$hm" "$hc"
+measure ours empty > "$work/m"; read -r sb sm sc < "$work/m"
+report "  (the same through sh -c, as Claude runs it)" "" "$sb" "$sm" "$sc" "$hb" "$hm" "$hc"
 
 for kind in $kinds; do
   cmd=$(hookcmd "$kind")
-  read -r ob om < <(time_ms ours "$kind-1")
-  read -r bb bm < <(time_ms claude "$kind-1" "$cmd" 1)
-  report "1 $kind hook / 1 sh -c" "<= 1.2x" "$ob" "$om" "$bb" "$bm"
-  read -r ob om < <(time_ms ours "$kind-10")
-  read -r bb bm < <(time_ms claude "$kind-10" "$cmd" 10)
-  report "10 $kind hooks / 10 sh -c, one after another" "<= 1.2x" "$ob" "$om" "$bb" "$bm"
-  read -r ob om < <(time_ms ours "$kind-10p")
-  read -r bb bm < <(time_ms claude "$kind-10p" "$cmd" 10 parallel)
-  report "10 parallel $kind hooks / 10 sh -c at once" "<= 1.2x" "$ob" "$om" "$bb" "$bm"
+  measure ours "$kind-1" > "$work/m"; read -r ob om oc < "$work/m"
+  measure claude "$kind-1" "$cmd" 1 > "$work/m"; read -r bb bm bc < "$work/m"
+  report "1 $kind hook / 1 sh -c" "<= 1.2x" "$ob" "$om" "$oc" "$bb" "$bm" "$bc"
+  measure ours "$kind-10" > "$work/m"; read -r ob om oc < "$work/m"
+  measure claude "$kind-10" "$cmd" 10 > "$work/m"; read -r bb bm bc < "$work/m"
+  report "10 $kind hooks / 10 sh -c, one after another" "<= 1.2x" "$ob" "$om" "$oc" "$bb" "$bm" "$bc"
+  measure ours "$kind-10p" > "$work/m"; read -r ob om oc < "$work/m"
+  measure claude "$kind-10p" "$cmd" 10 parallel > "$work/m"; read -r bb bm bc < "$work/m"
+  report "10 parallel $kind hooks / 10 sh -c at once" "<= 1.2x" "$ob" "$om" "$oc" "$bb" "$bm" "$bc"
 done

@@ -13,6 +13,16 @@ func TestParseAnswer(t *testing.T) {
 		{`{"decision":"block","reason":"lint failed","feedback":"run lint:fix"}`, true, false, Answer{"block", "lint failed", "run lint:fix"}},
 		{"  {\"decision\": \"approve\"}\n", true, false, Answer{Decision: "approve"}},
 		{`{"decision":"Block"}`, true, false, Answer{Decision: "block"}},
+		{`{"decision":"ask","reason":"touches prod"}`, true, false, Answer{Decision: "ask", Reason: "touches prod"}},
+		{`{"feedback":"consider tests"}`, true, false, Answer{Feedback: "consider tests"}},
+		// Claude Code's (and Codex's) shapes
+		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm"}}`, true, false, Answer{Decision: "block", Reason: "no rm"}},
+		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?","additionalContext":"ctx"}}`, true, false, Answer{"ask", "sure?", "ctx"}},
+		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, true, false, Answer{Decision: "approve"}},
+		{`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not now"}}}`, true, false, Answer{Decision: "block", Reason: "not now"}},
+		{`{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"lint: 2 warnings"}}`, true, false, Answer{Feedback: "lint: 2 warnings"}},
+		{`{"decision":"block","reason":"tests fail","hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"run go test"}}`, true, false, Answer{"block", "tests fail", "run go test"}},
+		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"defer"}}`, false, false, Answer{}},
 		{`{"decision":"blcok"}`, false, true, Answer{}},
 		{`{"decision":7}`, false, true, Answer{}},
 		{`{"status":"ok"}`, false, false, Answer{}},
@@ -38,8 +48,8 @@ func FuzzParseAnswer(f *testing.F) {
 		if ok && err != nil {
 			t.Fatalf("ok with error")
 		}
-		if ok && a.Decision != DecisionBlock && a.Decision != DecisionApprove && a.Decision != DecisionSkip {
-			t.Fatalf("ok with decision %q", a.Decision)
+		if ok && a.Decision != DecisionBlock && a.Decision != DecisionApprove && a.Decision != DecisionSkip && a.Decision != DecisionAsk && (a.Decision != "" || a.Feedback == "") {
+			t.Fatalf("ok with decision %q, feedback %q", a.Decision, a.Feedback)
 		}
 	})
 }

@@ -33,6 +33,9 @@ type Engine struct {
 	Observer Observer
 	State    SessionState // handed to extensions as EventInfo.State; nil keeps no state
 	Now      func() time.Time
+	// CanAsk says the caller can ask a person to confirm (an agent host with a permission
+	// prompt): a hook's ask is then the event's decision, not a block (see DecisionAsk).
+	CanAsk bool
 
 	procs ProcessRunner
 	once  sync.Once
@@ -169,6 +172,11 @@ func (e *Engine) apply(event string, h *Hook, gr *groupResult, res *Result) bool
 	hr := &gr.HookResult
 	blockable := CanBlock(event)
 	switch {
+	case hr.Status == StatusOK && hr.Decision == DecisionAsk:
+		if hr.Feedback != "" && res.Feedback == "" {
+			res.Feedback = hr.Feedback
+		}
+		return e.ask(event, h, hr, res)
 	case hr.Status == StatusSkipped || hr.Status == StatusOK && hr.Decision != DecisionSkip:
 		if hr.Feedback != "" && res.Feedback == "" {
 			res.Feedback = hr.Feedback
@@ -186,7 +194,7 @@ func (e *Engine) apply(event string, h *Hook, gr *groupResult, res *Result) bool
 			res.Decision, res.Blocked, res.Reason, res.Feedback = DecisionBlock, true, hr.Reason, hr.Feedback
 			return true
 		}
-		e.warn(res, "%s asked to block %s, which cannot be blocked: %s", h.Name, event, hr.Reason)
+		e.warn(res, "%s", UnblockableWarning(h.Name, event, hr.Reason))
 		return false
 	case gr.unstartable && blockable:
 		// whether or not the hook is blocking: the payload must not walk around a gate
@@ -202,6 +210,38 @@ func (e *Engine) apply(event string, h *Hook, gr *groupResult, res *Result) bool
 		e.warn(res, "hook %s failed: %s", h.Name, hr.Reason)
 		return false
 	}
+}
+
+// ask applies a hook asking that a person confirm the event. With CanAsk the event's decision
+// becomes ask (a block, before or after, still wins), the reasons joined, and the remaining hooks
+// run; without it there is no one to ask, and the ask blocks. It reports whether the remaining
+// hooks must not run.
+func (e *Engine) ask(event string, h *Hook, hr *HookResult, res *Result) bool {
+	if !CanBlock(event) {
+		e.warn(res, "%s asked to confirm %s, which cannot be blocked: %s", h.Name, event, hr.Reason)
+		return false
+	}
+	reason := hr.Reason
+	if reason == "" {
+		reason = h.Name + " asks for confirmation"
+	}
+	if !e.CanAsk {
+		res.Decision, res.Blocked = DecisionBlock, true
+		res.Reason = reason + " (a hook asked for confirmation, and there is no one to ask)"
+		return true
+	}
+	if res.Decision == DecisionAsk && res.Reason != "" {
+		reason = res.Reason + "\n" + reason
+	}
+	res.Decision, res.Reason = DecisionAsk, reason
+	return false
+}
+
+// UnblockableWarning is the warning of a hook (by name) that asked to block an event that cannot
+// be blocked; an agent adapter whose agent can tell the model (Claude Code's PostToolUse) does
+// that instead of warning.
+func UnblockableWarning(hook, event, reason string) string {
+	return fmt.Sprintf("%s asked to block %s, which cannot be blocked: %s", hook, event, reason)
 }
 
 func (e *Engine) warn(res *Result, format string, args ...any) {
@@ -377,6 +417,15 @@ func (e *Engine) skipReason(h *Hook, payload Payload) string {
 		re := h.matcherRegexp()
 		if re == nil || !ok || !re.MatchString(FormatValue(v)) {
 			return fmt.Sprintf("matcher: %s does not match %q", m.Field, m.Regex)
+		}
+	}
+	if h.Tools != nil {
+		names := ToolNames(payload)
+		if len(names) == 0 {
+			return fmt.Sprintf("matcher: tools %q, and the event names no tool", h.Tools)
+		}
+		if !h.Tools.Match(names...) {
+			return fmt.Sprintf("matcher: tools %q does not match %s", h.Tools, strings.Join(names, ", "))
 		}
 	}
 	return ""

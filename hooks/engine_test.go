@@ -91,6 +91,12 @@ func TestBlockingRules(t *testing.T) {
 		{"skip on PreIteration", "PreIteration",
 			[]string{cmdHook("a", `echo '{"decision":"skip","reason":"nothing to do"}'`, ""), cmdHook("b", "true", "")},
 			false, "skip", "nothing to do", "a=ok", 0},
+		{"ask blocks when no one can be asked", "PreToolUse",
+			[]string{cmdHook("a", `echo '{"decision":"ask","reason":"touches prod"}'`, ""), cmdHook("b", "true", "")},
+			true, "block", "touches prod (a hook asked for confirmation, and there is no one to ask)", "a=ok", 0},
+		{"ask on a post event only warns", "PostToolUse",
+			[]string{cmdHook("a", `echo '{"decision":"ask"}'`, "")},
+			false, "approve", "", "a=ok", 1},
 		{"unknown decision is an error", "PreExecutionEnd",
 			[]string{cmdHook("a", `echo '{"decision":"blok"}'`, "")},
 			false, "approve", "", "a=error", 1},
@@ -109,6 +115,37 @@ func TestBlockingRules(t *testing.T) {
 			}
 			if len(res.Warnings) != tc.warnings {
 				t.Errorf("warnings %q, want %d", res.Warnings, tc.warnings)
+			}
+		})
+	}
+}
+
+// TestAskWhenSomeoneCanBeAsked: with CanAsk a hook's ask is the event's decision: the remaining
+// hooks run, the reasons are joined, and a block still wins.
+func TestAskWhenSomeoneCanBeAsked(t *testing.T) {
+	t.Parallel()
+	ask := cmdHook("a", `echo '{"decision":"ask","reason":"touches prod"}'`, "")
+	claudeAsk := cmdHook("c", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask"}}'`, "")
+	tests := []struct {
+		name     string
+		hooks    []string
+		decision string
+		reason   string
+		statuses string
+	}{
+		{"asks joined", []string{ask, cmdHook("b", "true", ""), claudeAsk}, "ask", "touches prod\nc asks for confirmation", "a=ok b=ok c=ok"},
+		{"a later block wins", []string{ask, cmdHook("b", "echo nope >&2; exit 2", "")}, "block", "nope", "a=ok b=blocked"},
+		{"an earlier block wins", []string{cmdHook("b", "echo nope >&2; exit 2", ""), ask}, "block", "nope", "b=blocked"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, _ := engineFor(t, hooksJSON(PreToolUse, tc.hooks...), nil, nil)
+			e.CanAsk = true
+			res, err := e.Fire(context.Background(), PreToolUse, Payload{})
+			must(t, err)
+			if res.Decision != tc.decision || res.Reason != tc.reason || res.Blocked != (tc.decision == DecisionBlock) || statuses(res) != tc.statuses {
+				t.Errorf("got %s %v %q (%s); want %s %q (%s)", res.Decision, res.Blocked, res.Reason, statuses(res), tc.decision, tc.reason, tc.statuses)
 			}
 		})
 	}

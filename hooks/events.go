@@ -21,6 +21,20 @@ const (
 	Error              = "Error"
 	Checkpoint         = "Checkpoint"
 	ApprovalRequired   = "ApprovalRequired"
+
+	// What a coding agent does between those moments (issue 13), fired by `agent-hooks hook
+	// <agent>` from the agent's own hook events; Claude Code and Codex use the same names.
+	UserPromptSubmit   = "UserPromptSubmit"
+	PreToolUse         = "PreToolUse"
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
+	PermissionRequest  = "PermissionRequest"
+	Notification       = "Notification"
+	PreCompact         = "PreCompact"
+	SubagentStart      = "SubagentStart"
+	SubagentStop       = "SubagentStop"
+	// PreGitPush is fired before a push the agent runs itself (a Bash tool call running git push).
+	PreGitPush = "PreGitPush"
 )
 
 type eventInfo struct {
@@ -44,6 +58,16 @@ var canonicalEvents = []eventInfo{
 	{Error, false, []string{"on_error", "on-error"}},
 	{Checkpoint, true, []string{"on_checkpoint"}},
 	{ApprovalRequired, true, []string{"on_approval_required", "on-breakpoint"}},
+	{UserPromptSubmit, true, nil},
+	{PreToolUse, true, nil},
+	{PostToolUse, false, nil},
+	{PostToolUseFailure, false, nil},
+	{PermissionRequest, true, nil},
+	{Notification, false, nil},
+	{PreCompact, false, nil}, // neither host lets a hook stop a compaction
+	{SubagentStart, false, nil},
+	{SubagentStop, true, nil},
+	{PreGitPush, true, nil},
 }
 
 var (

@@ -53,6 +53,9 @@ const (
 	DecisionApprove = "approve"
 	DecisionBlock   = "block"
 	DecisionSkip    = "skip"
+	// DecisionAsk is a hook asking that a person confirm (Claude Code's permissionDecision "ask"):
+	// the event's decision when the Engine can ask (CanAsk), else a block.
+	DecisionAsk = "ask"
 )
 
 // Source says where a hook was configured.
@@ -82,7 +85,10 @@ type Hook struct {
 	Enabled  bool              // false: recorded as skipped
 	Env      map[string]string // extra environment
 	Matcher  *Matcher
-	Source   Source
+	// Tools restricts the hook to the tool calls whose tool it names (the "tools" shorthand, in
+	// Claude Code's matcher syntax); nil runs it for every payload.
+	Tools  *ToolMatcher
+	Source Source
 	// Options is the hook's own JSON object as written, for built-in types and `config show`.
 	Options json.RawMessage
 	// Dialect runs command hooks of a non-native format; nil means the native AutoAgent protocol.

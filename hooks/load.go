@@ -26,7 +26,7 @@ const (
 )
 
 // commonFields are the hook fields every type shares; the rest belong to the type.
-var commonFields = []string{"type", "name", "timeout", "blocking", "parallel", "enabled", "env", "matcher", "description"}
+var commonFields = []string{"type", "name", "timeout", "blocking", "parallel", "enabled", "env", "matcher", "tools", "description"}
 
 // commandFields are the fields of a command hook.
 var commandFields = append([]string{"command"}, commonFields...)
@@ -272,6 +272,7 @@ type hookFields struct {
 	Enabled     *bool             `json:"enabled"`
 	Env         map[string]string `json:"env"`
 	Matcher     *Matcher          `json:"matcher"`
+	Tools       *string           `json:"tools"`
 	Description string            `json:"description"`
 }
 
@@ -327,6 +328,13 @@ func (f *nativeFile) buildHook(reg *Registry, event string, v *jsonpos.Value) (*
 		if _, err := regexp.Compile(h.Matcher.Regex); err != nil {
 			return fail("matcher: bad regex: %v", err)
 		}
+	}
+	if hf.Tools != nil {
+		m, err := CompileTools(*hf.Tools)
+		if err != nil {
+			return fail("tools: %v", err)
+		}
+		h.Tools = m
 	}
 	for k := range h.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {

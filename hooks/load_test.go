@@ -65,6 +65,8 @@ func TestLoadErrorsNamePosition(t *testing.T) {
 		{"no command", "{\"hooks\": {\"Stop\": [{\"name\": \"x\"}]}}", `command hook needs a "command"`},
 		{"hooks not object", "{\"hooks\": []}", `config.json:1:11: "hooks" must be an object`},
 		{"bad matcher", "{\"hooks\": {\"Stop\": [{\"command\": \"x\", \"matcher\": {\"field\": \"a\", \"regex\": \"(\"}}]}}", `matcher: bad regex`},
+		{"bad tools", "{\"hooks\": {\"PreToolUse\": [{\"command\": \"x\", \"tools\": \"Bash(\"}]}}", `config.json:1:27: hooks.PreToolUse: tools: bad regex "Bash("`},
+		{"tools not a string", "{\"hooks\": {\"PreToolUse\": [{\"command\": \"x\", \"tools\": [\"Bash\"]}]}}", `hooks.PreToolUse: tools: want a string`},
 		{"truncated", "{\"hooks\": {", `config.json:1:11: invalid JSON: unexpected end of JSON input`},
 		{"custom event name", "{\"customEvents\": [\"9bad\"]}", `customEvents: "9bad" is not a valid event name`},
 		// Every other JSON reader keeps only the last of duplicate keys; the loader kept both.

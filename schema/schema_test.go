@@ -112,6 +112,7 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 		`{"hooks": {"Stop": [{"command": "x", "blockign": true}]}}`,
 		`{"hooks": {"PostExecutionEnd": [{"type": "git-push", "remote": "origin", "mesage": "x"}]}}`,
 		`{"hooks": {"Stop": [{"type": "webhook", "format": "irc"}]}}`,
+		`{"hooks": {"PreToolUse": [{"command": "x", "tools": ["Bash"]}]}}`,
 	}
 	for _, b := range bad {
 		var v any

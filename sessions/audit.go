@@ -17,19 +17,21 @@ import (
 // Event is one line of a session's audit trail: one hook execution (skipped ones included), or an
 // event-level note such as a capped Stop.
 type Event struct {
-	Time       time.Time      `json:"time"` // when the line was written, as the hook finished
-	Event      string         `json:"event"`
-	Name       string         `json:"name"`
-	Type       string         `json:"type"`
-	Source     string         `json:"source"`           // scope: project, user, plugin, global
-	Format     string         `json:"format,omitempty"` // autoagent, iteratr, …
-	File       string         `json:"file,omitempty"`
-	Status     string         `json:"status"` // ok, blocked, error, timeout, skipped, capped
-	ExitCode   int            `json:"exitCode"`
-	DurationMs int64          `json:"durationMs"`
-	Decision   string         `json:"decision"`
-	Reason     string         `json:"reason"`
-	Details    map[string]any `json:"details,omitempty"`
+	Time       time.Time `json:"time"` // when the line was written, as the hook finished
+	Event      string    `json:"event"`
+	Name       string    `json:"name"`
+	Type       string    `json:"type"`
+	Source     string    `json:"source"`           // scope: project, user, plugin, global
+	Format     string    `json:"format,omitempty"` // autoagent, iteratr, …
+	File       string    `json:"file,omitempty"`
+	Status     string    `json:"status"` // ok, blocked, error, timeout, skipped, capped
+	ExitCode   int       `json:"exitCode"`
+	DurationMs int64     `json:"durationMs"`
+	Decision   string    `json:"decision"`
+	Reason     string    `json:"reason"`
+	// ToolUseID is the agent's id of the tool call the event is about (PreToolUse, …).
+	ToolUseID string         `json:"toolUseId,omitempty"`
+	Details   map[string]any `json:"details,omitempty"`
 }
 
 // Append adds events to the audit trail of session id, one JSON line each, through

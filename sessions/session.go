@@ -11,6 +11,7 @@ package sessions
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -53,6 +54,15 @@ type Session struct {
 	Metadata        Metadata  `json:"metadata"`
 	// StopBlockCount is the number of consecutive blocked Stop events (agent-hooks' own field).
 	StopBlockCount int `json:"stopBlockCount,omitempty"`
+	// SubagentStopBlockCount is the same count for SubagentStop.
+	SubagentStopBlockCount int `json:"subagentStopBlockCount,omitempty"`
+	// Agent is the coding agent whose session this is ("claude", "codex"), and AgentSessionID
+	// the agent's own id for it, when the session was opened by `agent-hooks hook <agent>`.
+	Agent          string `json:"agent,omitempty"`
+	AgentSessionID string `json:"agentSessionId,omitempty"`
+	// FilesModified are the files the agent's edit tools changed, relative to the workspace, in
+	// the order first changed.
+	FilesModified []string `json:"filesModified,omitempty"`
 
 	extra map[string]json.RawMessage
 }
@@ -90,6 +100,18 @@ func (s *Session) FinishIssue(n int, success bool) {
 		s.IssuesCompleted = removeIssue(s.IssuesCompleted, n)
 	}
 	s.CurrentIssue = nil
+}
+
+// AddFiles adds paths to FilesModified (each once) and reports whether any was new.
+func (s *Session) AddFiles(paths ...string) bool {
+	changed := false
+	for _, p := range paths {
+		if p != "" && !slices.Contains(s.FilesModified, p) {
+			s.FilesModified = append(s.FilesModified, p)
+			changed = true
+		}
+	}
+	return changed
 }
 
 // End sets the final status, the end time and metadata.totalDuration.
@@ -230,7 +252,8 @@ func unmarshalWithExtra(data []byte, v any) (map[string]json.RawMessage, error) 
 // file is not mistaken for an unknown field.
 func isKnownOptional(key string) bool {
 	switch key {
-	case "endTime", "currentIssue", "stopBlockCount", "gitBranch", "gitCommit", "totalDuration":
+	case "endTime", "currentIssue", "stopBlockCount", "subagentStopBlockCount", "agent", "agentSessionId",
+		"filesModified", "gitBranch", "gitCommit", "totalDuration":
 		return true
 	}
 	return false

@@ -80,6 +80,9 @@ type Params struct {
 	Provider  string
 	GitBranch string
 	GitCommit string
+	// Agent and AgentSessionID record the coding agent and its own session id (see OpenAgent).
+	Agent          string
+	AgentSessionID string
 }
 
 // Create writes a new active session record and makes it the current session.
@@ -168,6 +171,8 @@ func (s *Store) create(p Params) (*Session, error) {
 		Status:          StatusActive,
 		Provider:        p.Provider,
 		Metadata:        Metadata{GitBranch: p.GitBranch, GitCommit: p.GitCommit},
+		Agent:           p.Agent,
+		AgentSessionID:  p.AgentSessionID,
 	}
 	if err := s.write(sess); err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ type app struct {
 	getenv  func(string) string
 	environ []string
 	cwd     string
+	start   time.Time // when the process started: an agent's timeout of its hook counts from about then
 }
 
 // Exit codes of agent-hooks (SPEC.md section 5).
@@ -95,6 +96,7 @@ const quitGrace = hooks.KillGrace + 3*time.Second
 
 // Main runs agent-hooks with the process's arguments and returns the exit code.
 func Main() int {
+	start := time.Now()
 	installCrashHandling()
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -108,6 +110,7 @@ func Main() int {
 		getenv:  os.Getenv,
 		environ: os.Environ(),
 		cwd:     cwd,
+		start:   start,
 	}
 	// Orphans of hook processes (a setsid'd grandchild) become ours, to be ended with their hook;
 	// whatever is left when agent-hooks exits is ended then.
@@ -232,6 +235,7 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 		a.newInstallCmd(),
 		a.newUninstallCmd(),
 		a.newDoctorCmd(),
+		a.newHookCmd(),
 		a.newVersionCmd(),
 	)
 	root.SetHelpCommand(newHelpCmd())

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,12 +16,19 @@ import (
 	"github.com/autoagent/agent-hooks/agents/agenttest"
 	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/github/githubtest"
+	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"agent-hooks": func() { os.Exit(Main()) },
+		// agent-hooks with a bug: every event's first extension panics, as a broken built-in
+		// would, outside the hooks the engine recovers.
+		"agent-hooks-panicky": func() {
+			testRegistry = func(reg *hooks.Registry) { reg.RegisterFormat(panickingExtension{}) }
+			os.Exit(Main())
+		},
 	})
 }
 
@@ -62,17 +72,10 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptCondition evaluates the scripts' own conditions: [claude] and [codex], whether the
-// agent's CLI is installed (agenttest.ScriptCondition), and [hook-cmd], whether agent-hooks has
-// its `hook` command (the agent adapter of issue 13, built on another branch: the scripts that
-// drive an agent through it skip until it is there).
+// agent's CLI is installed (agenttest.ScriptCondition).
 func scriptCondition(cond string) (bool, error) {
 	if handled, ok, err := agenttest.ScriptCondition(cond); handled {
 		return ok, err
-	}
-	if cond == "hook-cmd" {
-		root := (&app{getenv: func(string) string { return "" }}).newRootCmd()
-		cmd, _, err := root.Find([]string{"hook", "claude"})
-		return err == nil && cmd != root, nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
@@ -88,7 +91,7 @@ func noRaceExitSleep() string {
 // scriptCmds are the custom script commands: expect-exit, envfile, the fake GitHub's commands,
 // and the real agents' (model-fake, agent-run).
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){"expect-exit": expectExit, "envfile": envFile}
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){"expect-exit": expectExit, "envfile": envFile, "agent-input": agentInput}
 	for name, cmd := range githubtest.ScriptCmds() {
 		cmds[name] = cmd
 	}
@@ -141,4 +144,57 @@ func envFile(ts *testscript.TestScript, neg bool, args []string) {
 	if len(problems) > 0 {
 		ts.Fatalf("the runner would fail the step on %s", args[0])
 	}
+}
+
+// panickingExtension is a format whose extension panics on every event.
+type panickingExtension struct{}
+
+func (panickingExtension) Name() string { return "panicking" }
+
+func (p panickingExtension) Load(hooks.LoadEnv) (hooks.Loaded, error) {
+	return hooks.Loaded{Extension: p}, nil
+}
+
+func (panickingExtension) BeforeEvent(context.Context, *hooks.EventInfo) error {
+	panic("extension broke")
+}
+
+func (panickingExtension) AfterEvent(context.Context, *hooks.EventInfo, *hooks.Result) error {
+	return nil
+}
+
+// agentInput runs `agent-input AGENT NAME FILE [KEY=JSON]...`: it writes FILE with the input an
+// agent really sent (testdata/agents/AGENT/NAME.json), its project directory (cwd) replaced by the
+// script's working directory everywhere, and each KEY set to the JSON value (KEY= removes it).
+func agentInput(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: agent-input AGENT NAME FILE [KEY=JSON]...")
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "agents", args[0], args[1]+".json"))
+	ts.Check(err)
+	var fields map[string]any
+	ts.Check(json.Unmarshal(raw, &fields))
+	if cwd, ok := fields["cwd"].(string); ok && cwd != "" {
+		raw = bytes.ReplaceAll(raw, []byte(cwd), []byte(ts.MkAbs(".")))
+		fields = nil
+		ts.Check(json.Unmarshal(raw, &fields))
+	}
+	for _, kv := range args[3:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			ts.Fatalf("agent-input: %q: want KEY=JSON", kv)
+		}
+		if v == "" {
+			delete(fields, k)
+			continue
+		}
+		var x any
+		if err := json.Unmarshal([]byte(v), &x); err != nil {
+			ts.Fatalf("agent-input: %s: %v", k, err)
+		}
+		fields[k] = x
+	}
+	out, err := json.Marshal(fields)
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), out, 0o644))
 }

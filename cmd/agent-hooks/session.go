@@ -215,6 +215,12 @@ func printSession(w io.Writer, s *sessions.Session, trail []sessions.Event, even
 	if s.Provider != "" {
 		row("provider", s.Provider)
 	}
+	if s.Agent != "" {
+		row("agent", strings.TrimSpace(s.Agent+" "+s.AgentSessionID))
+	}
+	if len(s.FilesModified) > 0 {
+		row("files modified", strings.Join(s.FilesModified, " "))
+	}
 	if s.Metadata.GitBranch != "" || s.Metadata.GitCommit != "" {
 		row("git", strings.TrimSpace(s.Metadata.GitBranch+" "+sessHash(s.Metadata.GitCommit)))
 	}

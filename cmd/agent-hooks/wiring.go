@@ -1,6 +1,9 @@
 package main
 
 import (
+	"github.com/autoagent/agent-hooks/agents"
+	"github.com/autoagent/agent-hooks/agents/claude"
+	"github.com/autoagent/agent-hooks/agents/codex"
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/gitops"
@@ -46,5 +49,21 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.RegisterFormat(babysitter.New())
 	reg.RegisterFormat(hostfmt.Claude())
 	reg.RegisterFormat(hostfmt.Codex())
+	if testRegistry != nil {
+		testRegistry(reg)
+	}
 	return reg
+}
+
+// testRegistry, when set (only by the tests' re-executed binary), adds to every registry: it is
+// how end-to-end scripts reach what no real configuration can, such as a built-in type that
+// panics.
+var testRegistry func(*hooks.Registry)
+
+// agentHosts are the coding agents `agent-hooks hook` speaks to, by name: one package each.
+func agentHosts() map[string]agents.Host {
+	return map[string]agents.Host{
+		"claude": claude.Host{},
+		"codex":  codex.Host{},
+	}
 }

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"maps"
+	"path/filepath"
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
@@ -22,9 +24,24 @@ type Request struct {
 	// CaptureStdout keeps the hooks' stdout in the result only instead of streaming it to
 	// Stdout (for a caller that prints the result as JSON).
 	CaptureStdout bool
-	// Agent is the coding agent whose hook fires the event (`agent-hooks hook claude`:
-	// "claude"): its own settings files are not loaded, the agent runs them (hooks.LoadEnv.Agent).
-	Agent string
+
+	// Agent and AgentSessionID name the coding agent whose hook fires the event ("claude",
+	// "codex") and its own id of its session. The agent's own settings files are not loaded (it
+	// runs them itself: hooks.LoadEnv.Agent). Unless SessionID or $AUTOAGENT_SESSION_ID name a
+	// session, the event fires in the one that id maps to (created on first sight). In Stop and
+	// SessionEnd of an agent's session the payload gets the session's filesModified.
+	Agent          string
+	AgentSessionID string
+	// ToolUseID is the agent's id of the tool call the event is about, written on every audit line.
+	ToolUseID string
+	// FilesModified are files the agent's tools changed (absolute, or relative to the workspace),
+	// added to the session's filesModified unless the event is blocked.
+	FilesModified []string
+	// EndStatus, when set, ends the session with that status after the event (the agent's own
+	// SessionEnd: the agent ends its session itself, and Stop already fired).
+	EndStatus sessions.Status
+	// CanAsk says the caller can ask a person to confirm (see hooks.Engine.CanAsk).
+	CanAsk bool
 }
 
 // Outcome is what firing decided. The caller chooses the exit code from it: Blocked, Skipped.
@@ -91,7 +108,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess, err := r.attach(store, req.SessionID, env.Workspace)
+	sess, err := r.attach(store, req, env.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -99,10 +116,16 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if data == nil {
 		data = hooks.Payload{}
 	}
+	if files, ok := sess.filesModified(event); ok {
+		if _, set := data["filesModified"]; !set {
+			data = maps.Clone(data)
+			data["filesModified"] = files
+		}
+	}
 	eng := &hooks.Engine{
 		Config: cfg, Workspace: env.Workspace, SessionID: sess.id,
 		Getenv: r.Getenv, Environ: r.Environ, Stderr: r.Stderr, Messages: r.Stderr,
-		Observer: sess, State: store.SessionState(sess.id), Now: r.Now,
+		Observer: sess, State: store.SessionState(sess.id), Now: r.Now, CanAsk: req.CanAsk,
 	}
 	// The Stop cap runs before the formats' extensions, so that they see a capped Stop as allowed.
 	eng.Extensions = []hooks.Extension{&stopLimit{store: store, warn: r.warn}}
@@ -114,8 +137,54 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	if err := sess.AfterEvent(event, data, out.Result); err != nil {
+	if err := sess.AfterEvent(event, data, out.Result, r.after(req, env.Workspace)); err != nil {
 		return out, err
 	}
 	return out, nil
+}
+
+// Asked reports that a hook asked for a person's confirmation (only with Request.CanAsk).
+func (o *Outcome) Asked() bool { return o.Result != nil && o.Result.Decision == hooks.DecisionAsk }
+
+// after is what the request changes in the session after its event: the files the agent
+// changed, relative to the workspace (a file outside it is no file of the workspace's to
+// commit), and the end of the session.
+func (r *Runner) after(req Request, workspace string) func(x *sessions.Session, blocked bool) {
+	var files []string
+	for _, f := range req.FilesModified {
+		if rel, ok := relativeTo(workspace, f); ok {
+			files = append(files, rel)
+		}
+	}
+	if len(files) == 0 && req.EndStatus == "" {
+		return nil
+	}
+	return func(x *sessions.Session, blocked bool) {
+		if !blocked {
+			x.AddFiles(files...)
+		}
+		if req.EndStatus != "" {
+			x.End(req.EndStatus, r.now())
+			x.StopBlockCount, x.SubagentStopBlockCount = 0, 0
+		}
+	}
+}
+
+// relativeTo is path relative to workspace, with forward slashes; false when it is outside.
+func relativeTo(workspace, path string) (string, bool) {
+	if path == "" {
+		return "", false
+	}
+	p := filepath.FromSlash(path)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(workspace, p)
+	}
+	rel, err := filepath.Rel(workspace, filepath.Clean(p))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if real, err := filepath.EvalSymlinks(workspace); err == nil && real != workspace {
+			return relativeTo(real, path)
+		}
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }

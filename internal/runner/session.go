@@ -13,18 +13,34 @@ import (
 	"github.com/autoagent/agent-hooks/sessions"
 )
 
-// attach finds the session an event is fired in: id (--session), else $AUTOAGENT_SESSION_ID,
-// else the active session of workspace, else a new session. A named session that has no record
-// yet is created under that id, so that a run elsewhere (another CI job) can carry an id on.
-func (r *Runner) attach(store *sessions.Store, id, workspace string) (*storedSession, error) {
+// attach finds the session an event is fired in: req.SessionID (--session), else
+// $AUTOAGENT_SESSION_ID, else the session of the agent's session id (req.AgentSessionID), else
+// the active session of workspace, else a new session. A named session that has no record yet is
+// created under that id, so that a run elsewhere (another CI job) can carry an id on; a named
+// session an agent's hook fires in records that agent and its session id.
+func (r *Runner) attach(store *sessions.Store, req Request, workspace string) (*storedSession, error) {
+	id := req.SessionID
 	if id == "" {
 		id = r.getenv("AUTOAGENT_SESSION_ID")
 	}
 	var sess *sessions.Session
 	var err error
-	if id != "" {
+	switch {
+	case id != "":
 		sess, err = attachNamed(store, id, workspace)
-	} else {
+		if err == nil && req.AgentSessionID != "" && sess.Agent == "" {
+			sess, err = store.Update(id, func(x *sessions.Session) error {
+				if x.Agent == "" {
+					x.Agent, x.AgentSessionID = req.Agent, req.AgentSessionID
+				}
+				return nil
+			})
+		}
+	case req.AgentSessionID != "":
+		sess, _, err = store.OpenAgent(req.Agent, req.AgentSessionID, func() sessions.Params {
+			return newSessionParams(workspace, req.Agent, nil, req.Agent)
+		})
+	default:
 		sess, _, err = store.OpenActive(workspace, findActiveScan, func() sessions.Params {
 			return newSessionParams(workspace, "agent-hooks", []string{"run"}, "")
 		})
@@ -32,7 +48,7 @@ func (r *Runner) attach(store *sessions.Store, id, workspace string) (*storedSes
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	return &storedSession{store: store, id: sess.ID, provider: sess.Provider, warn: r.warn}, nil
+	return &storedSession{store: store, id: sess.ID, record: sess, toolUseID: req.ToolUseID, warn: r.warn}, nil
 }
 
 // attachNamed reads session id, creating it (as a session of workspace) when it has no record.
@@ -63,18 +79,36 @@ func newSessionParams(workspace, command string, args []string, provider string)
 // storedSession is the session an event is fired in. It is the engine's Observer (the audit
 // trail) and records the event's effect on the session afterwards (AfterEvent).
 type storedSession struct {
-	store    *sessions.Store
-	id       string
-	provider string
-	warn     func(format string, args ...any)
+	store     *sessions.Store
+	id        string
+	record    *sessions.Session // as it was when the event was attached to it
+	toolUseID string            // written on every audit line
+	warn      func(format string, args ...any)
 
 	warnOnce sync.Once
+}
+
+// filesModified is what an agent's Stop and SessionEnd payloads carry as filesModified: the
+// files the agent's edit tools changed in the session (an empty list when none: a git-commit
+// hook then commits nothing, rather than whatever else is in the work tree). ok is false for
+// other events and for sessions of no agent.
+func (s *storedSession) filesModified(event string) ([]any, bool) {
+	if s.record.Agent == "" || event != hooks.Stop && event != hooks.SessionEnd {
+		return nil, false
+	}
+	files := make([]any, len(s.record.FilesModified))
+	for i, f := range s.record.FilesModified {
+		files[i] = f
+	}
+	return files, true
 }
 
 // HookDone appends the hook's line to the audit trail. A trail that cannot be written is reported
 // once and does not change the event's outcome.
 func (s *storedSession) HookDone(event string, _ *hooks.Hook, r *hooks.HookResult) {
-	if err := s.store.Append(s.id, auditEvent(event, r)); err != nil {
+	e := auditEvent(event, r)
+	e.ToolUseID = s.toolUseID
+	if err := s.store.Append(s.id, e); err != nil {
 		s.warnOnce.Do(func() { s.warn("audit trail: %v", err) })
 	}
 }
@@ -92,10 +126,16 @@ func auditEvent(event string, r *hooks.HookResult) sessions.Event {
 // files it under completed or failed by the payload's success (absent: completed) and clears the
 // current issue. The session's provider is taken from the first payload that names one. Other
 // events write nothing, so that they cost no lock. (The Stop block cap is stopLimit's, an
-// extension, because the extensions after it must see its decision.)
-func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hooks.Result) error {
+// extension, because the extensions after it must see its decision.) change, when not nil, is
+// the request's own change (the agent's files, the end of the session), told whether the event
+// was blocked.
+func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hooks.Result, change func(x *sessions.Session, blocked bool)) error {
 	var update []func(*sessions.Session)
-	if p, ok := payload["provider"].(string); ok && p != "" && s.provider == "" {
+	if change != nil {
+		blocked := res != nil && (res.Blocked || res.Decision == hooks.DecisionAsk)
+		update = append(update, func(x *sessions.Session) { change(x, blocked) })
+	}
+	if p, ok := payload["provider"].(string); ok && p != "" && s.record.Provider == "" {
 		update = append(update, func(x *sessions.Session) {
 			if x.Provider == "" {
 				x.Provider = p

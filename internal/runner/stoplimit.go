@@ -14,14 +14,23 @@ import (
 // block, and once stopBlockLimit consecutive Stops were blocked (default 8; 0 = unlimited) it lets
 // the next one through with a warning and a `capped` line in the audit trail. Fire gives it to
 // the engine, whose own extensions run before the formats', so that the extensions that report a
-// result see the capped one.
+// result see the capped one. SubagentStop (a subagent's Stop) is capped the same way, with a count
+// of its own.
 type stopLimit struct {
 	store *sessions.Store
 	warn  func(format string, args ...any)
 }
 
 func (l *stopLimit) applies(e *hooks.EventInfo) bool {
-	return e.Event == hooks.Stop && sessions.ValidID(e.SessionID)
+	return (e.Event == hooks.Stop || e.Event == hooks.SubagentStop) && sessions.ValidID(e.SessionID)
+}
+
+// stopCount is the record's count of consecutive blocks of event (Stop or SubagentStop).
+func stopCount(x *sessions.Session, event string) *int {
+	if event == hooks.SubagentStop {
+		return &x.SubagentStopBlockCount
+	}
+	return &x.StopBlockCount
 }
 
 // BeforeEvent adds stopHookActive and stopBlockCount to the Stop payload.
@@ -33,7 +42,7 @@ func (l *stopLimit) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
 	sess, err := l.store.Get(e.SessionID)
 	switch {
 	case err == nil:
-		count = sess.StopBlockCount
+		count = *stopCount(sess, e.Event)
 	case !errors.Is(err, sessions.ErrNotFound):
 		return fmt.Errorf("read stop count: %w", err)
 	}
@@ -51,19 +60,7 @@ func (l *stopLimit) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks
 	if e.Config != nil && e.Config.StopBlockLimit != nil {
 		limit = *e.Config.StopBlockLimit
 	}
-	capped, blocks := false, 0
-	_, err := l.store.Update(e.SessionID, func(x *sessions.Session) error {
-		capped, blocks = false, x.StopBlockCount
-		switch {
-		case !res.Blocked:
-			x.StopBlockCount = 0
-		case limit > 0 && x.StopBlockCount >= limit:
-			capped, x.StopBlockCount = true, 0
-		default:
-			x.StopBlockCount++
-		}
-		return nil
-	})
+	capped, blocks, err := countStopBlock(l.store, e.SessionID, e.Event, res.Blocked, limit)
 	if errors.Is(err, sessions.ErrNotFound) {
 		return nil
 	}
@@ -73,15 +70,8 @@ func (l *stopLimit) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks
 	if !capped {
 		return nil
 	}
-	msg := fmt.Sprintf("Stop was blocked %d times in a row (stopBlockLimit %d): letting this Stop through", blocks, limit)
-	if res.Reason != "" {
-		msg += "; the hooks' reason was: " + res.Reason
-	}
-	if err := l.store.Append(e.SessionID, sessions.Event{
-		Event: hooks.Stop, Name: "stopBlockLimit", Type: "limit", Source: "agent-hooks",
-		Status: "capped", Decision: hooks.DecisionApprove, Reason: res.Reason,
-		Details: map[string]any{"stopBlockCount": blocks, "stopBlockLimit": limit},
-	}); err != nil {
+	msg := cappedMessage(e.Event, blocks, limit, res.Reason)
+	if err := l.store.Append(e.SessionID, cappedEvent(e.Event, blocks, limit, res.Reason)); err != nil {
 		l.warn("audit trail: %v", err)
 	}
 	res.Blocked, res.Decision = false, hooks.DecisionApprove
@@ -92,4 +82,41 @@ func (l *stopLimit) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks
 	res.Extra["capped"] = true
 	l.warn("%s", msg)
 	return nil
+}
+
+// countStopBlock counts a blocked (or resets on an allowed) Stop or SubagentStop in the record of
+// session id, and reports whether the block is capped: the limit of consecutive blocks was
+// reached, so this one is let through and the count starts again. blocks is the count before.
+func countStopBlock(store *sessions.Store, id, event string, blocked bool, limit int) (capped bool, blocks int, err error) {
+	_, err = store.Update(id, func(x *sessions.Session) error {
+		n := stopCount(x, event)
+		capped, blocks = false, *n
+		switch {
+		case !blocked:
+			*n = 0
+		case limit > 0 && *n >= limit:
+			capped, *n = true, 0
+		default:
+			*n++
+		}
+		return nil
+	})
+	return capped, blocks, err
+}
+
+func cappedMessage(event string, blocks, limit int, reason string) string {
+	msg := fmt.Sprintf("%s was blocked %d times in a row (stopBlockLimit %d): letting this %s through", event, blocks, limit, event)
+	if reason != "" {
+		msg += "; the hooks' reason was: " + reason
+	}
+	return msg
+}
+
+// cappedEvent is the audit line of a capped Stop or SubagentStop.
+func cappedEvent(event string, blocks, limit int, reason string) sessions.Event {
+	return sessions.Event{
+		Event: event, Name: "stopBlockLimit", Type: "limit", Source: "agent-hooks",
+		Status: "capped", Decision: hooks.DecisionApprove, Reason: reason,
+		Details: map[string]any{"stopBlockCount": blocks, "stopBlockLimit": limit},
+	}
 }

@@ -11,7 +11,6 @@ package sessions
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -126,14 +125,26 @@ func ValidID(id string) bool {
 }
 
 // idTime returns the unix milliseconds in an id (ok false for an invalid id). It is written out
-// rather than a regexp because `session list` checks every name in the folder.
-func idTime(id string) (ms int64, ok bool) {
-	rest, found := strings.CutPrefix(id, "session-")
-	if !found {
+// rather than a regexp, and takes the bytes of a directory entry as they are read, because
+// `session list` checks every name in the folder.
+func idTime[S ~string | ~[]byte](id S) (ms int64, ok bool) {
+	const prefix = "session-"
+	if len(id) <= len(prefix) || string(id[:len(prefix)]) != prefix {
 		return 0, false
 	}
-	digits, random, found := strings.Cut(rest, "-")
-	if !found || len(digits) == 0 || len(digits) > 18 || len(random) == 0 || len(random) > 32 {
+	rest := id[len(prefix):]
+	dash := -1
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == '-' {
+			dash = i
+			break
+		}
+	}
+	if dash < 0 {
+		return 0, false
+	}
+	digits, random := rest[:dash], rest[dash+1:]
+	if len(digits) == 0 || len(digits) > 18 || len(random) == 0 || len(random) > 32 {
 		return 0, false
 	}
 	for i := 0; i < len(digits); i++ {

@@ -157,6 +157,7 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	go func() { defer done(); stdout.copyFrom(outR, liveOut) }()
 	go func() { defer done(); stderr.copyFrom(errR, liveErr) }()
 
+	awaitExit(cmd.Process.Pid)
 	waitErr := cmd.Wait()
 	res.Duration = time.Since(start)
 	reapGroup(cmd.Process) // nothing the hook started may outlive it

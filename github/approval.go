@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/approval"
@@ -284,7 +285,9 @@ func (a *approvalRun) refreshPR(ctx context.Context) error {
 // was made for and the requestID of what it asks; the part after the status marker is rewritten
 // as the request progresses. Only a marker at the very start counts: other comments of the same
 // identity may quote one.
-var approvalMarker = regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})" -->`)
+var approvalMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})" -->`)
+})
 
 const statusMarker = "<!-- agent-hooks:status -->"
 
@@ -298,7 +301,7 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 	}
 	for i := len(comments) - 1; i >= 0; i-- {
 		cm := comments[i]
-		m := approvalMarker.FindStringSubmatch(cm.GetBody())
+		m := approvalMarker().FindStringSubmatch(cm.GetBody())
 		if m == nil || m[1] != a.key {
 			continue
 		}

@@ -11,6 +11,9 @@ package sessions
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -180,7 +183,7 @@ func (s Session) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads the known fields and keeps the others.
 func (s *Session) UnmarshalJSON(data []byte) error {
 	var f sessionFields
-	extra, err := unmarshalWithExtra(data, &f)
+	extra, err := unmarshalWithExtra(data, &f, sessionKeys())
 	if err != nil {
 		return err
 	}
@@ -199,7 +202,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads the known fields and keeps the others.
 func (m *Metadata) UnmarshalJSON(data []byte) error {
 	var f metadataFields
-	extra, err := unmarshalWithExtra(data, &f)
+	extra, err := unmarshalWithExtra(data, &f, metadataKeys())
 	if err != nil {
 		return err
 	}
@@ -208,9 +211,9 @@ func (m *Metadata) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// unmarshalWithExtra decodes data into v (a pointer to a struct) and returns the object's keys
-// that v has no field for.
-func unmarshalWithExtra(data []byte, v any) (map[string]json.RawMessage, error) {
+// unmarshalWithExtra decodes data into v (a pointer to a struct whose JSON keys are known) and
+// returns the object's keys that v has no field for.
+func unmarshalWithExtra(data []byte, v any, known map[string]bool) (map[string]json.RawMessage, error) {
 	if err := json.Unmarshal(data, v); err != nil {
 		return nil, err
 	}
@@ -218,16 +221,8 @@ func unmarshalWithExtra(data []byte, v any) (map[string]json.RawMessage, error) 
 	if err := json.Unmarshal(data, &all); err != nil {
 		return nil, err
 	}
-	known, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var knownKeys map[string]json.RawMessage
-	if err := json.Unmarshal(known, &knownKeys); err != nil {
-		return nil, err
-	}
 	for k := range all {
-		if _, ok := knownKeys[k]; ok || isKnownOptional(k) {
+		if known[k] {
 			delete(all, k)
 		}
 	}
@@ -237,14 +232,30 @@ func unmarshalWithExtra(data []byte, v any) (map[string]json.RawMessage, error) 
 	return all, nil
 }
 
-// isKnownOptional lists the fields that are omitted when empty, so that an empty one read from a
-// file is not mistaken for an unknown field.
-func isKnownOptional(key string) bool {
-	switch key {
-	case "endTime", "currentIssue", "stopBlockCount", "gitBranch", "gitCommit", "totalDuration":
-		return true
+// The JSON keys of the fields of a record and of its metadata: a key read from a file that is
+// not one of them is kept as it was.
+var (
+	sessionKeys  = sync.OnceValue(func() map[string]bool { return jsonKeys(reflect.TypeFor[sessionFields]()) })
+	metadataKeys = sync.OnceValue(func() map[string]bool { return jsonKeys(reflect.TypeFor[metadataFields]()) })
+)
+
+// jsonKeys returns the keys encoding/json gives the exported fields of struct type t.
+func jsonKeys(t reflect.Type) map[string]bool {
+	keys := map[string]bool{}
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		keys[name] = true
 	}
-	return false
+	return keys
 }
 
 // marshalWithExtra encodes v (a struct) and appends the extra keys it does not already have.

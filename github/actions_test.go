@@ -2,6 +2,7 @@ package github
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -154,7 +155,7 @@ func TestActionBuildsForTheRunner(t *testing.T) {
 	}
 	runnerOS := map[string]string{"linux": "Linux", "darwin": "macOS", "windows": "Windows"}[runtime.GOOS]
 	env := append(os.Environ(), "RUNNER_OS="+runnerOS, "RUNNER_TEMP="+tmp, "GITHUB_OUTPUT="+output,
-		"GOOS="+otherOS, "GOARCH="+otherArch, "GOFLAGS=-mod=vendor")
+		"GOOS="+otherOS, "GOARCH="+otherArch, "GOFLAGS=-mod=vendor", "CGO_ENABLED=1")
 	stepEnv, _ := build["env"].(map[string]any)
 	for k, v := range stepEnv {
 		env = append(env, k+"="+fmt.Sprint(v))
@@ -174,6 +175,17 @@ func TestActionBuildsForTheRunner(t *testing.T) {
 	}
 	if out, err := exec.Command(bin, "version").CombinedOutput(); err != nil {
 		t.Fatalf("the built %s does not run here: %v\n%s", bin, err, out)
+	}
+	// Static, whatever the job says: a binary linked with the C library pays for the dynamic
+	// loader on every start.
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range info.Settings {
+		if st.Key == "CGO_ENABLED" && st.Value != "0" {
+			t.Errorf("the action builds agent-hooks with CGO_ENABLED=%s, want 0", st.Value)
+		}
 	}
 }
 

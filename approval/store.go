@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
@@ -105,7 +106,7 @@ func (s *Store) now() time.Time {
 	return time.Now()
 }
 
-var idPattern = regexp.MustCompile(`^apr-[a-z0-9]{8}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^apr-[a-z0-9]{8}$`) })
 
 func (s *Store) path(id string) string { return filepath.Join(s.Dir, id+".json") }
 
@@ -156,7 +157,7 @@ func (s *Store) Create(r *Request) error {
 
 // Get reads one request.
 func (s *Store) Get(id string) (*Request, error) {
-	if !idPattern.MatchString(id) {
+	if !idPattern().MatchString(id) {
 		return nil, fmt.Errorf("approval %q: %w", id, ErrNotFound)
 	}
 	data, err := os.ReadFile(s.path(id))
@@ -179,7 +180,7 @@ func (s *Store) Get(id string) (*Request, error) {
 
 // Resolve turns an id or a unique prefix of one ("apr-k3", "k3x") into the id.
 func (s *Store) Resolve(prefix string) (string, error) {
-	if idPattern.MatchString(prefix) {
+	if idPattern().MatchString(prefix) {
 		if _, err := os.Stat(s.path(prefix)); err != nil {
 			return "", fmt.Errorf("approval %s: %w", prefix, ErrNotFound)
 		}
@@ -221,7 +222,7 @@ func (s *Store) ids() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && idPattern.MatchString(id) {
+		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && idPattern().MatchString(id) {
 			ids = append(ids, id)
 		}
 	}

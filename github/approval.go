@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/approval"
@@ -334,7 +335,9 @@ func (a *approvalRun) refreshPR(ctx context.Context) error {
 // id, none outside Actions); the part after the status marker is rewritten as the request
 // progresses. Only a marker at the very start counts: other comments of the same identity may
 // quote one.
-var approvalMarker = regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})"(?: actor="([^"]*)" actor-id="([0-9]*)")? -->`)
+var approvalMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})"(?: actor="([^"]*)" actor-id="([0-9]*)")? -->`)
+})
 
 const statusMarker = "<!-- agent-hooks:status -->"
 
@@ -348,7 +351,7 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 	}
 	for i := len(comments) - 1; i >= 0; i-- {
 		cm := comments[i]
-		m := approvalMarker.FindStringSubmatch(cm.GetBody())
+		m := approvalMarker().FindStringSubmatch(cm.GetBody())
 		if m == nil || m[1] != a.key {
 			continue
 		}

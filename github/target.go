@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/sethvargo/go-githubactions"
@@ -114,7 +115,9 @@ func toInt(v any) int {
 	return 0
 }
 
-var prURL = regexp.MustCompile(`^https?://[^/]+/(?:api/v3/)?(?:repos/)?([^/]+)/([^/]+)/pulls?/(\d+)`)
+var prURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^https?://[^/]+/(?:api/v3/)?(?:repos/)?([^/]+)/([^/]+)/pulls?/(\d+)`)
+})
 
 // payloadPR reads pullRequest or prNumber from the hook payload.
 func payloadPR(p hooks.Payload) (owner, repo string, number int, err error) {
@@ -131,7 +134,7 @@ func payloadPR(p hooks.Payload) (owner, repo string, number int, err error) {
 			u = m["url"]
 		}
 		if n := toInt(m["number"]); n > 0 {
-			if um := prURL.FindStringSubmatch(hooks.FormatValue(u)); um != nil {
+			if um := prURL().FindStringSubmatch(hooks.FormatValue(u)); um != nil {
 				return um[1], um[2], n, nil
 			}
 			return "", "", n, nil
@@ -139,7 +142,7 @@ func payloadPR(p hooks.Payload) (owner, repo string, number int, err error) {
 		v = u
 	}
 	s := hooks.FormatValue(v)
-	if m := prURL.FindStringSubmatch(s); m != nil {
+	if m := prURL().FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[3])
 		return m[1], m[2], n, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
@@ -67,13 +68,13 @@ type pushConfig struct {
 	AllowForkToBase     bool `json:"allowForkToBase"`
 }
 
-var nameEmail = regexp.MustCompile(`^\s*(.*?)\s*<([^<>]+)>\s*$`)
+var nameEmail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(.*?)\s*<([^<>]+)>\s*$`) })
 
 // UnmarshalJSON accepts {"name": …, "email": …} or "Name <email>".
 func (p *Person) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
-		m := nameEmail.FindStringSubmatch(s)
+		m := nameEmail().FindStringSubmatch(s)
 		if m == nil {
 			return fmt.Errorf("want \"Name <email>\", got %q", s)
 		}

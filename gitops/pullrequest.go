@@ -84,13 +84,13 @@ func urlNamesRepo(raw, repo string) bool {
 		return false
 	}
 	p := ""
-	if hasScheme.MatchString(raw) {
+	if hasScheme().MatchString(raw) {
 		u, err := url.Parse(raw)
 		if err != nil {
 			return false
 		}
 		p = u.Path
-	} else if scpLike.MatchString(raw) {
+	} else if scpLike().MatchString(raw) {
 		_, p, _ = strings.Cut(raw, ":")
 	} else {
 		return false

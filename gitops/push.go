@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -304,7 +305,7 @@ func (r *Repo) transportURL(raw string, dst plumbing.ReferenceName) (string, err
 	var p string
 	if u, err := url.Parse(raw); err == nil && u.Scheme == "file" {
 		p = filepath.FromSlash(u.Path)
-	} else if !hasScheme.MatchString(raw) && !scpLike.MatchString(raw) {
+	} else if !hasScheme().MatchString(raw) && !scpLike().MatchString(raw) {
 		// A path; go-git would resolve a relative one against the process's directory.
 		p = filepath.FromSlash(raw)
 		if !filepath.IsAbs(p) {
@@ -360,8 +361,8 @@ func (r *Repo) setUpstream(local, remote string, dst plumbing.ReferenceName) err
 }
 
 var (
-	hasScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-	scpLike   = regexp.MustCompile(`^(?:[^@/:]+@)?[^@/:]+:`) // git@host:owner/repo
+	hasScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`) })
+	scpLike   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[^@/:]+@)?[^@/:]+:`) }) // git@host:owner/repo
 )
 
 // urlError says why a remote URL cannot be read without showing its credentials: Go's URL

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
@@ -100,15 +99,22 @@ func (s *Store) Create(p Params) (*Session, error) {
 }
 
 // OpenActive returns the active session of workspace: the current one if it is active and of
-// that workspace, else the newest such session among the scan newest records, else a new one
-// made from params() (and made current). It holds the lock throughout, so that agent-hooks
-// processes starting together in one workspace agree on one session. created reports a new one.
+// that workspace, else the newest such session (found through the workspace's pointer, else among
+// the scan newest records), else a new one made from params() (and made current). It holds the
+// lock throughout, so that agent-hooks processes starting together in one workspace agree on one
+// session. created reports a new one.
 func (s *Store) OpenActive(workspace string, scan int, params func() Params) (sess *Session, created bool, err error) {
 	err = s.locked(func() error {
-		found, err := s.Active(workspace, scan)
-		if err != nil || found != nil {
-			sess = found
+		found, scanned, err := s.active(workspace, scan)
+		if err != nil {
 			return err
+		}
+		if found != nil {
+			if scanned { // the pointer was missing or stale: the next run needs no scan
+				s.setPointer(s.activeLink(workspace), found.ID)
+			}
+			sess = found
+			return nil
 		}
 		p := params()
 		p.ID, p.Workspace = "", workspace
@@ -120,15 +126,25 @@ func (s *Store) OpenActive(workspace string, scan int, params func() Params) (se
 }
 
 // Active returns the active session of workspace: the current one if it is active and of that
-// workspace, else the newest such session among the scan newest records, else nil.
+// workspace, else the newest such session (found through the workspace's pointer, else among the
+// scan newest records), else nil.
 func (s *Store) Active(workspace string, scan int) (*Session, error) {
+	sess, _, err := s.active(workspace, scan)
+	return sess, err
+}
+
+// active is Active; scanned reports a session found by looking through the records.
+func (s *Store) active(workspace string, scan int) (sess *Session, scanned bool, err error) {
 	if id, err := s.CurrentID(); err == nil {
 		if cur, err := s.read(id); err == nil && cur.Active() && SameWorkspace(cur.Workspace, workspace) {
-			return cur, nil
+			return cur, false, nil
 		}
 	}
+	if sess := s.pointedActive(workspace); sess != nil {
+		return sess, false, nil
+	}
 	found, _, err := s.FindActive(workspace, scan)
-	return found, err
+	return found, found != nil, err
 }
 
 // create writes a new record under the lock and makes it current. It first removes the stale
@@ -245,25 +261,11 @@ func (s *Store) Current() (*Session, error) {
 
 // CurrentID returns the id of the session the `current` link points at, without reading it.
 func (s *Store) CurrentID() (string, error) {
-	link := filepath.Join(s.dir, CurrentLink)
-	target, err := os.Readlink(link)
-	if err != nil {
-		// Where symbolic links cannot be made (Windows without the privilege), `current` is a
-		// file holding the record's name.
-		b, rerr := os.ReadFile(link)
-		if errors.Is(rerr, fs.ErrNotExist) {
-			return "", ErrNoCurrent
-		}
-		if rerr != nil {
-			return "", fmt.Errorf("read %s: %w", link, rerr)
-		}
-		target = strings.TrimSpace(string(b))
+	id, err := readLinkID(filepath.Join(s.dir, CurrentLink))
+	if err == nil && id == "" {
+		return "", ErrNoCurrent
 	}
-	id := strings.TrimSuffix(filepath.Base(target), ".json")
-	if !ValidID(id) {
-		return "", fmt.Errorf("read %s: it points at %q, which is not a session record", link, target)
-	}
-	return id, nil
+	return id, err
 }
 
 // SetCurrent points the `current` link at session id, which must exist.
@@ -282,10 +284,9 @@ func (s *Store) SetCurrent(id string) error {
 	})
 }
 
-// setCurrent replaces the link atomically: a new link under a temporary name renamed over it.
-// A directory in the link's place cannot be renamed over; it is moved aside first (keeping what is
-// in it, under a name `session list` reports), with a warning, so that it does not refuse every
-// session start from then on.
+// setCurrent replaces the link atomically (replaceLink). A directory in the link's place cannot
+// be renamed over; it is moved aside first (keeping what is in it, under a name `session list`
+// reports), with a warning, so that it does not refuse every session start from then on.
 func (s *Store) setCurrent(id string) error {
 	link := filepath.Join(s.dir, CurrentLink)
 	if st, err := os.Lstat(link); err == nil && st.IsDir() {
@@ -295,15 +296,7 @@ func (s *Store) setCurrent(id string) error {
 		}
 		s.warn(fmt.Errorf("%s is a directory, not a link to a session record: moved it to %s", link, aside))
 	}
-	tmp := filepath.Join(s.dir, ".current.tmp")
-	_ = os.Remove(tmp) // left by a crash; we hold the lock, so it is no one else's
-	if err := os.Symlink(id+".json", tmp); err != nil {
-		if err := os.WriteFile(tmp, []byte(id+".json\n"), 0o600); err != nil {
-			return fmt.Errorf("set current session: %w", err)
-		}
-	}
-	if err := atomicfile.Rename(tmp, link); err != nil {
-		_ = os.Remove(tmp)
+	if err := replaceLink(link, id+".json"); err != nil {
 		return fmt.Errorf("set current session: %w", err)
 	}
 	return nil
@@ -345,8 +338,8 @@ func parseRecord(path, id string, b []byte) (*Session, error) {
 	return &sess, nil
 }
 
-// write replaces the record atomically: temp file, fsync, rename, fsync of the folder. The caller
-// holds the lock.
+// write replaces the record atomically: temp file, fsync, rename, fsync of the folder; then the
+// pointer of its workspace follows (notePointer). The caller holds the lock.
 func (s *Store) write(sess *Session) error {
 	b, err := json.MarshalIndent(sess, "", "  ")
 	if err != nil {
@@ -356,6 +349,7 @@ func (s *Store) write(sess *Session) error {
 	if err := atomicfile.WriteFile(s.Path(sess.ID), b, 0o600); err != nil {
 		return fmt.Errorf("write session %s: %w", sess.ID, err)
 	}
+	s.notePointer(sess)
 	return nil
 }
 

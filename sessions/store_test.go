@@ -516,3 +516,43 @@ func TestCreateWhenCurrentIsADirectory(t *testing.T) {
 		t.Errorf("list problems = %v, %v; want the moved folder reported", problems, err)
 	}
 }
+
+// TestKnownKeysAreTheEncodedOnes: the keys a record read keeps as another tool's are exactly
+// those the record's own fields do not encode to (all of them set, none omitted).
+func TestKnownKeysAreTheEncodedOnes(t *testing.T) {
+	t.Parallel()
+	n := 3
+	full := Session{
+		ID: "session-1-a", StartTime: time.Unix(1, 0), EndTime: time.Unix(2, 0), Workspace: "/w", Command: "c",
+		Args: []string{"a"}, IssuesPlanned: []int{1}, IssuesCompleted: []int{1}, IssuesFailed: []int{2},
+		CurrentIssue: &n, Status: StatusActive, Provider: "p", StopBlockCount: 1,
+		Metadata: Metadata{GitBranch: "b", GitCommit: "c", TotalDuration: 1},
+	}
+	b, err := json.Marshal(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Metadata map[string]json.RawMessage `json:"metadata"`
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	for name, pair := range map[string]struct {
+		encoded map[string]json.RawMessage
+		known   map[string]bool
+	}{"record": {top, sessionKeys()}, "metadata": {rec.Metadata, metadataKeys()}} {
+		if len(pair.encoded) != len(pair.known) {
+			t.Errorf("%s: %d keys encoded, %d known", name, len(pair.encoded), len(pair.known))
+		}
+		for k := range pair.encoded {
+			if !pair.known[k] {
+				t.Errorf("%s: key %q is encoded but not known", name, k)
+			}
+		}
+	}
+}

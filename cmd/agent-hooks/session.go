@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -200,7 +201,11 @@ func (a *app) newSessionShowCmd() *cobra.Command {
 	return cmd
 }
 
-func printSession(w io.Writer, s *sessions.Session, trail []sessions.Event, events bool) error {
+// printSession prints a session (and its audit trail when events is set) as `session show` does,
+// buffered: tabwriter writes every cell on its own, which on an unbuffered stdout is a system
+// call each.
+func printSession(out io.Writer, s *sessions.Session, trail []sessions.Event, events bool) error {
+	w := bufio.NewWriter(out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
 	row("id", s.ID)
@@ -237,12 +242,12 @@ func printSession(w io.Writer, s *sessions.Session, trail []sessions.Event, even
 		return err
 	}
 	if !events {
-		return nil
+		return w.Flush()
 	}
 	fmt.Fprintln(w)
 	if len(trail) == 0 {
-		_, err := fmt.Fprintln(w, "no hook has run in this session")
-		return err
+		fmt.Fprintln(w, "no hook has run in this session")
+		return w.Flush()
 	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tEVENT\tHOOK\tSOURCE\tSTATUS\tEXIT\tMS\tDECISION\tREASON")
@@ -250,7 +255,10 @@ func printSession(w io.Writer, s *sessions.Session, trail []sessions.Event, even
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", sessTime(e.Time), e.Event, e.Name,
 			e.Source, e.Status, e.ExitCode, e.DurationMs, sessDash(e.Decision), sessLine(e.Reason))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 func (a *app) newSessionListCmd() *cobra.Command {
@@ -287,22 +295,32 @@ and skipped. The current session is marked with *.`,
 				return writeJSON(a.stdout, list)
 			}
 			current, _ := store.CurrentID()
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "  ID\tSTATUS\tSTARTED\tDONE/FAILED/PLANNED\tWORKSPACE")
-			for _, s := range list {
-				mark := " "
-				if s.ID == current {
-					mark = "*"
-				}
-				fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, s.Status, sessTime(s.StartTime),
-					len(s.IssuesCompleted), len(s.IssuesFailed), len(s.IssuesPlanned), s.Workspace)
-			}
-			return tw.Flush()
+			return printSessionList(a.stdout, list, current)
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 10, "how many sessions to show (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of session records")
 	return cmd
+}
+
+// printSessionList prints sessions as `session list` does, marking the current one, buffered
+// (see printSession).
+func printSessionList(out io.Writer, list []*sessions.Session, current string) error {
+	w := bufio.NewWriter(out)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ID\tSTATUS\tSTARTED\tDONE/FAILED/PLANNED\tWORKSPACE")
+	for _, s := range list {
+		mark := " "
+		if s.ID == current {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, s.Status, sessTime(s.StartTime),
+			len(s.IssuesCompleted), len(s.IssuesFailed), len(s.IssuesPlanned), s.Workspace)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 func (a *app) newSessionCurrentCmd() *cobra.Command {

@@ -63,27 +63,22 @@ type Repo struct {
 
 // Open finds the repository containing dir (dir or its nearest ancestor with a .git) and opens it.
 func Open(dir string, env Env) (*Repo, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("open repository: %w", err)
-	}
-	root, gitDir, err := findGitDir(abs)
+	l, err := locate(dir)
 	if err != nil {
 		return nil, err
 	}
-	common := commonDirOf(gitDir)
-	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	r, err := l.open()
 	if err != nil {
-		return nil, fmt.Errorf("open repository %s: %w", root, err)
+		return nil, err
 	}
-	cfg, err := loadGitConfig(env, filepath.Join(common, "config"))
+	cfg, err := loadGitConfig(env, filepath.Join(l.commonDir, "config"))
 	if err != nil {
 		return nil, err
 	}
 	if f := cfg.get("extensions", "", "objectformat"); f != "" && !strings.EqualFold(f, "sha1") {
-		return nil, fmt.Errorf("open repository %s: object format %s is not supported", root, f)
+		return nil, fmt.Errorf("open repository %s: object format %s is not supported", l.root, f)
 	}
-	return &Repo{Root: root, GitDir: gitDir, CommonDir: common, repo: r, cfg: cfg, env: env}, nil
+	return &Repo{Root: l.root, GitDir: l.gitDir, CommonDir: l.commonDir, repo: r, cfg: cfg, env: env}, nil
 }
 
 // findGitDir walks up from dir to the first directory holding .git (a directory, or a file
@@ -104,7 +99,7 @@ func findGitDir(dir string) (root, gitDir string, err error) {
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return "", "", fmt.Errorf("open repository: %s is not inside a git work tree", dir)
+			return "", "", fmt.Errorf("open repository: %s is %w", dir, ErrNotRepository)
 		}
 		d = parent
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/gitops"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
 // Target is the pull request an event is about.
@@ -153,7 +154,7 @@ func originRepo(workspace string) (owner, repo string, err error) {
 	}
 	owner, repo, ok := ParseRemoteURL(origin)
 	if !ok {
-		return "", "", fmt.Errorf("find the repository: cannot read owner/repo from origin %q", origin)
+		return "", "", fmt.Errorf("find the repository: cannot read owner/repo from origin %q", redact.URL(origin))
 	}
 	return owner, repo, nil
 }

@@ -85,6 +85,20 @@ func TestFindTargetInLinkedWorktree(t *testing.T) {
 	}
 }
 
+// TestFindTargetNeverShowsOriginCredentials: an origin URL that names no owner/repo is quoted in
+// the error without the token it carries (actions/checkout-style remotes hold one).
+func TestFindTargetNeverShowsOriginCredentials(t *testing.T) {
+	t.Parallel()
+	repo := gitRepo(t, "https://x-access-token:ghs_origin_secret@github.com/only-one-part")
+	_, err := FindTarget(env{}.get, repo, hooks.Payload{"prNumber": 7})
+	if err == nil || !strings.Contains(err.Error(), "cannot read owner/repo from origin") {
+		t.Fatalf("err = %v, want the origin named as unreadable", err)
+	}
+	if strings.Contains(err.Error(), "ghs_origin_secret") {
+		t.Errorf("the error shows the token: %v", err)
+	}
+}
+
 // gitRepo makes a repository with the real git CLI, with origin set to remote.
 func gitRepo(t *testing.T, remote string) string {
 	t.Helper()

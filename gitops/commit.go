@@ -12,6 +12,10 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
+	"github.com/autoagent/agent-hooks/gitops/internal/gitobj"
+	"github.com/autoagent/agent-hooks/gitops/internal/refs"
 )
 
 // CommitOptions say what to commit and how.
@@ -70,14 +74,11 @@ func (e *HookError) Error() string {
 	return msg
 }
 
-// emptyTree is the id of the tree with no entries.
-var emptyTree = objectID("tree", nil)
-
 // head is what HEAD points at.
 type head struct {
 	branch plumbing.ReferenceName // "" when detached
 	commit plumbing.Hash          // zero on an unborn branch
-	tree   hash20
+	tree   plumbing.Hash
 	merge  []plumbing.Hash // MERGE_HEAD: a merge is being concluded
 }
 
@@ -92,7 +93,7 @@ func (r *Repo) head() (head, error) {
 		t, err := r.repo.Storer.Reference(h.branch)
 		switch {
 		case errors.Is(err, plumbing.ErrReferenceNotFound):
-			h.tree = emptyTree
+			h.tree = gitobj.EmptyTree
 			return h, nil
 		case err != nil:
 			return head{}, fmt.Errorf("read %s: %w", h.branch, err)
@@ -105,7 +106,7 @@ func (r *Repo) head() (head, error) {
 	if err != nil {
 		return head{}, fmt.Errorf("read HEAD commit %s: %w", h.commit, err)
 	}
-	h.tree = hash20(c.TreeHash)
+	h.tree = c.TreeHash
 	if b, err := os.ReadFile(filepath.Join(r.GitDir, "MERGE_HEAD")); err == nil {
 		for _, line := range strings.Fields(string(b)) {
 			if m := plumbing.NewHash(line); !m.IsZero() {
@@ -118,7 +119,7 @@ func (r *Repo) head() (head, error) {
 
 // nothingToCommit reports whether a commit of root would change nothing. Concluding a merge
 // always commits, as git does.
-func (hd head) nothingToCommit(root hash20, allowEmpty bool) bool {
+func (hd head) nothingToCommit(root plumbing.Hash, allowEmpty bool) bool {
 	return root == hd.tree && !allowEmpty && len(hd.merge) == 0
 }
 
@@ -135,7 +136,7 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		out = io.Discard
 	}
 	res := &CommitResult{}
-	if r.cfg.bool("commit", "", "gpgsign", false) {
+	if r.cfg.Bool("commit", "", "gpgsign", false) {
 		res.Warnings = append(res.Warnings, "commit.gpgSign is set but agent-hooks cannot sign commits; the commit is unsigned")
 	}
 	for _, f := range []string{filepath.Join(r.Root, ".gitattributes"), filepath.Join(r.CommonDir, "info", "attributes")} {
@@ -149,8 +150,8 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 	// work tree changed or another process changed the index meanwhile.
 	var (
 		st                *staged
-		tb                *treeBuilder
-		root              hash20
+		tb                *gitindex.Trees
+		root              plumbing.Hash
 		hd                head
 		asked             bool
 		author, committer object.Signature
@@ -166,7 +167,7 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		if hd, err = r.head(); err != nil {
 			return nil, err
 		}
-		idx, err := readIndex(r.indexPath())
+		idx, err := gitindex.Read(r.indexPath())
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +234,7 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		}
 		if run.ran {
 			// The hook may have staged or unstaged files: commit what the index now says.
-			idx, err := readIndex(r.indexPath())
+			idx, err := gitindex.Read(r.indexPath())
 			if err != nil {
 				return nil, err
 			}
@@ -257,7 +258,7 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 	if err := r.writeTrees(tb); err != nil {
 		return nil, err
 	}
-	c := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: plumbing.Hash(root)}
+	c := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: root}
 	if !hd.commit.IsZero() {
 		c.ParentHashes = append([]plumbing.Hash{hd.commit}, hd.merge...)
 	}
@@ -289,73 +290,34 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 
 // buildFromIndex computes the trees of an index, which must have no unresolved conflicts (the
 // pre-commit hook, which may change the index, could have left some).
-func buildFromIndex(idx *index) (*treeBuilder, hash20, error) {
-	if u := idx.unmerged(); len(u) > 0 {
-		return nil, hash20{}, &UnfinishedError{Action: "commit", Unmerged: u}
+func buildFromIndex(idx *gitindex.Index) (*gitindex.Trees, plumbing.Hash, error) {
+	if u := idx.Unmerged(); len(u) > 0 {
+		return nil, plumbing.Hash{}, &UnfinishedError{Action: "commit", Unmerged: u}
 	}
-	entries := make([]*entry, 0, len(idx.entries))
-	for _, e := range idx.entries {
-		if !e.intentToAdd() {
+	entries := make([]*gitindex.Entry, 0, len(idx.Entries))
+	for _, e := range idx.Entries {
+		if !e.IntentToAdd() {
 			entries = append(entries, e)
 		}
 	}
-	tb, root := buildTrees(entries, idx.tree)
+	tb, root := gitindex.BuildTrees(entries, idx.Tree)
 	return tb, root, nil
 }
 
-// writeIndex writes idx under index.lock, unless the index on disk is no longer the one idx was
-// read from (ok false: stage again).
-func (r *Repo) writeIndex(idx *index, tb *treeBuilder) (ok bool, err error) {
-	path := r.indexPath()
-	l, err := lock(path, "index")
-	if err != nil {
-		return false, err
-	}
-	defer l.release()
-	if cur, err := indexChecksum(path); err != nil || cur != idx.sum {
-		return false, err
-	}
-	if err := r.smudgeRacy(idx); err != nil {
-		return false, err
-	}
-	if err := l.commit(idx.encode(tb.nodes)); err != nil {
-		return false, fmt.Errorf("write index: %w", err)
-	}
-	return true, nil
-}
-
-// indexChecksum is the trailing checksum of the index file (zero when there is none).
-func indexChecksum(path string) (hash20, error) {
-	var h hash20
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return h, nil
-	}
-	if err != nil {
-		return h, fmt.Errorf("read index: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return h, fmt.Errorf("read index: %w", err)
-	}
-	if fi.Size() < 20 {
-		return h, nil
-	}
-	if _, err := f.ReadAt(h[:], fi.Size()-20); err != nil {
-		return h, fmt.Errorf("read index: %w", err)
-	}
-	return h, nil
+// writeIndex writes idx with the trees of tb under index.lock, unless the index on disk is no
+// longer the one idx was read from (ok false: stage again).
+func (r *Repo) writeIndex(idx *gitindex.Index, tb *gitindex.Trees) (ok bool, err error) {
+	return idx.WriteFile(r.indexPath(), r.Root, tb.Nodes, r.cleaner(idx))
 }
 
 // writeTrees stores the tree objects the builder computed that the repository lacks.
-func (r *Repo) writeTrees(tb *treeBuilder) error {
-	w := r.newObjectWriter()
-	for h, data := range tb.objs {
-		w.add(plumbing.TreeObject, h, data)
+func (r *Repo) writeTrees(tb *gitindex.Trees) error {
+	w := gitobj.NewWriter(r.objects())
+	for h, data := range tb.Objs {
+		w.Add(plumbing.TreeObject, h, data)
 	}
-	tb.objs = map[hash20][]byte{} // written: a second call has nothing to do
-	return w.wait()
+	tb.Objs = map[plumbing.Hash][]byte{} // written: a second call has nothing to do
+	return w.Wait()
 }
 
 // commitMessage cleans the message up as `git commit -m` does, lets the commit-msg hook rewrite
@@ -415,32 +377,32 @@ func cleanupMessage(msg string) string {
 // lock and HEAD's, failing if another process holds either or moved them meanwhile, and recording
 // the move in the reflogs.
 func (r *Repo) advance(hd head, id plumbing.Hash, who object.Signature, msg string) error {
-	u := refUpdate{
-		dirs: refDirs{gitDir: r.GitDir, commonDir: r.CommonDir}, refs: r.repo.Storer,
-		name: hd.branch, old: hd.commit, new: id,
+	u := refs.Update{
+		Dirs: refs.Dirs{GitDir: r.GitDir, CommonDir: r.CommonDir}, Refs: r.repo.Storer,
+		Name: hd.branch, Old: hd.commit, New: id,
 	}
 	if hd.branch == "" {
-		u.name = plumbing.HEAD
+		u.Name = plumbing.HEAD
 	} else {
-		u.also = []plumbing.ReferenceName{plumbing.HEAD}
+		u.Also = []plumbing.ReferenceName{plumbing.HEAD}
 		// HEAD must still be on the branch (git checkout waits for HEAD.lock).
-		u.check = func() error {
+		u.Check = func() error {
 			ref, err := r.repo.Storer.Reference(plumbing.HEAD)
 			if err != nil {
 				return err
 			}
 			if ref.Type() != plumbing.SymbolicReference || ref.Target() != hd.branch {
-				return errRefMoved
+				return refs.ErrMoved
 			}
 			return nil
 		}
 	}
-	if r.cfg.bool("core", "", "logallrefupdates", true) {
-		u.reflog = func() error { return r.writeReflogs(hd, id, who, msg) }
+	if r.cfg.Bool("core", "", "logallrefupdates", true) {
+		u.Reflog = func() error { return r.writeReflogs(hd, id, who, msg) }
 	}
-	err := u.apply()
-	if errors.Is(err, errRefMoved) {
-		return fmt.Errorf("update %s: it moved while committing; nothing was committed", u.name)
+	err := u.Apply()
+	if errors.Is(err, refs.ErrMoved) {
+		return fmt.Errorf("update %s: it moved while committing; nothing was committed", u.Name)
 	}
 	return err
 }

@@ -7,6 +7,8 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/refs"
 )
 
 // The read helpers other packages use instead of opening a repository themselves: every one finds
@@ -36,7 +38,7 @@ func locate(dir string) (location, error) {
 	if err != nil {
 		return location{}, err
 	}
-	return location{root: root, gitDir: gitDir, commonDir: commonDirOf(gitDir)}, nil
+	return location{root: root, gitDir: gitDir, commonDir: refs.CommonDirOf(gitDir)}, nil
 }
 
 // open opens the repository's storage with go-git, linked worktrees included: the only place

@@ -9,8 +9,6 @@
 package gitops
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,7 +16,9 @@ import (
 	"sync"
 
 	git "github.com/go-git/go-git/v5"
-	formatcfg "github.com/go-git/go-git/v5/plumbing/format/config"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/gitconfig"
+	"github.com/autoagent/agent-hooks/gitops/internal/lockfile"
 )
 
 // Env is the part of the outside world gitops may look at.
@@ -36,19 +36,12 @@ func (e Env) getenv(k string) string {
 	return e.Getenv(k)
 }
 
-// home is $HOME, the directory ~ stands for in git config and ignore files.
-func (e Env) home() string { return e.getenv("HOME") }
-
 // xdgConfigHome is $XDG_CONFIG_HOME, else ~/.config.
-func (e Env) xdgConfigHome() string {
-	if x := e.getenv("XDG_CONFIG_HOME"); x != "" {
-		return x
-	}
-	if h := e.home(); h != "" {
-		return filepath.Join(h, ".config")
-	}
-	return ""
-}
+func (e Env) xdgConfigHome() string { return gitconfig.XDGConfigHome(e.getenv) }
+
+// LockedError is a lock file (index.lock, a ref's .lock) that another git process holds, or that
+// one left when it crashed: nothing was changed.
+type LockedError = lockfile.LockedError
 
 // Repo is an opened non-bare repository.
 type Repo struct {
@@ -56,7 +49,7 @@ type Repo struct {
 	GitDir    string // .git, or the worktree's private git directory
 	CommonDir string // where objects, refs and hooks live (equal to GitDir outside linked worktrees)
 	repo      *git.Repository
-	cfg       *gitConfig
+	cfg       *gitconfig.Config
 	env       Env
 	storeMu   sync.Mutex // go-git's object storage is not safe for concurrent use
 }
@@ -71,11 +64,11 @@ func Open(dir string, env Env) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadGitConfig(env, filepath.Join(l.commonDir, "config"))
+	cfg, err := gitconfig.Load(env.getenv, filepath.Join(l.commonDir, "config"))
 	if err != nil {
 		return nil, err
 	}
-	if f := cfg.get("extensions", "", "objectformat"); f != "" && !strings.EqualFold(f, "sha1") {
+	if f := cfg.Get("extensions", "", "objectformat"); f != "" && !strings.EqualFold(f, "sha1") {
 		return nil, fmt.Errorf("open repository %s: object format %s is not supported", l.root, f)
 	}
 	return &Repo{Root: l.root, GitDir: l.gitDir, CommonDir: l.commonDir, repo: r, cfg: cfg, env: env}, nil
@@ -122,105 +115,5 @@ func readGitFile(p string) (string, error) {
 	return filepath.Clean(gd), nil
 }
 
-// gitConfig is git's configuration as git itself layers it: system, global, repository, then
-// GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n; later layers win. Includes are not followed.
-type gitConfig struct {
-	layers []*formatcfg.Config
-}
-
-func loadGitConfig(env Env, repoConfig string) (*gitConfig, error) {
-	var files []string
-	if env.getenv("GIT_CONFIG_NOSYSTEM") == "" {
-		sys := env.getenv("GIT_CONFIG_SYSTEM")
-		if sys == "" {
-			sys = "/etc/gitconfig"
-		}
-		files = append(files, sys)
-	}
-	if g := env.getenv("GIT_CONFIG_GLOBAL"); g != "" {
-		files = append(files, g)
-	} else {
-		if x := env.xdgConfigHome(); x != "" {
-			files = append(files, filepath.Join(x, "git", "config"))
-		}
-		if h := env.home(); h != "" {
-			files = append(files, filepath.Join(h, ".gitconfig"))
-		}
-	}
-	files = append(files, repoConfig)
-	c := &gitConfig{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read git config %s: %w", f, err)
-		}
-		layer := formatcfg.New()
-		if err := formatcfg.NewDecoder(bytes.NewReader(b)).Decode(layer); err != nil {
-			return nil, fmt.Errorf("parse git config %s: %w", f, err)
-		}
-		c.layers = append(c.layers, layer)
-	}
-	if n := env.getenv("GIT_CONFIG_COUNT"); n != "" {
-		layer := formatcfg.New()
-		var count int
-		if _, err := fmt.Sscan(n, &count); err == nil {
-			for i := range count {
-				key := env.getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i))
-				section, rest, ok := strings.Cut(key, ".")
-				if !ok {
-					continue
-				}
-				sub, name := "", rest
-				if j := strings.LastIndex(rest, "."); j >= 0 {
-					sub, name = rest[:j], rest[j+1:]
-				}
-				layer.AddOption(section, sub, name, env.getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i)))
-			}
-		}
-		c.layers = append(c.layers, layer)
-	}
-	return c, nil
-}
-
-// get returns the last value of section[.subsection].key, or "".
-func (c *gitConfig) get(section, subsection, key string) string {
-	for i := len(c.layers) - 1; i >= 0; i-- {
-		l := c.layers[i]
-		if !l.HasSection(section) {
-			continue
-		}
-		s := l.Section(section)
-		var opts formatcfg.Options
-		if subsection == "" {
-			opts = s.Options
-		} else if s.HasSubsection(subsection) {
-			opts = s.Subsection(subsection).Options
-		}
-		if all := opts.GetAll(key); len(all) > 0 {
-			return all[len(all)-1]
-		}
-	}
-	return ""
-}
-
-// bool reads a boolean option with git's spellings; def when unset or unreadable.
-func (c *gitConfig) bool(section, subsection, key string, def bool) bool {
-	switch strings.ToLower(c.get(section, subsection, key)) {
-	case "true", "yes", "on", "1":
-		return true
-	case "false", "no", "off", "0":
-		return false
-	}
-	return def
-}
-
 // expandHome expands a leading ~/ as git does for path-valued options.
-func (e Env) expandHome(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok && e.home() != "" {
-		return filepath.Join(e.home(), rest)
-	}
-	return p
-}
+func (e Env) expandHome(p string) string { return gitconfig.ExpandHome(e.getenv, p) }

@@ -126,36 +126,89 @@ func (hd head) nothingToCommit(root plumbing.Hash, allowEmpty bool) bool {
 // Commit stages the selected changes of the work tree and commits them on the current branch,
 // running the repository's pre-commit, commit-msg and post-commit hooks unless NoVerify. Nothing
 // to commit is not an error: the result says Changes false.
+//
+// The stages, as `git add -A && git commit` goes through them: stage the work tree and store the
+// index (stageForCommit: the repository's state checked, changes staged, Before asked, trees and
+// index written under index.lock), run pre-commit and take the index it leaves (runPreCommit),
+// settle the message with commit-msg (commitMessage), write the commit (writeCommit), move the
+// branch under its lock (advance), conclude a merge, run post-commit.
 func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, error) {
-	now := time.Now
-	if o.Now != nil {
-		now = o.Now
-	}
 	out := o.Out
 	if out == nil {
 		out = io.Discard
 	}
-	res := &CommitResult{}
+	res := &CommitResult{Warnings: r.unsupportedWarnings()}
+	p, err := r.stageForCommit(ctx, o, res)
+	if err != nil || p == nil {
+		return nilIfErr(res, err)
+	}
+	if !o.NoVerify {
+		if p, err = r.runPreCommit(ctx, p, o.AllowEmpty, out); err != nil || p == nil {
+			return nilIfErr(res, err)
+		}
+	}
+	msg, err := r.commitMessage(ctx, o.Message, o.NoVerify, out)
+	if err != nil {
+		return nil, err
+	}
+	id, err := r.writeCommit(p, msg)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.advance(p.head, id, p.committer, msg); err != nil {
+		return nil, err
+	}
+	r.concludeMerge(p.head)
+	res.Changes, res.Hash, res.Branch, res.Message, res.Files = true, id.String(), p.head.branch.Short(), msg, p.files
+	if !p.head.commit.IsZero() {
+		res.Parent = p.head.commit.String()
+	}
+	if _, err := r.runGitHook(ctx, "post-commit", nil, out); err != nil {
+		res.Warnings = append(res.Warnings, err.Error())
+	}
+	return res, nil
+}
+
+// nilIfErr is the result of a commit that stopped early: nothing to commit, or an error.
+func nilIfErr(res *CommitResult, err error) (*CommitResult, error) {
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// pending is a commit being made: where HEAD was, the index staged for it and its trees.
+type pending struct {
+	head              head
+	idx               *gitindex.Index
+	trees             *gitindex.Trees
+	root              plumbing.Hash
+	files             []FileChange
+	author, committer object.Signature
+}
+
+// unsupportedWarnings says which of the repository's settings a commit by agent-hooks ignores.
+func (r *Repo) unsupportedWarnings() []string {
+	var ws []string
 	if r.cfg.Bool("commit", "", "gpgsign", false) {
-		res.Warnings = append(res.Warnings, "commit.gpgSign is set but agent-hooks cannot sign commits; the commit is unsigned")
+		ws = append(ws, "commit.gpgSign is set but agent-hooks cannot sign commits; the commit is unsigned")
 	}
 	for _, f := range []string{filepath.Join(r.Root, ".gitattributes"), filepath.Join(r.CommonDir, "info", "attributes")} {
 		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "filter=") {
-			res.Warnings = append(res.Warnings, f+" names clean/smudge filters (Git LFS?); agent-hooks stores file contents as they are, without running filters")
+			ws = append(ws, f+" names clean/smudge filters (Git LFS?); agent-hooks stores file contents as they are, without running filters")
 			break
 		}
 	}
+	return ws
+}
 
-	// Stage, ask Before, and write the index under git's lock; stage again when Before says the
-	// work tree changed or another process changed the index meanwhile.
+// stageForCommit stages the selected changes, asks o.Before, and stores the trees and the index
+// (under git's lock); it stages again when Before says the work tree changed or another process
+// changed the index meanwhile. nil: nothing to commit. Staging warnings go to res.
+func (r *Repo) stageForCommit(ctx context.Context, o CommitOptions, res *CommitResult) (*pending, error) {
 	var (
-		st                *staged
-		tb                *gitindex.Trees
-		root              plumbing.Hash
-		hd                head
 		asked             bool
 		author, committer object.Signature
-		err               error
 	)
 	for attempt := 0; ; attempt++ {
 		if attempt > 3 {
@@ -164,45 +217,27 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if hd, err = r.head(); err != nil {
-			return nil, err
-		}
-		idx, err := gitindex.Read(r.indexPath())
+		p, warnings, err := r.stageChanges(o.Selection)
 		if err != nil {
-			return nil, err
-		}
-		if err := r.checkFinished("commit", idx); err != nil {
-			return nil, err
-		}
-		if st, err = r.stage(idx, o.Selection); err != nil {
 			return nil, err
 		}
 		if attempt == 0 {
-			res.Warnings = append(res.Warnings, st.warnings...)
+			res.Warnings = append(res.Warnings, warnings...)
 		}
-		if tb, root, err = buildFromIndex(st.idx); err != nil {
+		if p.head.nothingToCommit(p.root, o.AllowEmpty) {
+			return nil, nil
+		}
+		if p.files, err = r.diff(p.head.tree, p.trees); err != nil {
 			return nil, err
 		}
-		if hd.nothingToCommit(root, o.AllowEmpty) {
-			return res, nil
-		}
-		files, err := r.diff(hd.tree, tb)
-		if err != nil {
-			return nil, err
-		}
-		res.Files = files
 		if !asked {
 			asked = true
 			// Only now that there is something to commit must there be someone to commit it.
-			t := now()
-			if author, err = r.identity("author", o.Author, Person{}, t); err != nil {
-				return nil, err
-			}
-			if committer, err = r.identity("committer", o.Committer, o.Author, t); err != nil {
+			if author, committer, err = r.signatures(o); err != nil {
 				return nil, err
 			}
 			if o.Before != nil {
-				rescan, err := o.Before(ctx, Pending{Branch: hd.branch.Short(), Message: o.Message, Files: files})
+				rescan, err := o.Before(ctx, Pending{Branch: p.head.branch.Short(), Message: o.Message, Files: p.files})
 				if err != nil {
 					return nil, err
 				}
@@ -211,88 +246,128 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 				}
 			}
 		}
-		// Trees first: the index's cache tree must name only trees the repository has.
-		if err := r.writeTrees(tb); err != nil {
-			return nil, err
-		}
-		ok, err := r.writeIndex(st.idx, tb)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			break
+		p.author, p.committer = author, committer
+		if ok, err := r.storeStaged(p); err != nil || ok {
+			return p, err
 		}
 	}
+}
 
-	if !o.NoVerify {
-		run, err := r.runGitHook(ctx, "pre-commit", nil, out)
-		if err != nil {
-			return nil, err
-		}
-		if run.ran && run.exitCode != 0 {
-			return nil, &HookError{Hook: "pre-commit", ExitCode: run.exitCode, Output: run.output}
-		}
-		if run.ran {
-			// The hook may have staged or unstaged files: commit what the index now says.
-			idx, err := gitindex.Read(r.indexPath())
-			if err != nil {
-				return nil, err
-			}
-			if tb, root, err = buildFromIndex(idx); err != nil {
-				return nil, err
-			}
-			if hd.nothingToCommit(root, o.AllowEmpty) {
-				res.Files = nil
-				return res, nil
-			}
-			if res.Files, err = r.diff(hd.tree, tb); err != nil {
-				return nil, err
-			}
-		}
+// stageChanges reads HEAD and the index, refuses to go on in the middle of an unfinished
+// operation, stages the selected changes of the work tree and computes the trees.
+func (r *Repo) stageChanges(sel Selection) (*pending, []string, error) {
+	hd, err := r.head()
+	if err != nil {
+		return nil, nil, err
 	}
+	idx, err := gitindex.Read(r.indexPath())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkFinished("commit", idx); err != nil {
+		return nil, nil, err
+	}
+	st, err := r.stage(idx, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	tb, root, err := buildFromIndex(st.idx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &pending{head: hd, idx: st.idx, trees: tb, root: root}, st.warnings, nil
+}
 
-	msg, err := r.commitMessage(ctx, o.Message, o.NoVerify, out)
+// signatures resolves the author and committer, dated now (see identity).
+func (r *Repo) signatures(o CommitOptions) (author, committer object.Signature, err error) {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	t := now()
+	if author, err = r.identity("author", o.Author, Person{}, t); err != nil {
+		return author, committer, err
+	}
+	committer, err = r.identity("committer", o.Committer, o.Author, t)
+	return author, committer, err
+}
+
+// storeStaged writes the trees of p, then its index under index.lock: the index's cache tree
+// must name only trees the repository has. ok false: the index changed on disk meanwhile.
+func (r *Repo) storeStaged(p *pending) (ok bool, err error) {
+	if err := r.writeTrees(p.trees); err != nil {
+		return false, err
+	}
+	return r.writeIndex(p.idx, p.trees)
+}
+
+// runPreCommit runs the pre-commit hook. A hook that ran may have staged or unstaged files, so
+// the commit is then made of what the index says afterwards (nil: nothing to commit any more).
+func (r *Repo) runPreCommit(ctx context.Context, p *pending, allowEmpty bool, out io.Writer) (*pending, error) {
+	run, err := r.runGitHook(ctx, "pre-commit", nil, out)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.writeTrees(tb); err != nil {
+	if run.ran && run.exitCode != 0 {
+		return nil, &HookError{Hook: "pre-commit", ExitCode: run.exitCode, Output: run.output}
+	}
+	if !run.ran {
+		return p, nil
+	}
+	idx, err := gitindex.Read(r.indexPath())
+	if err != nil {
 		return nil, err
 	}
-	c := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: root}
-	if !hd.commit.IsZero() {
-		c.ParentHashes = append([]plumbing.Hash{hd.commit}, hd.merge...)
+	tb, root, err := buildFromIndex(idx)
+	if err != nil {
+		return nil, err
+	}
+	if p.head.nothingToCommit(root, allowEmpty) {
+		return nil, nil
+	}
+	after := *p
+	after.idx, after.trees, after.root = idx, tb, root
+	if after.files, err = r.diff(p.head.tree, tb); err != nil {
+		return nil, err
+	}
+	return &after, nil
+}
+
+// writeCommit stores the trees of p the repository lacks and the commit object.
+func (r *Repo) writeCommit(p *pending, msg string) (plumbing.Hash, error) {
+	if err := r.writeTrees(p.trees); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	c := &object.Commit{Author: p.author, Committer: p.committer, Message: msg, TreeHash: p.root}
+	if !p.head.commit.IsZero() {
+		c.ParentHashes = append([]plumbing.Hash{p.head.commit}, p.head.merge...)
 	}
 	obj := r.repo.Storer.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {
-		return nil, fmt.Errorf("encode commit: %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
 	id, err := r.repo.Storer.SetEncodedObject(obj)
 	if err != nil {
-		return nil, fmt.Errorf("write commit: %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
 	}
-	if err := r.advance(hd, id, committer, msg); err != nil {
-		return nil, err
+	return id, nil
+}
+
+// concludeMerge removes the state of the merge a commit concluded, as git commit does.
+func (r *Repo) concludeMerge(hd head) {
+	if len(hd.merge) == 0 {
+		return
 	}
-	if len(hd.merge) > 0 {
-		for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"} {
-			_ = os.Remove(filepath.Join(r.GitDir, f))
-		}
+	for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"} {
+		_ = os.Remove(filepath.Join(r.GitDir, f))
 	}
-	res.Changes, res.Hash, res.Branch, res.Message = true, id.String(), hd.branch.Short(), msg
-	if !hd.commit.IsZero() {
-		res.Parent = hd.commit.String()
-	}
-	if _, err := r.runGitHook(ctx, "post-commit", nil, out); err != nil {
-		res.Warnings = append(res.Warnings, err.Error())
-	}
-	return res, nil
 }
 
 // buildFromIndex computes the trees of an index, which must have no unresolved conflicts (the
 // pre-commit hook, which may change the index, could have left some).
 func buildFromIndex(idx *gitindex.Index) (*gitindex.Trees, plumbing.Hash, error) {
 	if u := idx.Unmerged(); len(u) > 0 {
-		return nil, plumbing.Hash{}, &UnfinishedError{Action: "commit", Unmerged: u}
+		return nil, plumbing.ZeroHash, &UnfinishedError{Action: "commit", Unmerged: u}
 	}
 	entries := make([]*gitindex.Entry, 0, len(idx.Entries))
 	for _, e := range idx.Entries {

@@ -106,7 +106,6 @@ type stager struct {
 	r          *Repo
 	idx        *gitindex.Index
 	sel        Selection
-	pos        map[string]int // entry positions by name (read-only during the walk)
 	fileMode   bool
 	trustCtime bool
 	objects    *gitobj.Writer
@@ -132,7 +131,6 @@ type stager struct {
 func (r *Repo) stage(idx *gitindex.Index, sel Selection) (*staged, error) {
 	s := &stager{
 		r: r, idx: idx, sel: sel,
-		pos:        make(map[string]int, len(idx.Entries)),
 		seen:       make([]bool, len(idx.Entries)),
 		replaced:   make([]*gitindex.Entry, len(idx.Entries)),
 		fileMode:   r.cfg.Bool("core", "", "filemode", true),
@@ -140,9 +138,6 @@ func (r *Repo) stage(idx *gitindex.Index, sel Selection) (*staged, error) {
 		objects:    gitobj.NewWriter(r.objects()),
 		conv:       gitattr.NewConverter(r.cfg),
 		sem:        make(chan struct{}, max(4, runtime.GOMAXPROCS(0)*2)),
-	}
-	for i, e := range idx.Entries {
-		s.pos[e.Name] = i
 	}
 	ignores, err := r.baseIgnores()
 	if err != nil {
@@ -216,7 +211,12 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 		return nil
 	}
 	abs := filepath.Join(s.r.Root, filepath.FromSlash(dir))
-	des, err := os.ReadDir(abs)
+	d, err := os.Open(abs)
+	var names []string
+	if err == nil {
+		defer d.Close()
+		names, err = d.Readdirnames(-1)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && dir != "":
 		return nil // removed while walking: its tracked files are deleted
@@ -228,28 +228,33 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 		return fmt.Errorf("read directory %s: %w", abs, err)
 	}
 	attrsInTree := false
-	for _, de := range des {
-		switch {
-		case de.Name() == ".gitignore" && de.Type().IsRegular():
-			var domain []string
-			if dir != "" {
-				domain = strings.Split(dir, "/")
-			}
-			ps, err := ignore.ReadFile(filepath.Join(abs, ".gitignore"), domain)
-			if err != nil {
-				return err
-			}
-			// Copy so that sibling directories do not share the appended tail.
-			rules.ignores = append(rules.ignores[:len(rules.ignores):len(rules.ignores)], ps...)
-		case de.Name() == ".gitattributes" && de.Type().IsRegular():
-			attrsInTree = true
+	for _, name := range names {
+		if name != ".gitignore" && name != ".gitattributes" {
+			continue
 		}
+		if st, err := gitindex.StatAt(d, name); err != nil || !st.Mode.IsRegular() {
+			continue
+		}
+		if name == ".gitattributes" {
+			attrsInTree = true
+			continue
+		}
+		var domain []string
+		if dir != "" {
+			domain = strings.Split(dir, "/")
+		}
+		ps, err := ignore.ReadFile(filepath.Join(abs, ".gitignore"), domain)
+		if err != nil {
+			return err
+		}
+		// Copy so that sibling directories do not share the appended tail.
+		rules.ignores = append(rules.ignores[:len(rules.ignores):len(rules.ignores)], ps...)
 	}
 	// As git add does, a .gitattributes missing from the work tree is read from the index, unless
 	// its deletion is being staged: git add -A removes it from the index before it looks at the
 	// attributes of the files of its directory.
 	var fallback *gitindex.Entry
-	if i, ok := s.pos[gitindex.JoinPath(dir, ".gitattributes")]; ok && !s.deletes(s.idx.Entries[i]) {
+	if i, ok := s.idx.Find(gitindex.JoinPath(dir, ".gitattributes")); ok && !s.deletes(s.idx.Entries[i]) {
 		fallback = s.idx.Entries[i]
 	}
 	f, err := s.r.readDirAttrs(dir, attrsInTree, fallback)
@@ -257,20 +262,25 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 		return err
 	}
 	rules.attrs = rules.attrs.With(f)
-	for _, de := range des {
-		name := de.Name()
+	for _, name := range names {
 		if name == ".git" {
 			continue
 		}
 		rel := gitindex.JoinPath(dir, name)
-		typ := de.Type()
+		st, err := gitindex.StatAt(d, name)
 		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // vanished while walking: it is deleted
+		case err != nil:
+			return fmt.Errorf("stat %s: %w", rel, err)
+		}
+		switch typ := st.Mode.Type(); {
 		case typ.IsDir():
 			if err := s.dir(rel, inIgnored, rules); err != nil {
 				return err
 			}
 		case typ.IsRegular() || typ&fs.ModeSymlink != 0:
-			if err := s.file(rel, de, inIgnored, rules); err != nil {
+			if err := s.file(rel, st, inIgnored, rules); err != nil {
 				return err
 			}
 		}
@@ -279,7 +289,7 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 }
 
 func (s *stager) dir(rel string, inIgnored bool, rules dirRules) error {
-	if i, ok := s.pos[rel]; ok && s.idx.Entries[i].Mode == gitindex.ModeGitlink {
+	if i, ok := s.idx.Find(rel); ok && s.idx.Entries[i].Mode == gitindex.ModeGitlink {
 		return s.gitlink(rel, i)
 	}
 	if !s.sel.mayContain(rel) {
@@ -338,8 +348,8 @@ func (s *stager) record(e *gitindex.Entry, added bool) {
 	s.changed = append(s.changed, e.Name)
 }
 
-func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, rules dirRules) error {
-	i, tracked := s.pos[rel]
+func (s *stager) file(rel string, st gitindex.FileStat, inIgnored bool, rules dirRules) error {
+	i, tracked := s.idx.Find(rel)
 	if tracked {
 		s.seen[i] = true
 	}
@@ -349,20 +359,12 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, rules dirRules
 	var old *gitindex.Entry
 	if tracked {
 		old = s.idx.Entries[i]
-		if old.SkipWorktree() || old.Flags&gitindex.FlagAssumeValid != 0 {
+		if old.SkipWorktree() || old.AssumeValid() {
 			return nil // sparse checkout, or `git update-index --assume-unchanged`: not looked at
 		}
 	} else if inIgnored || ignore.Ignored(rules.ignores, rel, false) {
 		return nil
 	}
-	fi, err := de.Info()
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // vanished while walking: it is deleted
-	}
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", rel, err)
-	}
-	st := gitindex.StatOf(fi)
 	mode := s.modeOf(st, old)
 	if old != nil && !old.IntentToAdd() && old.Mode == mode && st.Matches(old, s.trustCtime) && !s.idx.Racy(old) {
 		return nil
@@ -384,7 +386,7 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, rules dirRules
 	e.SetStat(st)
 	if old != nil {
 		e.Ext = old.Ext &^ gitindex.ExtIntentToAdd
-		e.Flags = old.Flags & gitindex.FlagAssumeValid
+		e.Flags |= old.Flags & gitindex.FlagAssumeValid
 		s.replaced[i] = e
 	}
 	s.record(e, old == nil)
@@ -434,7 +436,7 @@ func (s *stager) content(rel string, st gitindex.FileStat, attrs gitattr.Stack, 
 
 // deletes reports whether e is removed from the index when its file is not in the work tree.
 func (s *stager) deletes(e *gitindex.Entry) bool {
-	return !e.SkipWorktree() && e.Flags&gitindex.FlagAssumeValid == 0 && s.sel.selects(e.Name)
+	return !e.SkipWorktree() && !e.AssumeValid() && s.sel.selects(e.Name)
 }
 
 // finish builds the new entry list: replaced entries, removed ones (tracked, selected, not

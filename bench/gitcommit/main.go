@@ -63,6 +63,7 @@ func run(dir, cpuProfile, memProfile string) error {
 			return err
 		}
 		defer f.Close()
+		runtime.GC() // the profile is as of the last collection: make that now
 		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 			return err
 		}

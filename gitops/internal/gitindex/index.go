@@ -11,14 +11,17 @@
 package gitindex
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -47,13 +50,15 @@ type Entry struct {
 	Stat
 	Mode  uint32
 	Hash  plumbing.Hash
-	Flags uint16 // assume-valid and stage bits; the name length is recomputed on write
+	Flags uint16 // assume-valid and stage bits; in memory also flagFresh
 	Ext   uint16 // skip-worktree and intent-to-add
 	Name  string
-	// Fresh (in memory only, git's CE_UPTODATE): the stat data was taken from the file by this
-	// process, together with its content.
-	Fresh bool
 }
+
+// flagFresh (in memory only, git's CE_UPTODATE) marks an entry whose stat data was taken from
+// its file by this process, together with its content. It lives in the bits that hold the name
+// length on disk, which are computed on write.
+const flagFresh = 0x0001
 
 // Stage is the entry's merge stage: 0, or 1-3 for an unresolved conflict.
 func (e *Entry) Stage() int { return int(e.Flags&FlagStageMask) >> 12 }
@@ -67,8 +72,12 @@ func (e *Entry) IntentToAdd() bool { return e.Ext&ExtIntentToAdd != 0 }
 // AssumeValid reports `git update-index --assume-unchanged`.
 func (e *Entry) AssumeValid() bool { return e.Flags&FlagAssumeValid != 0 }
 
+// Fresh reports whether the entry's stat data was taken from its file, with its content, by this
+// process (SetStat).
+func (e *Entry) Fresh() bool { return e.Flags&flagFresh != 0 }
+
 // SetStat records st as the entry's stat data, taken together with the file's content.
-func (e *Entry) SetStat(st FileStat) { e.Stat = st.Stat; e.Fresh = true }
+func (e *Entry) SetStat(st FileStat) { e.Stat = st.Stat; e.Flags |= flagFresh }
 
 // CacheTree is the TREE extension: for a directory ("" is the top), how many index entries its
 // tree covers and that tree's id, when still valid.
@@ -94,117 +103,249 @@ type Index struct {
 // ErrCorrupt is an index file git would not read either.
 var ErrCorrupt = errors.New("index file corrupt")
 
-// Read reads the index file path; a missing file is an empty index.
+// Read reads the index file path; a missing file is an empty index. The file is read as a
+// stream: what is kept of it is its entries.
 func Read(path string) (*Index, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Index{Version: 2, Tree: CacheTree{}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
-	st, err := os.Stat(path)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
-	idx, err := Decode(b)
+	idx, err := decode(f, fi.Size())
 	if err != nil {
 		return nil, fmt.Errorf("read index %s: %w", path, err)
 	}
-	s := StatOf(st)
+	s := StatOf(fi)
 	idx.MtimeS, idx.MtimeN = s.MtimeS, s.MtimeN
 	return idx, nil
 }
 
 // Decode decodes the content of an index file.
-func Decode(b []byte) (*Index, error) {
-	if len(b) < 12+20 || string(b[:4]) != "DIRC" {
+func Decode(b []byte) (*Index, error) { return decode(bytes.NewReader(b), int64(len(b))) }
+
+// decoder reads an index file's body (everything but the trailing checksum), hashing it.
+type decoder struct {
+	r   *bufio.Reader
+	pos int64 // bytes of the body read
+	end int64 // the body's length
+	buf [64]byte
+}
+
+// read reads exactly n (at most 64) bytes.
+func (d *decoder) read(n int) ([]byte, error) {
+	if d.pos+int64(n) > d.end {
 		return nil, ErrCorrupt
 	}
-	body := b[:len(b)-20]
-	var sum plumbing.Hash
-	copy(sum[:], b[len(b)-20:])
-	if sha1.Sum(body) != sum {
-		return nil, fmt.Errorf("%w: bad checksum", ErrCorrupt)
+	if _, err := io.ReadFull(d.r, d.buf[:n]); err != nil {
+		return nil, corrupt(err)
 	}
-	idx := &Index{Version: binary.BigEndian.Uint32(b[4:8]), Tree: CacheTree{}, Sum: sum}
+	d.pos += int64(n)
+	return d.buf[:n], nil
+}
+
+// name appends the bytes up to the next NUL (not included) to arena.
+func (d *decoder) name(arena []byte) ([]byte, error) {
+	for {
+		chunk, err := d.r.ReadSlice(0)
+		d.pos += int64(len(chunk))
+		if d.pos > d.end {
+			return nil, ErrCorrupt
+		}
+		switch {
+		case err == nil:
+			return append(arena, chunk[:len(chunk)-1]...), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			arena = append(arena, chunk...)
+		default:
+			return nil, corrupt(err)
+		}
+	}
+}
+
+func (d *decoder) discard(n int64) error {
+	if d.pos+n > d.end {
+		return ErrCorrupt
+	}
+	for n > 0 {
+		k := int(min(n, 1<<30))
+		if _, err := d.r.Discard(k); err != nil {
+			return corrupt(err)
+		}
+		n -= int64(k)
+		d.pos += int64(k)
+	}
+	return nil
+}
+
+func corrupt(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return ErrCorrupt
+	}
+	return err
+}
+
+// decode reads an index file of size bytes from r. Entries are allocated in one block and their
+// names in one string: a large index is a few allocations, not two an entry.
+func decode(r io.Reader, size int64) (*Index, error) {
+	if size < 12+20 {
+		return nil, ErrCorrupt
+	}
+	h := sha1.New()
+	d := &decoder{r: bufio.NewReaderSize(io.TeeReader(io.LimitReader(r, size-20), h), 64<<10), end: size - 20}
+	hdr, err := d.read(12)
+	if err != nil {
+		return nil, err
+	}
+	if string(hdr[:4]) != "DIRC" {
+		return nil, ErrCorrupt
+	}
+	idx := &Index{Version: binary.BigEndian.Uint32(hdr[4:8]), Tree: CacheTree{}}
 	if idx.Version < 2 || idx.Version > 4 {
 		return nil, fmt.Errorf("index version %d is not supported", idx.Version)
 	}
-	n := int(binary.BigEndian.Uint32(b[8:12]))
-	idx.Entries = make([]*Entry, 0, n)
-	pos := 12
-	prev := ""
-	for range n {
-		if pos+62 > len(body) {
-			return nil, ErrCorrupt
+	n := int64(binary.BigEndian.Uint32(hdr[8:12]))
+	if n*62 > d.end {
+		return nil, ErrCorrupt
+	}
+	slab := make([]Entry, n)
+	idx.Entries = make([]*Entry, n)
+	ends := make([]uint32, n) // where each name ends in arena
+	arena := make([]byte, 0, max(0, d.end-12-n*62))
+	prevStart := 0
+	for i := range slab {
+		e := &slab[i]
+		idx.Entries[i] = e
+		p, err := d.read(62)
+		if err != nil {
+			return nil, err
 		}
-		p := body[pos:]
-		e := &Entry{
-			Stat: Stat{
-				CtimeS: binary.BigEndian.Uint32(p[0:]), CtimeN: binary.BigEndian.Uint32(p[4:]),
-				MtimeS: binary.BigEndian.Uint32(p[8:]), MtimeN: binary.BigEndian.Uint32(p[12:]),
-				Dev: binary.BigEndian.Uint32(p[16:]), Ino: binary.BigEndian.Uint32(p[20:]),
-				UID: binary.BigEndian.Uint32(p[28:]), GID: binary.BigEndian.Uint32(p[32:]),
-				Size: binary.BigEndian.Uint32(p[36:]),
-			},
-			Mode: binary.BigEndian.Uint32(p[24:]),
+		e.Stat = Stat{
+			CtimeS: binary.BigEndian.Uint32(p[0:]), CtimeN: binary.BigEndian.Uint32(p[4:]),
+			MtimeS: binary.BigEndian.Uint32(p[8:]), MtimeN: binary.BigEndian.Uint32(p[12:]),
+			Dev: binary.BigEndian.Uint32(p[16:]), Ino: binary.BigEndian.Uint32(p[20:]),
+			UID: binary.BigEndian.Uint32(p[28:]), GID: binary.BigEndian.Uint32(p[32:]),
+			Size: binary.BigEndian.Uint32(p[36:]),
 		}
+		e.Mode = binary.BigEndian.Uint32(p[24:])
 		copy(e.Hash[:], p[40:60])
 		flags := binary.BigEndian.Uint16(p[60:])
 		e.Flags = flags & (FlagAssumeValid | FlagStageMask)
-		hdr := 62
+		hdrLen := 62
 		if flags&flagExtended != 0 {
-			if idx.Version < 3 || len(p) < 64 {
+			if idx.Version < 3 {
 				return nil, ErrCorrupt
 			}
-			e.Ext = binary.BigEndian.Uint16(p[62:]) & (ExtSkipWorktree | ExtIntentToAdd)
-			hdr = 64
+			x, err := d.read(2)
+			if err != nil {
+				return nil, err
+			}
+			e.Ext = binary.BigEndian.Uint16(x) & (ExtSkipWorktree | ExtIntentToAdd)
+			hdrLen = 64
 		}
-		p = p[hdr:]
+		start := len(arena)
 		if idx.Version == 4 {
-			strip, k := decodeVarint(p)
-			if k == 0 || strip > len(prev) {
+			strip, err := d.varint()
+			if err != nil {
+				return nil, err
+			}
+			prevLen := start - prevStart
+			if strip > prevLen {
 				return nil, ErrCorrupt
 			}
-			end := bytes.IndexByte(p[k:], 0)
-			if end < 0 {
-				return nil, ErrCorrupt
+			arena = append(arena, arena[prevStart:prevStart+prevLen-strip]...)
+			if arena, err = d.name(arena); err != nil {
+				return nil, err
 			}
-			e.Name = prev[:len(prev)-strip] + string(p[k:k+end])
-			pos += hdr + k + end + 1
 		} else {
-			end := bytes.IndexByte(p, 0)
-			if end < 0 {
-				return nil, ErrCorrupt
+			if arena, err = d.name(arena); err != nil {
+				return nil, err
 			}
-			e.Name = string(p[:end])
-			pos += (hdr + end + 8) &^ 7 // NUL padding to a multiple of 8
+			n := hdrLen + len(arena) - start + 1 // with the NUL read
+			if err := d.discard(int64((n+7)&^7 - n)); err != nil {
+				return nil, err
+			}
 		}
-		prev = e.Name
-		idx.Entries = append(idx.Entries, e)
+		ends[i], prevStart = uint32(len(arena)), start
 	}
-	for pos+8 <= len(body) {
-		sig := string(body[pos : pos+4])
-		size := int(binary.BigEndian.Uint32(body[pos+4:]))
-		if pos+8+size > len(body) {
-			return nil, ErrCorrupt
+	// arena is not written to again: its bytes can be the names' without a copy.
+	names := unsafe.String(unsafe.SliceData(arena), len(arena))
+	start := uint32(0)
+	for i, end := range ends {
+		slab[i].Name = names[start:end]
+		start = end
+	}
+	for d.pos+8 <= d.end {
+		x, err := d.read(8)
+		if err != nil {
+			return nil, err
 		}
-		data := body[pos+8 : pos+8+size]
+		sig := string(x[:4])
+		size := int64(binary.BigEndian.Uint32(x[4:]))
 		switch {
 		case sig == "TREE":
+			if d.pos+size > d.end {
+				return nil, ErrCorrupt
+			}
+			data := make([]byte, size)
+			if _, err := io.ReadFull(d.r, data); err != nil {
+				return nil, corrupt(err)
+			}
+			d.pos += size
 			if err := idx.Tree.decode(data); err != nil {
 				return nil, err
 			}
 		case sig[0] >= 'A' && sig[0] <= 'Z':
-			// Optional extensions (resolve-undo, untracked cache, fsmonitor, …) are dropped on
-			// write; git rebuilds them.
+			// Optional extensions (resolve-undo, untracked cache, fsmonitor, end of index
+			// entries, index entry offsets) are dropped on write, as git drops what it does not
+			// know; git rebuilds them.
+			if err := d.discard(size); err != nil {
+				return nil, err
+			}
 		default:
 			return nil, fmt.Errorf("index extension %q is not supported (split or sparse index)", sig)
 		}
-		pos += 8 + size
+	}
+	if d.pos != d.end {
+		return nil, ErrCorrupt
+	}
+	if _, err := io.ReadFull(r, idx.Sum[:]); err != nil {
+		return nil, corrupt(err)
+	}
+	if !bytes.Equal(h.Sum(nil), idx.Sum[:]) {
+		return nil, fmt.Errorf("%w: bad checksum", ErrCorrupt)
 	}
 	return idx, nil
+}
+
+// varint reads git's offset varint (index v4 name prefixes).
+func (d *decoder) varint() (int, error) {
+	c, err := d.r.ReadByte()
+	if err != nil {
+		return 0, corrupt(err)
+	}
+	d.pos++
+	v := int(c & 127)
+	for k := 1; c&128 != 0; k++ {
+		if k > 9 {
+			return 0, ErrCorrupt
+		}
+		if c, err = d.r.ReadByte(); err != nil {
+			return 0, corrupt(err)
+		}
+		d.pos++
+		v = ((v + 1) << 7) | int(c&127)
+	}
+	if d.pos > d.end {
+		return 0, ErrCorrupt
+	}
+	return v, nil
 }
 
 func (t CacheTree) decode(data []byte) error {
@@ -279,25 +420,6 @@ func JoinPath(dir, name string) string {
 	return dir + "/" + name
 }
 
-// decodeVarint reads git's offset varint (index v4 name prefixes); k is the bytes used, 0 on error.
-func decodeVarint(p []byte) (v, k int) {
-	if len(p) == 0 {
-		return 0, 0
-	}
-	c := p[0]
-	v = int(c & 127)
-	k = 1
-	for c&128 != 0 {
-		if k >= len(p) || k > 9 {
-			return 0, 0
-		}
-		c = p[k]
-		k++
-		v = ((v + 1) << 7) | int(c&127)
-	}
-	return v, k
-}
-
 func appendVarint(b []byte, v int) []byte {
 	var buf [16]byte
 	pos := len(buf) - 1
@@ -331,9 +453,25 @@ func (idx *Index) Unmerged() []string {
 	return out
 }
 
+// Find returns the position of the entry named name (at stage 0, or its first stage), or
+// where it would be inserted and false.
+func (idx *Index) Find(name string) (int, bool) {
+	es := idx.Entries
+	i := sort.Search(len(es), func(i int) bool { return es[i].Name >= name })
+	return i, i < len(es) && es[i].Name == name
+}
+
 // Encode serializes the index (entries must be sorted) with the given cache tree, a pre-order
 // list of directories as BuildTrees produces it.
 func (idx *Index) Encode(tree []TreeNode) []byte {
+	var b bytes.Buffer
+	_, _ = idx.WriteTo(&b, tree) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WriteTo writes the index file (entries must be sorted) with the given cache tree, a pre-order
+// list of directories as BuildTrees produces it, as a stream.
+func (idx *Index) WriteTo(w io.Writer, tree []TreeNode) (int64, error) {
 	version := idx.Version
 	if version < 2 || version > 4 {
 		version = 2
@@ -346,13 +484,18 @@ func (idx *Index) Encode(tree []TreeNode) []byte {
 			}
 		}
 	}
-	b := make([]byte, 0, 12+len(idx.Entries)*96)
-	b = append(b, "DIRC"...)
+	h := sha1.New()
+	cw := &countingWriter{w: w}
+	bw := bufio.NewWriterSize(io.MultiWriter(cw, h), 64<<10)
+	var buf [64 + 16]byte
+	b := append(buf[:0], "DIRC"...)
 	b = binary.BigEndian.AppendUint32(b, version)
 	b = binary.BigEndian.AppendUint32(b, uint32(len(idx.Entries)))
+	bw.Write(b)
+	var zeros [8]byte
 	prev := ""
 	for _, e := range idx.Entries {
-		start := len(b)
+		b = buf[:0]
 		for _, v := range [...]uint32{e.CtimeS, e.CtimeN, e.MtimeS, e.MtimeN, e.Dev, e.Ino, e.Mode, e.UID, e.GID, e.Size} {
 			b = binary.BigEndian.AppendUint32(b, v)
 		}
@@ -372,13 +515,14 @@ func (idx *Index) Encode(tree []TreeNode) []byte {
 				common++
 			}
 			b = appendVarint(b, len(prev)-common)
-			b = append(b, e.Name[common:]...)
-			b = append(b, 0)
+			bw.Write(b)
+			bw.WriteString(e.Name[common:])
+			bw.WriteByte(0)
 		} else {
-			b = append(b, e.Name...)
-			n := len(b) - start
-			pad := (n+8)&^7 - n
-			b = append(b, make([]byte, pad)...)
+			n := len(b) + len(e.Name)
+			bw.Write(b)
+			bw.WriteString(e.Name)
+			bw.Write(zeros[:(n+8)&^7-n]) // NUL padding to a multiple of 8
 		}
 		prev = e.Name
 	}
@@ -397,12 +541,28 @@ func (idx *Index) Encode(tree []TreeNode) []byte {
 			ext = append(ext, '\n')
 			ext = append(ext, node.Hash[:]...)
 		}
-		b = append(b, "TREE"...)
+		b = append(buf[:0], "TREE"...)
 		b = binary.BigEndian.AppendUint32(b, uint32(len(ext)))
-		b = append(b, ext...)
+		bw.Write(b)
+		bw.Write(ext)
 	}
-	sum := sha1.Sum(b)
-	return append(b, sum[:]...)
+	if err := bw.Flush(); err != nil {
+		return cw.n, err
+	}
+	_, err := cw.Write(h.Sum(nil))
+	return cw.n, err
+}
+
+// countingWriter counts what it writes.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func lastSlash(s string) int {

@@ -35,7 +35,7 @@ type Cleaner func(e *Entry, abs string) (plumbing.Hash, error)
 // written.
 func (idx *Index) SmudgeRacy(root string, clean Cleaner) error {
 	for _, e := range idx.Entries {
-		if e.Fresh || e.Mode == ModeGitlink || e.Stage() != 0 || !idx.Racy(e) {
+		if e.Fresh() || e.Mode == ModeGitlink || e.Stage() != 0 || !idx.Racy(e) {
 			continue
 		}
 		abs := filepath.Join(root, filepath.FromSlash(e.Name))

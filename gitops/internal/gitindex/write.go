@@ -26,7 +26,10 @@ func (idx *Index) WriteFile(path, root string, tree []TreeNode, clean Cleaner) (
 	if err := idx.SmudgeRacy(root, clean); err != nil {
 		return false, err
 	}
-	if err := l.CommitData(idx.Encode(tree)); err != nil {
+	if _, err := idx.WriteTo(l, tree); err != nil {
+		return false, fmt.Errorf("write index: %w", err)
+	}
+	if err := l.Commit(); err != nil {
 		return false, fmt.Errorf("write index: %w", err)
 	}
 	return true, nil

@@ -102,9 +102,9 @@ func (r *Repo) head() (head, error) {
 	} else {
 		h.commit = ref.Hash()
 	}
-	c, err := object.GetCommit(r.repo.Storer, h.commit)
+	c, err := r.readCommit(h.commit)
 	if err != nil {
-		return head{}, fmt.Errorf("read HEAD commit %s: %w", h.commit, err)
+		return head{}, fmt.Errorf("read HEAD: %w", err)
 	}
 	h.tree = c.TreeHash
 	if b, err := os.ReadFile(filepath.Join(r.GitDir, "MERGE_HEAD")); err == nil {
@@ -133,6 +133,7 @@ func (hd head) nothingToCommit(root plumbing.Hash, allowEmpty bool) bool {
 // settle the message with commit-msg (commitMessage), write the commit (writeCommit), move the
 // branch under its lock (advance), conclude a merge, run post-commit.
 func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, error) {
+	defer r.objs.Close() // the packs a commit read are not kept open
 	out := o.Out
 	if out == nil {
 		out = io.Discard
@@ -342,11 +343,11 @@ func (r *Repo) writeCommit(p *pending, msg string) (plumbing.Hash, error) {
 	if !p.head.commit.IsZero() {
 		c.ParentHashes = append([]plumbing.Hash{p.head.commit}, p.head.merge...)
 	}
-	obj := r.repo.Storer.NewEncodedObject()
+	obj := &plumbing.MemoryObject{}
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
-	id, err := r.repo.Storer.SetEncodedObject(obj)
+	id, err := r.writeObject(obj)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
 	}

@@ -1,7 +1,6 @@
 package gitops
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -24,14 +23,15 @@ func (r *Repo) diff(old plumbing.Hash, tb *gitindex.Trees) ([]FileChange, error)
 	return out, nil
 }
 
-func (r *Repo) readTree(h plumbing.Hash) (map[string]object.TreeEntry, error) {
+// treeEntries reads the entries of the tree h by name.
+func (r *Repo) treeEntries(h plumbing.Hash) (map[string]object.TreeEntry, error) {
 	m := map[string]object.TreeEntry{}
 	if h.IsZero() || h == gitobj.EmptyTree {
 		return m, nil
 	}
-	t, err := object.GetTree(r.repo.Storer, h)
+	t, err := r.readTree(h)
 	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", h, err)
+		return nil, err
 	}
 	for _, e := range t.Entries {
 		m[e.Name] = e
@@ -43,7 +43,7 @@ func (r *Repo) diffDir(out *[]FileChange, old plumbing.Hash, dir string, lo, hi 
 	if !old.IsZero() && tb.Dirs[dir] == old {
 		return nil
 	}
-	olds, err := r.readTree(old)
+	olds, err := r.treeEntries(old)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func (r *Repo) diffDir(out *[]FileChange, old plumbing.Hash, dir string, lo, hi 
 
 // listTree lists every file below the tree h (at dir) with status.
 func (r *Repo) listTree(out *[]FileChange, h plumbing.Hash, dir, status string) error {
-	es, err := r.readTree(h)
+	es, err := r.treeEntries(h)
 	if err != nil {
 		return err
 	}

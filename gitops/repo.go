@@ -13,11 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	git "github.com/go-git/go-git/v5"
 
 	"github.com/autoagent/agent-hooks/gitops/internal/gitconfig"
+	"github.com/autoagent/agent-hooks/gitops/internal/gitobj"
 	"github.com/autoagent/agent-hooks/gitops/internal/lockfile"
 )
 
@@ -45,13 +45,13 @@ type LockedError = lockfile.LockedError
 
 // Repo is an opened non-bare repository.
 type Repo struct {
-	Root      string // the work tree's top directory
-	GitDir    string // .git, or the worktree's private git directory
-	CommonDir string // where objects, refs and hooks live (equal to GitDir outside linked worktrees)
-	repo      *git.Repository
+	Root      string          // the work tree's top directory
+	GitDir    string          // .git, or the worktree's private git directory
+	CommonDir string          // where objects, refs and hooks live (equal to GitDir outside linked worktrees)
+	repo      *git.Repository // refs, remotes and pushes (go-git)
+	objs      *gitobj.Reader  // objects, read without go-git's storage (see gitobj.Reader)
 	cfg       *gitconfig.Config
 	env       Env
-	storeMu   sync.Mutex // go-git's object storage is not safe for concurrent use
 }
 
 // Open finds the repository containing dir (dir or its nearest ancestor with a .git) and opens it.
@@ -71,7 +71,8 @@ func Open(dir string, env Env) (*Repo, error) {
 	if f := cfg.Get("extensions", "", "objectformat"); f != "" && !strings.EqualFold(f, "sha1") {
 		return nil, fmt.Errorf("open repository %s: object format %s is not supported", l.root, f)
 	}
-	return &Repo{Root: l.root, GitDir: l.gitDir, CommonDir: l.commonDir, repo: r, cfg: cfg, env: env}, nil
+	return &Repo{Root: l.root, GitDir: l.gitDir, CommonDir: l.commonDir, repo: r, cfg: cfg, env: env,
+		objs: gitobj.NewReader(filepath.Join(l.commonDir, "objects"))}, nil
 }
 
 // findGitDir walks up from dir to the first directory holding .git (a directory, or a file

@@ -1,6 +1,9 @@
 package gitops
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -69,10 +72,56 @@ func (r *Repo) readDirAttrs(dir string, inWorkTree bool, fallback *gitindex.Entr
 	return gitattr.Parse(b, domain, dir == ""), nil
 }
 
-// toGit is the content git add stores for the regular file rel with content b, given the
-// attribute stack of its directory and its current index entry (nil if none).
-func (r *Repo) toGit(c gitattr.Converter, src *gitattr.Source, attrs gitattr.Stack, rel string, b []byte, old *gitindex.Entry, adding bool) ([]byte, string, error) {
-	ca := c.For(src.Lookup(attrs, rel))
+// largeBlob is the size from which a file stored as it is (see gitattr.Conversion.Identity) is
+// hashed, and stored, while it is read rather than read whole first: memory stays bounded
+// whatever the size of the files.
+const largeBlob = 1 << 20
+
+// readClean reads the regular file rel (at abs) as git add stores it: its id and its content
+// after the clean conversion ca, and core.safecrlf's warning (when adding). A large file stored as
+// it is is hashed as it is read, and with store also stored: then data is nil. old is the file's
+// index entry, if any.
+func (r *Repo) readClean(abs, rel string, c gitattr.Converter, ca gitattr.Conversion, old *gitindex.Entry, adding bool, store *gitobj.Store) (h plumbing.Hash, data []byte, warning string, err error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return h, nil, "", fmt.Errorf("read %s: %w", rel, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return h, nil, "", fmt.Errorf("read %s: %w", rel, err)
+	}
+	if ca.Identity() && fi.Size() >= largeBlob {
+		if store != nil {
+			h, err = store.WriteBlobFrom(f, fi.Size())
+		} else {
+			h, err = gitobj.HashFrom(plumbing.BlobObject, f, fi.Size())
+		}
+		if !errors.Is(err, gitobj.ErrSizeChanged) {
+			if err != nil {
+				return h, nil, "", fmt.Errorf("read %s: %w", rel, err)
+			}
+			return h, nil, "", nil
+		}
+		// Being written to: take what is there now, as a smaller file would be.
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return h, nil, "", fmt.Errorf("read %s: %w", rel, err)
+		}
+	}
+	b := make([]byte, 0, fi.Size()+512)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return h, nil, "", fmt.Errorf("read %s: %w", rel, err)
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 	indexHasCRLF := func() bool {
 		if old == nil {
 			return false
@@ -80,7 +129,10 @@ func (r *Repo) toGit(c gitattr.Converter, src *gitattr.Source, attrs gitattr.Sta
 		blob, err := r.readBlob(old.Hash)
 		return err == nil && gitattr.HasCRLFText(blob)
 	}
-	return c.ToGit(rel, b, ca, indexHasCRLF, adding)
+	if data, warning, err = c.ToGit(rel, b, ca, indexHasCRLF, adding); err != nil {
+		return h, nil, "", err
+	}
+	return gitobj.ID(plumbing.BlobObject, data), data, warning, nil
 }
 
 // cleaner is the gitindex.Cleaner of the work tree idx describes: the attributes of a file come
@@ -129,10 +181,6 @@ func (r *Repo) cleaner(idx *gitindex.Index) gitindex.Cleaner {
 				byName[x.Name] = x
 			}
 		}
-		data, err := os.ReadFile(abs)
-		if err != nil {
-			return plumbing.ZeroHash, nil // content that cannot be read is changed, for git too
-		}
 		dir := path.Dir(e.Name)
 		if dir == "." {
 			dir = ""
@@ -141,9 +189,10 @@ func (r *Repo) cleaner(idx *gitindex.Index) gitindex.Cleaner {
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if data, _, err = r.toGit(conv, src, stack, e.Name, data, e, false); err != nil {
-			return plumbing.ZeroHash, nil
+		h, _, _, err := r.readClean(abs, e.Name, conv, conv.For(src.Lookup(stack, e.Name)), e, false, nil)
+		if err != nil {
+			return plumbing.ZeroHash, nil // content that cannot be read is changed, for git too
 		}
-		return gitobj.ID(plumbing.BlobObject, data), nil
+		return h, nil
 	}
 }

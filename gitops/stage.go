@@ -108,7 +108,8 @@ type stager struct {
 	sel        Selection
 	fileMode   bool
 	trustCtime bool
-	objects    *gitobj.Writer
+	store      *gitobj.Store
+	objects    *gitobj.Writer // writes into store
 	attrs      *gitattr.Source
 	conv       gitattr.Converter
 
@@ -135,10 +136,11 @@ func (r *Repo) stage(idx *gitindex.Index, sel Selection) (*staged, error) {
 		replaced:   make([]*gitindex.Entry, len(idx.Entries)),
 		fileMode:   r.cfg.Bool("core", "", "filemode", true),
 		trustCtime: r.cfg.Bool("core", "", "trustctime", true),
-		objects:    gitobj.NewWriter(r.objects()),
+		store:      r.objects(),
 		conv:       gitattr.NewConverter(r.cfg),
 		sem:        make(chan struct{}, max(4, runtime.GOMAXPROCS(0)*2)),
 	}
+	s.objects = gitobj.NewWriter(s.store)
 	ignores, err := r.baseIgnores()
 	if err != nil {
 		return nil, err
@@ -369,11 +371,10 @@ func (s *stager) file(rel string, st gitindex.FileStat, inIgnored bool, rules di
 	if old != nil && !old.IntentToAdd() && old.Mode == mode && st.Matches(old, s.trustCtime) && !s.idx.Racy(old) {
 		return nil
 	}
-	data, err := s.content(rel, st, rules.attrs, old)
+	h, data, err := s.blob(rel, st, rules.attrs, old)
 	if err != nil {
 		return err
 	}
-	h := gitobj.ID(plumbing.BlobObject, data)
 	if old != nil && !old.IntentToAdd() && old.Mode == mode && old.Hash == h {
 		// Same content, new stat data: refresh the entry so the next walk trusts it.
 		e := *old
@@ -381,7 +382,9 @@ func (s *stager) file(rel string, st gitindex.FileStat, inIgnored bool, rules di
 		s.replaced[i] = &e
 		return nil
 	}
-	s.objects.Add(plumbing.BlobObject, h, data)
+	if data != nil {
+		s.objects.Add(plumbing.BlobObject, h, data)
+	}
 	e := &gitindex.Entry{Mode: mode, Hash: h, Name: rel}
 	e.SetStat(st)
 	if old != nil {
@@ -407,31 +410,30 @@ func (s *stager) modeOf(st gitindex.FileStat, old *gitindex.Entry) uint32 {
 	return gitindex.ModeRegular
 }
 
-// content is what git add stores for a file: its bytes after the clean conversion, or a
-// symlink's target. old is the file's index entry, if any.
-func (s *stager) content(rel string, st gitindex.FileStat, attrs gitattr.Stack, old *gitindex.Entry) ([]byte, error) {
+// blob is what git add stores for a file: the id of its content after the clean conversion, or
+// of a symlink's target, and that content; nil when it was stored while read (a large file).
+// old is the file's index entry, if any.
+func (s *stager) blob(rel string, st gitindex.FileStat, attrs gitattr.Stack, old *gitindex.Entry) (plumbing.Hash, []byte, error) {
 	abs := filepath.Join(s.r.Root, filepath.FromSlash(rel))
 	if st.Mode&fs.ModeSymlink != 0 {
 		t, err := os.Readlink(abs)
 		if err != nil {
-			return nil, fmt.Errorf("read link %s: %w", rel, err)
+			return plumbing.ZeroHash, nil, fmt.Errorf("read link %s: %w", rel, err)
 		}
-		return []byte(filepath.ToSlash(t)), nil
+		data := []byte(filepath.ToSlash(t))
+		return gitobj.ID(plumbing.BlobObject, data), data, nil
 	}
-	b, err := os.ReadFile(abs)
+	ca := s.conv.For(s.attrs.Lookup(attrs, rel))
+	h, data, warning, err := s.r.readClean(abs, rel, s.conv, ca, old, true, s.store)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", rel, err)
-	}
-	out, warning, err := s.r.toGit(s.conv, s.attrs, attrs, rel, b, old, true)
-	if err != nil {
-		return nil, err
+		return plumbing.ZeroHash, nil, err
 	}
 	if warning != "" {
 		s.mu.Lock()
 		s.eolWarnings = append(s.eolWarnings, warning)
 		s.mu.Unlock()
 	}
-	return out, nil
+	return h, data, nil
 }
 
 // deletes reports whether e is removed from the index when its file is not in the work tree.

@@ -108,6 +108,10 @@ func checkCRLF(a State) crlfAction {
 	return crlfUndefined
 }
 
+// Identity reports whether the conversion stores any content as it is (binary, no ident): then a
+// file can be hashed while it is read, without looking at its content first.
+func (ca Conversion) Identity() bool { return ca.action == crlfBinary && !ca.ident }
+
 // For is git's convert_attrs: what the attributes a of a file and the configuration ask of its
 // conversion.
 func (c Converter) For(a map[string]State) Conversion {

@@ -197,6 +197,20 @@ func (s *Store) WriteBlobFrom(r io.Reader, size int64) (plumbing.Hash, error) {
 	return h, s.place(f, h, nil)
 }
 
+// HashFrom is the id of an object of type typ and size bytes read from r, computed as it is
+// read; ErrSizeChanged when r yields more or fewer bytes.
+func HashFrom(typ plumbing.ObjectType, r io.Reader, size int64) (plumbing.Hash, error) {
+	hs := NewHasher(typ, size)
+	n, err := io.Copy(hs, io.LimitReader(r, size+1))
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if n != size {
+		return plumbing.ZeroHash, ErrSizeChanged
+	}
+	return hs.Sum(), nil
+}
+
 // Writer writes objects in the background, a few at a time.
 type Writer struct {
 	s *Store

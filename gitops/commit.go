@@ -370,13 +370,7 @@ func buildFromIndex(idx *gitindex.Index) (*gitindex.Trees, plumbing.Hash, error)
 	if u := idx.Unmerged(); len(u) > 0 {
 		return nil, plumbing.ZeroHash, &UnfinishedError{Action: "commit", Unmerged: u}
 	}
-	entries := make([]*gitindex.Entry, 0, len(idx.Entries))
-	for _, e := range idx.Entries {
-		if !e.IntentToAdd() {
-			entries = append(entries, e)
-		}
-	}
-	tb, root := gitindex.BuildTrees(entries, idx.Tree)
+	tb, root := gitindex.BuildTrees(idx.Entries, idx.Tree)
 	return tb, root, nil
 }
 

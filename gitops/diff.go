@@ -75,6 +75,9 @@ func (r *Repo) diffDir(out *[]FileChange, old plumbing.Hash, dir string, lo, hi 
 			continue
 		}
 		i++
+		if e.IntentToAdd() {
+			continue // in the index, not in the tree
+		}
 		oe, ok := olds[rest]
 		delete(olds, rest)
 		switch {

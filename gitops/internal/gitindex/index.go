@@ -539,7 +539,9 @@ func (idx *Index) WriteTo(w io.Writer, tree []TreeNode) (int64, error) {
 			ext = append(ext, ' ')
 			ext = strconv.AppendInt(ext, int64(node.Subs), 10)
 			ext = append(ext, '\n')
-			ext = append(ext, node.Hash[:]...)
+			if node.Count >= 0 {
+				ext = append(ext, node.Hash[:]...)
+			}
 		}
 		b = append(buf[:0], "TREE"...)
 		b = binary.BigEndian.AppendUint32(b, uint32(len(ext)))

@@ -471,7 +471,7 @@ func (s *stager) finish() *staged {
 		s.eolWarnings = append(s.eolWarnings[:maxEOLWarnings-1], fmt.Sprintf("and %d more files whose line endings the next checkout changes", n-maxEOLWarnings+1))
 	}
 	return &staged{
-		idx:      &gitindex.Index{Version: old.Version, Entries: out, Tree: tree, Sum: old.Sum, MtimeS: old.MtimeS, MtimeN: old.MtimeN},
+		idx:      &gitindex.Index{Version: old.Version, Entries: out, Tree: tree, ResolveUndo: old.ResolveUndo, Sum: old.Sum, MtimeS: old.MtimeS, MtimeN: old.MtimeN},
 		changed:  s.changed,
 		warnings: append(s.warnings, s.eolWarnings...),
 	}

@@ -1,6 +1,7 @@
 // Package gitindex reads and writes git's index file (.git/index) as git does: versions 2, 3
-// and 4, the cache-tree extension (TREE) kept up to date and written back, the optional
-// extensions git rebuilds by itself dropped, a split or sparse index refused; racily clean
+// and 4, the cache-tree extension (TREE) kept up to date and written back, the resolve-undo
+// record (REUC) kept as git add and git commit keep it, the optional extensions git rebuilds by
+// itself (untracked cache, fsmonitor, entry offsets) dropped, a split or sparse index refused; racily clean
 // entries compared by content when read and smudged when written; the file replaced under
 // index.lock only if it is still the one that was read. It also computes the trees of an index
 // (git's cache-tree.c), which is what a commit records.
@@ -94,7 +95,10 @@ type Index struct {
 	Version uint32
 	Entries []*Entry // sorted by name, then stage
 	Tree    CacheTree
-	Sum     plumbing.Hash // the file's trailing checksum, to notice a change on disk
+	// ResolveUndo is the REUC extension as read: the conflicts resolved with git add, which
+	// `git checkout -m` can bring back. It is written back unchanged, as git add does.
+	ResolveUndo []byte
+	Sum         plumbing.Hash // the file's trailing checksum, to notice a change on disk
 	// MtimeS and MtimeN are the file's mtime when read: entries modified at or after it are
 	// "racily clean" and must be compared by content (Racy).
 	MtimeS, MtimeN uint32
@@ -301,10 +305,19 @@ func decode(r io.Reader, size int64) (*Index, error) {
 			if err := idx.Tree.decode(data); err != nil {
 				return nil, err
 			}
+		case sig == "REUC":
+			if d.pos+size > d.end {
+				return nil, ErrCorrupt
+			}
+			idx.ResolveUndo = make([]byte, size)
+			if _, err := io.ReadFull(d.r, idx.ResolveUndo); err != nil {
+				return nil, corrupt(err)
+			}
+			d.pos += size
 		case sig[0] >= 'A' && sig[0] <= 'Z':
-			// Optional extensions (resolve-undo, untracked cache, fsmonitor, end of index
-			// entries, index entry offsets) are dropped on write, as git drops what it does not
-			// know; git rebuilds them.
+			// The other optional extensions (untracked cache, fsmonitor, end of index entries,
+			// index entry offsets) are dropped on write: they describe the work tree or the
+			// file's layout, git rebuilds them, and it drops the ones it does not know.
 			if err := d.discard(size); err != nil {
 				return nil, err
 			}
@@ -547,6 +560,12 @@ func (idx *Index) WriteTo(w io.Writer, tree []TreeNode) (int64, error) {
 		b = binary.BigEndian.AppendUint32(b, uint32(len(ext)))
 		bw.Write(b)
 		bw.Write(ext)
+	}
+	if len(idx.ResolveUndo) > 0 {
+		b = append(buf[:0], "REUC"...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(idx.ResolveUndo)))
+		bw.Write(b)
+		bw.Write(idx.ResolveUndo)
 	}
 	if err := bw.Flush(); err != nil {
 		return cw.n, err

@@ -109,16 +109,21 @@ func Parse(b []byte, domain []string, macros bool) *File {
 		}
 		valid := true
 		for _, tok := range strings.Fields(rest) {
+			// The name ends at '=' (git's parse_attr): "-text=x" unsets text, the value ignored.
+			name, v, hasValue := strings.Cut(tok, "=")
+			if name == "" {
+				valid = false
+				break
+			}
 			var it item
-			switch tok[0] {
+			switch name[0] {
 			case '-':
-				it = item{tok[1:], State{Unset: true}}
+				it = item{name[1:], State{Unset: true}}
 			case '!':
-				it = item{name: tok[1:]}
+				it = item{name: name[1:]}
 			default:
 				// An empty value ("eol=") means nothing to the attributes read here, as when
 				// unspecified.
-				name, v, hasValue := strings.Cut(tok, "=")
 				it = item{name: name, state: State{Set: !hasValue, Value: v}}
 			}
 			if !validName(it.name) {

@@ -3,7 +3,9 @@ package gitops
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -34,11 +36,65 @@ func locate(dir string) (location, error) {
 	if err != nil {
 		return location{}, fmt.Errorf("open repository: %w", err)
 	}
-	root, gitDir, err := findGitDir(abs)
+	for d := abs; ; {
+		gitDir, ok, err := gitDirAt(d)
+		if err != nil {
+			return location{}, err
+		}
+		if ok {
+			return location{root: d, gitDir: gitDir, commonDir: refs.CommonDirOf(gitDir)}, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return location{}, fmt.Errorf("open repository: %s is %w", abs, ErrNotRepository)
+		}
+		d = parent
+	}
+}
+
+// gitDirAt is the git directory of the work tree whose top is d: its .git directory, or where
+// its .git file (linked worktrees, submodules) points.
+func gitDirAt(d string) (gitDir string, ok bool, err error) {
+	p := filepath.Join(d, ".git")
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return "", false, nil
+	case fi.IsDir():
+		return p, true, nil
+	}
+	gd, err := readGitFile(p)
+	return gd, err == nil, err
+}
+
+// readGitFile reads a .git file ("gitdir: PATH").
+func readGitFile(p string) (string, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", p, err)
+	}
+	line, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return "", fmt.Errorf("read %s: not a gitdir file", p)
+	}
+	gd := strings.TrimSpace(line)
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(filepath.Dir(p), gd)
+	}
+	return filepath.Clean(gd), nil
+}
+
+// locateAt is the repository whose work tree's top is dir itself (a submodule, a nested
+// repository), without looking further up.
+func locateAt(dir string) (location, error) {
+	gitDir, ok, err := gitDirAt(dir)
 	if err != nil {
 		return location{}, err
 	}
-	return location{root: root, gitDir: gitDir, commonDir: refs.CommonDirOf(gitDir)}, nil
+	if !ok {
+		return location{}, fmt.Errorf("open repository: %s is %w", dir, ErrNotRepository)
+	}
+	return location{root: dir, gitDir: gitDir, commonDir: refs.CommonDirOf(gitDir)}, nil
 }
 
 // open opens the repository's storage with go-git, linked worktrees included: the only place

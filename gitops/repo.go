@@ -1,8 +1,13 @@
-// Package gitops owns all git work of agent-hooks, done with go-git: staging every change of a
-// work tree the way `git add -A` does (every ignore rule, one walk, the index read and written
-// once), committing with the repository's own pre-commit and commit-msg hooks, resolving author
-// and committer, and pushing with token or ssh authentication and bounded retries. It also
-// provides the git-commit and git-push hook types.
+// Package gitops owns all git work of agent-hooks, and is the only package that opens a
+// repository: staging every change of a work tree the way `git add -A` does (every ignore rule,
+// one walk, the index read and written once), committing with the repository's own pre-commit
+// and commit-msg hooks, resolving author and committer, and pushing with token or ssh
+// authentication and bounded retries. It also provides the git-commit and git-push hook types,
+// and the read helpers other packages use (Head, RemoteURL, Origin).
+//
+// go-git serves refs, remotes and pushes; git's file formats are read and written as git does
+// by the packages under gitops/internal (the index, objects, attributes, ignore rules, config,
+// lock files, refs), each with a conformance suite driven by the git CLI.
 //
 // Nothing here reads the process environment, working directory or home directory: everything
 // comes in through Env.
@@ -10,7 +15,6 @@ package gitops
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -73,47 +77,6 @@ func Open(dir string, env Env) (*Repo, error) {
 	}
 	return &Repo{Root: l.root, GitDir: l.gitDir, CommonDir: l.commonDir, repo: r, cfg: cfg, env: env,
 		objs: gitobj.NewReader(filepath.Join(l.commonDir, "objects"))}, nil
-}
-
-// findGitDir walks up from dir to the first directory holding .git (a directory, or a file
-// pointing to the git directory as linked worktrees and submodules have).
-func findGitDir(dir string) (root, gitDir string, err error) {
-	for d := dir; ; {
-		p := filepath.Join(d, ".git")
-		fi, err := os.Stat(p)
-		if err == nil {
-			if fi.IsDir() {
-				return d, p, nil
-			}
-			gd, err := readGitFile(p)
-			if err != nil {
-				return "", "", err
-			}
-			return d, gd, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", "", fmt.Errorf("open repository: %s is %w", dir, ErrNotRepository)
-		}
-		d = parent
-	}
-}
-
-// readGitFile reads a .git file ("gitdir: PATH").
-func readGitFile(p string) (string, error) {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", p, err)
-	}
-	line, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-	if !ok {
-		return "", fmt.Errorf("read %s: not a gitdir file", p)
-	}
-	gd := strings.TrimSpace(line)
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(filepath.Dir(p), gd)
-	}
-	return filepath.Clean(gd), nil
 }
 
 // expandHome expands a leading ~/ as git does for path-valued options.

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
@@ -320,9 +319,13 @@ func (s *stager) gitlink(rel string, i int) error {
 	if !s.sel.selects(rel) {
 		return nil
 	}
-	sub, err := git.PlainOpen(filepath.Join(s.r.Root, filepath.FromSlash(rel)))
+	l, err := locateAt(filepath.Join(s.r.Root, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil // an uninitialised submodule: keep what the index has
+	}
+	sub, err := l.open()
+	if err != nil {
+		return nil
 	}
 	head, err := sub.Head()
 	if err != nil {

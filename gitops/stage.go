@@ -267,21 +267,20 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 		if name == ".git" {
 			continue
 		}
-		rel := gitindex.JoinPath(dir, name)
 		st, err := gitindex.StatAt(d, name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue // vanished while walking: it is deleted
 		case err != nil:
-			return fmt.Errorf("stat %s: %w", rel, err)
+			return fmt.Errorf("stat %s: %w", gitindex.JoinPath(dir, name), err)
 		}
 		switch typ := st.Mode.Type(); {
 		case typ.IsDir():
-			if err := s.dir(rel, inIgnored, rules); err != nil {
+			if err := s.dir(gitindex.JoinPath(dir, name), inIgnored, rules); err != nil {
 				return err
 			}
 		case typ.IsRegular() || typ&fs.ModeSymlink != 0:
-			if err := s.file(rel, st, inIgnored, rules); err != nil {
+			if err := s.file(dir, name, st, inIgnored, rules); err != nil {
 				return err
 			}
 		}
@@ -353,10 +352,16 @@ func (s *stager) record(e *gitindex.Entry, added bool) {
 	s.changed = append(s.changed, e.Name)
 }
 
-func (s *stager) file(rel string, st gitindex.FileStat, inIgnored bool, rules dirRules) error {
-	i, tracked := s.idx.Find(rel)
+// file stages the file name of dir, whose stat data is st.
+func (s *stager) file(dir, name string, st gitindex.FileStat, inIgnored bool, rules dirRules) error {
+	// A tracked file's path is its entry's name: no path is built for the files of a large tree.
+	i, tracked := s.idx.FindIn(dir, name)
+	var rel string
 	if tracked {
 		s.seen[i] = true
+		rel = s.idx.Entries[i].Name
+	} else {
+		rel = gitindex.JoinPath(dir, name)
 	}
 	if !s.sel.selects(rel) {
 		return nil

@@ -479,3 +479,24 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestFindIn finds a path given as directory and name exactly as Find finds it whole, around
+// the names that sort near it ("a-b", "a.b", "a/b", "ab": '-' and '.' sort before '/').
+func TestFindIn(t *testing.T) {
+	t.Parallel()
+	names := []string{"a", "a-b", "a.b", "a/b", "a/b/c", "a/bc", "a0", "ab", "b", "b/a", "dir", "dir.txt", "dir/x", "dir0/x"}
+	idx := &Index{}
+	for _, n := range names {
+		idx.Entries = append(idx.Entries, &Entry{Name: n})
+	}
+	for _, p := range append(names, "", "a/a", "a/c", "c", "dir/", "dir/y", "0", "a/b/c/d") {
+		dir, name := "", p
+		if i := strings.LastIndex(p, "/"); i >= 0 {
+			dir, name = p[:i], p[i+1:]
+		}
+		wi, wok := idx.Find(p)
+		if gi, gok := idx.FindIn(dir, name); gi != wi || gok != wok {
+			t.Errorf("FindIn(%q, %q) = %d, %v; Find(%q) = %d, %v", dir, name, gi, gok, p, wi, wok)
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -472,6 +473,34 @@ func (idx *Index) Find(name string) (int, bool) {
 	es := idx.Entries
 	i := sort.Search(len(es), func(i int) bool { return es[i].Name >= name })
 	return i, i < len(es) && es[i].Name == name
+}
+
+// FindIn is Find(dir + "/" + name), or Find(name) when dir is "", without building the path.
+func (idx *Index) FindIn(dir, name string) (int, bool) {
+	es := idx.Entries
+	i := sort.Search(len(es), func(i int) bool { return compareJoined(es[i].Name, dir, name) >= 0 })
+	return i, i < len(es) && compareJoined(es[i].Name, dir, name) == 0
+}
+
+// compareJoined compares s with dir + "/" + name (name when dir is ""), as strings.Compare would.
+func compareJoined(s, dir, name string) int {
+	if dir != "" {
+		n := min(len(s), len(dir))
+		if c := strings.Compare(s[:n], dir[:n]); c != 0 {
+			return c
+		}
+		if len(s) == n {
+			return -1 // s is dir, or a prefix of it
+		}
+		switch s = s[n:]; {
+		case s[0] < '/':
+			return -1
+		case s[0] > '/':
+			return 1
+		}
+		s = s[1:]
+	}
+	return strings.Compare(s, name)
 }
 
 // Encode serializes the index (entries must be sorted) with the given cache tree, a pre-order

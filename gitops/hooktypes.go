@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
@@ -274,7 +275,7 @@ func (c *commitRunner) selection(r *Repo, inv *hooks.Invocation) (Selection, err
 	if len(c.cfg.Files) > 0 {
 		var sel Selection
 		for _, g := range c.cfg.Files {
-			sel.Globs = append(sel.Globs, joinPath(base, strings.TrimPrefix(filepath.ToSlash(g), "./")))
+			sel.Globs = append(sel.Globs, gitindex.JoinPath(base, strings.TrimPrefix(filepath.ToSlash(g), "./")))
 		}
 		return sel, nil
 	}

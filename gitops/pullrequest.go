@@ -109,8 +109,6 @@ func (r *Repo) builtOn(h, base plumbing.Hash) (bool, error) {
 	if h == base {
 		return true, nil
 	}
-	r.storeMu.Lock()
-	defer r.storeMu.Unlock()
 	bc, err := object.GetCommit(r.repo.Storer, base)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return false, nil

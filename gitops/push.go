@@ -21,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
+	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
 	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
@@ -127,7 +128,7 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = time.Second
 	}
-	idx, err := readIndex(r.indexPath())
+	idx, err := gitindex.Read(r.indexPath())
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	if err != nil {
 		return nil, &PushError{Remote: o.Remote, Reason: fmt.Sprintf("no remote named %q in this repository", o.Remote)}
 	}
-	rawURL := r.cfg.get("remote", o.Remote, "pushurl")
+	rawURL := r.cfg.Get("remote", o.Remote, "pushurl")
 	if rawURL == "" && len(rem.Config().URLs) > 0 {
 		rawURL = rem.Config().URLs[0]
 	}

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd
 
-package gitops
+package gitindex
 
 import "syscall"
 

@@ -1,17 +1,19 @@
-package gitops
+package gitattr
 
 import (
 	"bytes"
 	"fmt"
 	"runtime"
 	"strings"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/gitconfig"
 )
 
 // What git add stores for a file's content is its "clean" conversion (git's convert.c,
 // convert_to_git): line endings per the text, eol and crlf attributes and core.autocrlf/core.eol,
 // then $Id$ collapsed per the ident attribute. Clean filters and working-tree-encoding are not
-// run (a warning says so where they are configured). core.safecrlf is honoured: warn (the
-// default) reports a conversion a checkout would not undo, true refuses it.
+// run. core.safecrlf is honoured: warn (the default) reports a conversion a checkout would not
+// undo, true refuses it.
 
 // crlfAction is git's crlf_action: what happens to line endings when a file is added.
 type crlfAction int
@@ -54,66 +56,72 @@ const (
 	safeCRLFDie
 )
 
-// converter is the repository's configuration for the clean conversion.
-type converter struct {
+// Converter is a repository's configuration of the clean conversion.
+type Converter struct {
 	autocrlf autoCRLF
 	eol      eolStyle // core.eol; eolUnset is native
 	safecrlf safeCRLF
 }
 
-func (r *Repo) converter() converter {
-	c := converter{safecrlf: safeCRLFWarn}
-	switch v := r.cfg.get("core", "", "autocrlf"); {
+// NewConverter reads core.autocrlf, core.eol and core.safecrlf.
+func NewConverter(cfg *gitconfig.Config) Converter {
+	c := Converter{safecrlf: safeCRLFWarn}
+	switch v := cfg.Get("core", "", "autocrlf"); {
 	case strings.EqualFold(v, "input"):
 		c.autocrlf = autoCRLFInput
-	case r.cfg.bool("core", "", "autocrlf", false):
+	case cfg.Bool("core", "", "autocrlf", false):
 		c.autocrlf = autoCRLFTrue
 	}
-	switch strings.ToLower(r.cfg.get("core", "", "eol")) {
+	switch strings.ToLower(cfg.Get("core", "", "eol")) {
 	case "lf":
 		c.eol = eolLF
 	case "crlf":
 		c.eol = eolCRLF
 	}
-	if v := r.cfg.get("core", "", "safecrlf"); v != "" && !strings.EqualFold(v, "warn") {
+	if v := cfg.Get("core", "", "safecrlf"); v != "" && !strings.EqualFold(v, "warn") {
 		c.safecrlf = safeCRLFOff
-		if r.cfg.bool("core", "", "safecrlf", false) {
+		if cfg.Bool("core", "", "safecrlf", false) {
 			c.safecrlf = safeCRLFDie
 		}
 	}
 	return c
 }
 
-// convAttrs is what the attributes and configuration say about one file.
-type convAttrs struct {
+// Conversion is what the attributes and configuration ask of one file's conversion.
+type Conversion struct {
 	action crlfAction
 	ident  bool
 }
 
 // checkCRLF reads the text (or legacy crlf) attribute.
-func checkCRLF(a attrState) crlfAction {
+func checkCRLF(a State) crlfAction {
 	switch {
-	case a.set:
+	case a.Set:
 		return crlfText
-	case a.unset:
+	case a.Unset:
 		return crlfBinary
-	case a.value == "input":
+	case a.Value == "input":
 		return crlfTextInput
-	case a.value == "auto":
+	case a.Value == "auto":
 		return crlfAuto
 	}
 	return crlfUndefined
 }
 
-// attrs is git's convert_attrs.
-func (c converter) attrs(a map[string]attrState) convAttrs {
+// Identity reports whether the conversion stores any content as it is (binary, no ident): then a
+// file can be hashed while it is read, without looking at its content first.
+func (ca Conversion) Identity() bool { return ca.action == crlfBinary && !ca.ident }
+
+// For is git's convert_attrs: what the attributes a of a file and the configuration ask of its
+// conversion.
+func (c Converter) For(a map[string]State) Conversion {
 	action := checkCRLF(a["text"])
 	if action == crlfUndefined {
 		action = checkCRLF(a["crlf"])
 	}
 	if action != crlfBinary {
 		var eol eolStyle
-		switch a["eol"].value {
+		switch a["eol"].Value {
 		case "lf":
 			eol = eolLF
 		case "crlf":
@@ -142,10 +150,10 @@ func (c converter) attrs(a map[string]attrState) convAttrs {
 	case action == crlfUndefined && c.autocrlf == autoCRLFInput:
 		action = crlfAutoInput
 	}
-	return convAttrs{action: action, ident: a["ident"].set}
+	return Conversion{action: action, ident: a["ident"].Set}
 }
 
-func (c converter) textEOLIsCRLF() bool {
+func (c Converter) textEOLIsCRLF() bool {
 	switch {
 	case c.autocrlf == autoCRLFTrue:
 		return true
@@ -158,7 +166,7 @@ func (c converter) textEOLIsCRLF() bool {
 }
 
 // outputEOL is the line ending a checkout writes for action.
-func (c converter) outputEOL(action crlfAction) eolStyle {
+func (c Converter) outputEOL(action crlfAction) eolStyle {
 	switch action {
 	case crlfBinary:
 		return eolUnset
@@ -220,8 +228,8 @@ func (s textStat) binary() bool {
 	return s.lonecr > 0 || s.nul > 0 || s.printable>>7 < s.nonprintable
 }
 
-// hasCRLFText is git's has_crlf_in_index test on a blob: text with CRLF line endings.
-func hasCRLFText(b []byte) bool {
+// HasCRLFText is git's has_crlf_in_index test on a blob: text with CRLF line endings.
+func HasCRLFText(b []byte) bool {
 	if bytes.IndexByte(b, '\r') < 0 {
 		return false
 	}
@@ -229,11 +237,11 @@ func hasCRLFText(b []byte) bool {
 	return !s.binary() && s.crlf > 0
 }
 
-// toGit converts a file's content as git add does. indexHasCRLF reports whether the file's
+// ToGit converts a file's content as git add does. indexHasCRLF reports whether the file's
 // current index entry is text with CRLF endings (the "safer autocrlf" rule). With adding, what
 // core.safecrlf asks applies: warning is git's warning, err its refusal; without (hashing to
 // compare), neither.
-func (c converter) toGit(path string, src []byte, ca convAttrs, indexHasCRLF func() bool, adding bool) (out []byte, warning string, err error) {
+func (c Converter) ToGit(path string, src []byte, ca Conversion, indexHasCRLF func() bool, adding bool) (out []byte, warning string, err error) {
 	out, warning, err = c.crlfToGit(path, src, ca.action, indexHasCRLF, adding)
 	if err != nil {
 		return nil, "", err
@@ -244,7 +252,7 @@ func (c converter) toGit(path string, src []byte, ca convAttrs, indexHasCRLF fun
 	return out, warning, nil
 }
 
-func (c converter) crlfToGit(path string, src []byte, action crlfAction, indexHasCRLF func() bool, adding bool) ([]byte, string, error) {
+func (c Converter) crlfToGit(path string, src []byte, action crlfAction, indexHasCRLF func() bool, adding bool) ([]byte, string, error) {
 	if action == crlfBinary || len(src) == 0 {
 		return src, "", nil
 	}
@@ -300,7 +308,7 @@ func (c converter) crlfToGit(path string, src []byte, action crlfAction, indexHa
 	return out, warning, nil
 }
 
-func (c converter) willConvertLFToCRLF(st textStat, action crlfAction) bool {
+func (c Converter) willConvertLFToCRLF(st textStat, action crlfAction) bool {
 	if c.outputEOL(action) != eolCRLF || st.lonelf == 0 {
 		return false
 	}
@@ -336,18 +344,4 @@ func identToGit(src []byte) []byte {
 		}
 	}
 	return append(out, src...)
-}
-
-// toGit is the content git add stores for the regular file rel with content b, given the
-// attribute stack of its directory and its current index entry (nil if none).
-func (r *Repo) toGit(c converter, src *attrSource, attrs attrStack, rel string, b []byte, old *entry, adding bool) ([]byte, string, error) {
-	ca := c.attrs(src.lookup(attrs, rel))
-	indexHasCRLF := func() bool {
-		if old == nil {
-			return false
-		}
-		blob, err := r.readBlob(old.hash)
-		return err == nil && hasCRLFText(blob)
-	}
-	return c.toGit(rel, b, ca, indexHasCRLF, adding)
 }

@@ -53,6 +53,8 @@ type Session struct {
 	Metadata        Metadata  `json:"metadata"`
 	// StopBlockCount is the number of consecutive blocked Stop events (agent-hooks' own field).
 	StopBlockCount int `json:"stopBlockCount,omitempty"`
+	// AuditHead is the last line of the audit trail when the record was written (see ChainStart).
+	AuditHead *AuditHead `json:"auditHead,omitempty"`
 
 	extra map[string]json.RawMessage
 }
@@ -230,7 +232,7 @@ func unmarshalWithExtra(data []byte, v any) (map[string]json.RawMessage, error) 
 // file is not mistaken for an unknown field.
 func isKnownOptional(key string) bool {
 	switch key {
-	case "endTime", "currentIssue", "stopBlockCount", "gitBranch", "gitCommit", "totalDuration":
+	case "endTime", "currentIssue", "stopBlockCount", "auditHead", "gitBranch", "gitCommit", "totalDuration":
 		return true
 	}
 	return false

@@ -341,8 +341,15 @@ func parseRecord(path, id string, b []byte) (*Session, error) {
 }
 
 // write replaces the record atomically: temp file, fsync, rename, fsync of the folder. The caller
-// holds the lock.
+// holds the lock. The record gets the audit trail's head as it is now.
 func (s *Store) write(sess *Session) error {
+	head, err := s.trailHead(sess.ID)
+	if err != nil {
+		return fmt.Errorf("write session %s: %w", sess.ID, err)
+	}
+	if head != nil {
+		sess.AuditHead = head
+	}
 	b, err := json.MarshalIndent(sess, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", sess.ID, err)

@@ -345,9 +345,8 @@ func parseRecord(path, id string, b []byte) (*Session, error) {
 func (s *Store) write(sess *Session) error {
 	head, err := s.trailHead(sess.ID)
 	if err != nil {
-		return fmt.Errorf("write session %s: %w", sess.ID, err)
-	}
-	if head != nil {
+		s.warn(fmt.Errorf("session %s: %w; the record keeps the head it had", sess.ID, err)) // the trail's own writes report it too
+	} else if head != nil {
 		sess.AuditHead = head
 	}
 	b, err := json.MarshalIndent(sess, "", "  ")

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/sessions"
@@ -69,6 +70,7 @@ type storedSession struct {
 	warn     func(format string, args ...any)
 
 	warnOnce sync.Once
+	appended atomic.Bool // the trail grew during this event: the record takes its new head
 }
 
 // HookDone appends the hook's line to the audit trail. A trail that cannot be written is reported
@@ -76,7 +78,9 @@ type storedSession struct {
 func (s *storedSession) HookDone(event string, _ *hooks.Hook, r *hooks.HookResult) {
 	if err := s.store.Append(s.id, auditEvent(event, r)); err != nil {
 		s.warnOnce.Do(func() { s.warn("audit trail: %v", err) })
+		return
 	}
+	s.appended.Store(true)
 }
 
 func auditEvent(event string, r *hooks.HookResult) sessions.Event {
@@ -90,8 +94,9 @@ func auditEvent(event string, r *hooks.HookResult) sessions.Event {
 // AfterEvent applies the issue bookkeeping of SPEC.md section 7: PreExecutionStart plans the
 // payload's issueNumber and makes it current (a blocked start only plans it); PostExecutionEnd
 // files it under completed or failed by the payload's success (absent: completed) and clears the
-// current issue. The session's provider is taken from the first payload that names one. Other
-// events write nothing, so that they cost no lock. (The Stop block cap is stopLimit's, an
+// current issue. The session's provider is taken from the first payload that names one. An event
+// whose hooks appended to the audit trail writes the record too, so that it keeps the trail's new
+// head (see sessions.AuditHead); other events write nothing, so that they cost no lock. (The Stop block cap is stopLimit's, an
 // extension, because the extensions after it must see its decision.)
 func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hooks.Result) error {
 	var update []func(*sessions.Session)
@@ -123,7 +128,7 @@ func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hoo
 			update = append(update, func(x *sessions.Session) { x.StartIssue(n) })
 		}
 	}
-	if len(update) == 0 {
+	if len(update) == 0 && !s.appended.Swap(false) {
 		return nil
 	}
 	_, err := s.store.Update(s.id, func(x *sessions.Session) error {

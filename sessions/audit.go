@@ -93,17 +93,19 @@ func (s *Store) OpenTrail(id string) (io.ReadCloser, error) {
 }
 
 // EachEvent reads an audit trail from r (named name in messages) and calls fn with every event
-// in order, holding one at a time, with the line as written (valid only during the call); with
+// in order, holding one at a time, with its line number and the line as written (valid only during the call; a line
+// it hands over is valid JSON); with
 // details false the events' details are not decoded. A line that is not a JSON event is skipped
 // and handed to problem, naming its line (a torn line, a write cut short by a crash or a full
 // disk, as such). fn's error stops the reading and is returned.
-func EachEvent(r io.Reader, name string, details bool, fn func(e *Event, line []byte) error, problem func(error)) error {
+func EachEvent(r io.Reader, name string, details bool, fn func(n int, e *Event, line []byte) error, problem func(error)) error {
 	var e Event
+	var in interner
 	err := ScanLines(r, func(n int, line []byte, complete bool) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			return nil
 		}
-		if err := DecodeEvent(line, &e, details); err != nil || !complete {
+		if err := decodeEvent(line, &e, details, &in); err != nil || !complete {
 			if err == nil {
 				err = errors.New("unexpected end of JSON input")
 			}
@@ -112,7 +114,7 @@ func EachEvent(r io.Reader, name string, details bool, fn func(e *Event, line []
 			}
 			return nil
 		}
-		return fn(&e, line)
+		return fn(n, &e, line)
 	})
 	if err != nil {
 		return fmt.Errorf("read audit trail %s: %w", name, err)
@@ -129,7 +131,7 @@ func (s *Store) Events(id string) (events []Event, problems []error, err error) 
 		return nil, nil, err
 	}
 	defer r.Close()
-	err = EachEvent(r, s.EventsPath(id), true, func(e *Event, _ []byte) error {
+	err = EachEvent(r, s.EventsPath(id), true, func(_ int, e *Event, _ []byte) error {
 		events = append(events, *e)
 		return nil
 	}, func(err error) { problems = append(problems, err) })

@@ -39,8 +39,15 @@ func ChainStart(id string) string {
 }
 
 func lineHash(line []byte) string {
+	h := hexHash(line)
+	return string(h[:])
+}
+
+// hexHash is the SHA-256 of line in hex, without allocating.
+func hexHash(line []byte) (h [64]byte) {
 	sum := sha256.Sum256(line)
-	return hex.EncodeToString(sum[:])
+	hex.Encode(h[:], sum[:])
+	return h
 }
 
 // chainAfter is where the chain goes on after last (the trail's last complete line, nil for an
@@ -60,6 +67,12 @@ func chainAfter(id string, last []byte) (next int64, prev string) {
 // chainFields reads seq and prev of an audit line: from its start when it is written as
 // agent-hooks writes it, else with encoding/json. ok is false for a line without a chain.
 func chainFields(line []byte) (seq int64, prev string, ok bool) {
+	seq, raw, ok := chainFieldsRaw(line)
+	return seq, string(raw), ok
+}
+
+// chainFieldsRaw is chainFields with prev as a slice of line (or of a decoded copy).
+func chainFieldsRaw(line []byte) (seq int64, prev []byte, ok bool) {
 	const head = `{"seq":`
 	if rest, found := bytes.CutPrefix(line, []byte(head)); found {
 		i := 0
@@ -69,7 +82,7 @@ func chainFields(line []byte) (seq int64, prev string, ok bool) {
 		const mid = `,"prev":"`
 		if n, err := strconv.ParseInt(string(rest[:i]), 10, 64); err == nil && n > 0 &&
 			bytes.HasPrefix(rest[i:], []byte(mid)) && len(rest) >= i+len(mid)+65 && rest[i+len(mid)+64] == '"' {
-			return n, string(rest[i+len(mid) : i+len(mid)+64]), true
+			return n, rest[i+len(mid) : i+len(mid)+64], true
 		}
 	}
 	var f struct {
@@ -77,9 +90,9 @@ func chainFields(line []byte) (seq int64, prev string, ok bool) {
 		Prev string `json:"prev"`
 	}
 	if json.Unmarshal(line, &f) != nil || f.Seq <= 0 || f.Prev == "" {
-		return 0, "", false
+		return 0, nil, false
 	}
-	return f.Seq, f.Prev, true
+	return f.Seq, []byte(f.Prev), true
 }
 
 // trailHead reads the head of session id's trail: nil for a trail that is missing, empty or
@@ -138,10 +151,10 @@ func (b *ChainBreak) Error() string { return fmt.Sprintf("line %d: %s", b.Line, 
 func VerifyTrail(r io.Reader, name, id string, head *AuditHead) (*Verification, error) {
 	v := &Verification{Head: head}
 	var (
-		prevHash   = ChainStart(id)     // what the next line's prev must be
-		beforeHash string               // the hash of the line before the last one (to spot an insertion)
-		lastLine   int                  // the physical number of the last event line
-		expect     int64            = 1 // the next seq
+		prevHash   = hexOf(ChainStart(id))     // what the next line's prev must be
+		beforeHash [64]byte                    // the hash of the line before the last one (to spot an insertion)
+		lastLine   int                         // the physical number of the last event line
+		expect     int64                   = 1 // the next seq
 		headSeen   bool
 		chainLine  int // where the chain began
 	)
@@ -155,7 +168,7 @@ func VerifyTrail(r io.Reader, name, id string, head *AuditHead) (*Verification, 
 		if len(bytes.TrimSpace(line)) == 0 {
 			return fail(n, "inserted", "an empty line, which agent-hooks never writes")
 		}
-		seq, prev, chained := chainFields(line)
+		seq, prev, chained := chainFieldsRaw(line)
 		if !chained {
 			if !json.Valid(line) || !complete {
 				var jerr error = errors.New("not a JSON object")
@@ -171,29 +184,31 @@ func VerifyTrail(r io.Reader, name, id string, head *AuditHead) (*Verification, 
 				return fail(n, "inserted", "this line carries no chain (seq, prev), yet the chain began at line %d: it was inserted or rewritten", chainLine)
 			}
 			v.Unchained++
-			beforeHash, prevHash, lastLine = prevHash, lineHash(line), n
+			beforeHash, prevHash, lastLine = prevHash, hexHash(line), n
 			return nil
 		}
-		hash := lineHash(line)
+		hash := hexHash(line)
 		if v.Chained == 0 {
 			chainLine = n
 		}
 		switch {
-		case prev == prevHash && seq == expect:
+		case string(prev) == string(prevHash[:]) && seq == expect:
 		case seq > expect:
 			return fail(n, "removed", "seq %d follows seq %d: %d line(s) were removed before this line", seq, expect-1, seq-expect)
-		case seq < expect && prev == beforeHash && beforeHash != "":
+		case hash == prevHash:
+			return fail(n, "inserted", "this line repeats the line before it (seq %d)", seq)
+		case seq < expect && string(prev) == string(beforeHash[:]) && lastLine > 0:
 			return fail(lastLine, "inserted", "this line is not in the chain: the next line (seq %d) links to the line before it", seq)
 		case seq < expect:
 			return fail(n, "inserted", "seq %d again after seq %d: a line was inserted or duplicated", seq, expect-1)
-		case prev != prevHash && lastLine > 0:
+		case string(prev) != string(prevHash[:]) && lastLine > 0:
 			return fail(lastLine, "changed", "this line was changed: its hash is not the one the next line (seq %d) records", seq)
 		default:
 			return fail(n, "changed", "the first line of the chain does not start it: changed, or the lines before it were removed")
 		}
 		if head != nil && seq == head.Seq {
 			headSeen = true
-			if hash != head.Hash {
+			if string(hash[:]) != head.Hash {
 				return fail(n, "changed", "this line (seq %d) was changed: its hash is not the head the session record keeps", seq)
 			}
 		}
@@ -216,4 +231,9 @@ func VerifyTrail(r io.Reader, name, id string, head *AuditHead) (*Verification, 
 		v.AfterHead = v.Chained // no head recorded yet: nothing to hold the end against
 	}
 	return v, nil
+}
+
+func hexOf(s string) (h [64]byte) {
+	copy(h[:], s)
+	return h
 }

@@ -228,6 +228,9 @@ func TestDecodeEventFastMatchesJSON(t *testing.T) {
 		{Seq: 3, Prev: strings.Repeat("a", 64), Time: at, Event: "PreToolUse", Name: "lint", Type: "command", Source: "project", Format: "autoagent", File: "/w/c.json", Status: "blocked", ExitCode: 2, DurationMs: 17, Decision: "block", Reason: "nope"},
 		{Time: at, Event: "Stop", Name: "q\"uote\\", Reason: "line\nbreak\ttab ünïcode \u2028", ExitCode: -1, Details: map[string]any{"a": []any{"}", "{", 1.5}, "b": map[string]any{"c": "\"]"}}},
 		{Event: "x", Details: map[string]any{}},
+		{Time: time.Date(2024, 2, 29, 23, 59, 59, 0, time.UTC)},
+		{Time: time.Date(2024, 2, 29, 23, 59, 59, 120000000, time.UTC)},
+		{Time: time.Date(2024, 2, 29, 23, 59, 59, 1, time.FixedZone("X", 3600))},
 	}
 	for _, e := range events {
 		line, err := json.Marshal(e)
@@ -238,7 +241,7 @@ func TestDecodeEventFastMatchesJSON(t *testing.T) {
 		if err := json.Unmarshal(line, &want); err != nil {
 			t.Fatal(err)
 		}
-		want.Details = nil
+		want.Details, want.Prev = nil, ""
 		if err := DecodeEvent(line, &got, false); err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +249,7 @@ func TestDecodeEventFastMatchesJSON(t *testing.T) {
 			t.Errorf("DecodeEvent(%s) =\n%+v\nwant\n%+v", line, got, want)
 		}
 	}
-	for _, bad := range []string{`{"event":"x"`, `{"event":"x",}`, `{"exitCode":"2"}`, `[1]`, `{"event":"x"} extra`} {
+	for _, bad := range []string{`{"time":"2023-02-29T00:00:00Z"}`, `{"details":{"a":}}`, `{"event":"x"`, `{"event":"x",}`, `{"exitCode":"2"}`, `[1]`, `{"event":"x"} extra`} {
 		var e Event
 		if err := DecodeEvent([]byte(bad), &e, false); err == nil {
 			t.Errorf("DecodeEvent(%s) = %+v, want an error", bad, e)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +36,7 @@ the same workspace, else starts one.`,
 		a.newSessionListCmd(),
 		a.newSessionCurrentCmd(),
 		a.newSessionResumeCmd(),
+		a.newSessionVerifyCmd(),
 	)
 	return cmd
 }
@@ -148,7 +148,8 @@ func (a *app) newSessionShowCmd() *cobra.Command {
 		Short: "Show a session (default $AUTOAGENT_SESSION_ID, else the current one)",
 		Long: `Show a session's record: status, workspace, times, issues, git branch and commit.
 --events adds its audit trail, one line per hook execution. --json prints the record as stored
-(with --events, an "events" array is added to it).`,
+(with --events, an "events" array is added to it, with the trail's lines as they were written).
+The trail is read line by line, so a trail of millions of lines shows at once in constant memory.`,
 		Example: `  agent-hooks session show
   agent-hooks session show session-1704067200000-abc123 --events
   agent-hooks session show --json | jq .issuesCompleted`,
@@ -166,33 +167,8 @@ func (a *app) newSessionShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var trail []sessions.Event
-			if events {
-				var problems []error
-				if trail, problems, err = r.Store().Events(sess.ID); err != nil {
-					return err
-				}
-				a.reportProblems(problems)
-			}
-			if asJSON {
-				if !events {
-					return writeJSON(a.stdout, sess)
-				}
-				b, err := json.Marshal(sess)
-				if err != nil {
-					return err
-				}
-				var obj map[string]any
-				if err := json.Unmarshal(b, &obj); err != nil {
-					return err
-				}
-				if trail == nil {
-					trail = []sessions.Event{}
-				}
-				obj["events"] = trail
-				return writeJSON(a.stdout, obj)
-			}
-			return printSession(a.stdout, sess, trail, events)
+			src := localTrail(r.Store(), sess.ID)
+			return a.showSession(sess, src, asJSON, events)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session record as JSON")
@@ -200,7 +176,7 @@ func (a *app) newSessionShowCmd() *cobra.Command {
 	return cmd
 }
 
-func printSession(w io.Writer, s *sessions.Session, trail []sessions.Event, events bool) error {
+func printSession(w io.Writer, s *sessions.Session) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
 	row("id", s.ID)
@@ -226,23 +202,6 @@ func printSession(w io.Writer, s *sessions.Session, trail []sessions.Event, even
 	}
 	if s.StopBlockCount > 0 {
 		row("stop blocks", fmt.Sprint(s.StopBlockCount))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if !events {
-		return nil
-	}
-	fmt.Fprintln(w)
-	if len(trail) == 0 {
-		_, err := fmt.Fprintln(w, "no hook has run in this session")
-		return err
-	}
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tEVENT\tHOOK\tSOURCE\tSTATUS\tEXIT\tMS\tDECISION\tREASON")
-	for _, e := range trail {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", sessTime(e.Time), e.Event, e.Name,
-			e.Source, e.Status, e.ExitCode, e.DurationMs, sessDash(e.Decision), sessLine(e.Reason))
 	}
 	return tw.Flush()
 }
@@ -352,5 +311,49 @@ it. A completed or failed session cannot be resumed. Prints the id.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session record")
+	return cmd
+}
+
+func (a *app) newSessionVerifyCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify [ID]",
+		Short: "Check that a session's audit trail is as it was written",
+		Long: `Check the hash chain of a session's audit trail (default $AUTOAGENT_SESSION_ID, else the
+current session). Every line carries its number in the chain ("seq") and the SHA-256 of the line
+before it ("prev"), and the session record keeps the head (the last line when the record was last
+written): a line changed, inserted or removed breaks the chain, and lines cut from the end fall
+short of the head. verify reports the first line that is not as written and exits 1.
+
+A trail written before agent-hooks chained its trails verifies as "unchained" (exit 0): there is
+nothing to check it against. Lines that are not events at all (a write cut short by a crash) are
+reported on stderr; the chain passes over them. The trail is read line by line, in constant
+memory.
+
+Exit codes: 0 intact (or unchained), 1 broken or failure.`,
+		Example: `  agent-hooks session verify
+  agent-hooks session verify session-1704067200000-abc123 --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			r, err := a.newRunner()
+			if err != nil {
+				return err
+			}
+			sess, err := r.Lookup(id)
+			if err != nil {
+				return err
+			}
+			v, err := verifySession(sess, localTrail(r.Store(), sess.ID))
+			if err != nil {
+				return err
+			}
+			return a.printVerification(sess.ID, v, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"session", "status", "lines", "chained", "unchained", "head", "afterHead", "problems", "break"}`)
 	return cmd
 }

@@ -74,6 +74,12 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 		}
 	}
 	for _, f := range files {
+		for _, sec := range f.sections {
+			if cfg.Sections == nil {
+				cfg.Sections = map[string][]Section{}
+			}
+			cfg.Sections[sec.Key] = append(cfg.Sections[sec.Key], sec)
+		}
 		cfg.Files = append(cfg.Files, f.path)
 		cfg.CustomEvents = append(cfg.CustomEvents, f.customEvents...)
 		if f.stopBlockLimit != nil && cfg.StopBlockLimit == nil {
@@ -151,6 +157,7 @@ type nativeFile struct {
 	disableUserHooks bool
 	stopBlockLimit   *int
 	events           []eventEntry // in file order
+	sections         []Section    // the top-level keys that are not hooks' own
 }
 
 type eventEntry struct {
@@ -376,12 +383,18 @@ func (f *nativeFile) parse() *Diagnostic {
 			}
 			f.stopBlockLimit = &n
 		default:
-			// "$schema" and other tools' keys (providers, logLevel, …): not ours, left alone
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
+			// "$schema", the sections other packages of agent-hooks own ("telemetry",
+			// "sessions"), and other tools' keys (providers, logLevel, …): kept as they are
+			start := skipSpace(f.src, dec.InputOffset())
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
 				return fail(err)
 			}
 			_ = keyOffset
+			if key != "$schema" {
+				line, col := f.lineCol(start)
+				f.sections = append(f.sections, Section{Key: key, Value: raw, File: f.path, Scope: f.scope, Line: line, Col: col})
+			}
 		}
 	}
 	if _, err := dec.Token(); err != nil {

@@ -116,11 +116,11 @@ type SessionPush struct {
 
 // SessionPushResult is what a push did.
 type SessionPushResult struct {
-	Ref      string
-	Commit   string
-	Parent   string // the previous push of the session, "" for the first
-	Chunks   int
-	Attempts int
+	Ref      string `json:"ref"`
+	Commit   string `json:"commit"`
+	Parent   string `json:"parent,omitempty"` // the previous push of the session, "" for the first
+	Chunks   int    `json:"chunks"`
+	Attempts int    `json:"attempts"`
 }
 
 // PushSession writes a session to its ref on the remote: a commit of the record and the trail,

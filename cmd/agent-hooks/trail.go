@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/autoagent/agent-hooks/internal/runner"
 	"github.com/autoagent/agent-hooks/sessions"
 )
 
@@ -219,4 +220,9 @@ func (a *app) printVerification(id string, v *sessions.Verification, asJSON bool
 		return &silentError{code: exitFailure}
 	}
 	return nil
+}
+
+// remoteTrail is the audit trail of a session as it was pushed.
+func remoteTrail(rs *runner.RemoteSession) trailSource {
+	return trailSource{name: rs.TrailName, open: rs.Trail}
 }

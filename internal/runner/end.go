@@ -141,6 +141,10 @@ func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Outcome, erro
 	if err != nil {
 		return out, err
 	}
+	if workspace == "" {
+		workspace = sess.Workspace
+	}
+	r.pushAtEnd(ctx, workspace, out.Session)
 	return out, nil
 }
 

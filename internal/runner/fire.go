@@ -84,6 +84,9 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := sessionsConfig(cfg); err != nil {
+		return nil, err
+	}
 	event, err := hooks.ResolveEvent(req.Event, cfg.CustomEvents)
 	if err != nil {
 		return nil, err

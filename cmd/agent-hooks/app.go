@@ -23,6 +23,9 @@ type app struct {
 	getenv  func(string) string
 	environ []string
 	cwd     string
+	// executable is this program's path ("" when unknown): the telemetry shipper is found
+	// next to it.
+	executable string
 }
 
 // Exit codes of agent-hooks (SPEC.md section 5).
@@ -91,6 +94,7 @@ func Main() int {
 		environ: os.Environ(),
 		cwd:     cwd,
 	}
+	a.executable, _ = os.Executable()
 	// SIGHUP too: a closed terminal must stop the running hook's group (and mark a pending local
 	// approval cancelled) like Ctrl-C does.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

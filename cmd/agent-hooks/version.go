@@ -17,15 +17,19 @@ func (a *app) newVersionCmd() *cobra.Command {
 		Example: "  agent-hooks version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := version
-			if v == "" {
-				v = "(devel)"
-				if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-					v = info.Main.Version
-				}
-			}
-			_, err := fmt.Fprintf(a.stdout, "agent-hooks %s\n", v)
+			_, err := fmt.Fprintf(a.stdout, "agent-hooks %s\n", versionString())
 			return err
 		},
 	}
+}
+
+// versionString is the version set at build time, else the module's, else (devel).
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
 }

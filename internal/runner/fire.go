@@ -22,6 +22,8 @@ type Request struct {
 	// CaptureStdout keeps the hooks' stdout in the result only instead of streaming it to
 	// Stdout (for a caller that prints the result as JSON).
 	CaptureStdout bool
+
+	shipNow bool // start the telemetry shipper whatever the interval (session end)
 }
 
 // Outcome is what firing decided. The caller chooses the exit code from it: Blocked, Skipped.
@@ -87,6 +89,10 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if _, err := sessionsConfig(cfg); err != nil {
 		return nil, err
 	}
+	dest, err := r.telemetryDestination(cfg)
+	if err != nil {
+		return nil, err
+	}
 	event, err := hooks.ResolveEvent(req.Event, cfg.CustomEvents)
 	if err != nil {
 		return nil, err
@@ -107,8 +113,13 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if !req.CaptureStdout {
 		eng.Stdout = r.Stdout
 	}
+	rec := r.recorder(cfg, dest, sess.id)
+	if rec != nil {
+		eng.Tracer = rec
+	}
 	out := &Outcome{Streamed: !req.CaptureStdout}
 	out.Result, err = eng.Fire(ctx, event, data)
+	r.ship(rec, req.shipNow)
 	if err != nil {
 		return out, err
 	}

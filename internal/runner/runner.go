@@ -46,6 +46,11 @@ type Runner struct {
 	// must register the session's extensions it is given first, in order, so that the
 	// extensions registered after them see what they decided (a capped Stop as allowed).
 	NewRegistry func(session ...hooks.Extension) *hooks.Registry
+	// Executable is agent-hooks' own executable ("" when unknown): the telemetry shipper,
+	// agent-hooks-otel, is looked for next to it (else on PATH).
+	Executable string
+	// Version is agent-hooks' version, recorded in telemetry.
+	Version string
 }
 
 // findActiveScan is how many of the newest sessions a run without a session id looks through for

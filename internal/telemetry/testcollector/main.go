@@ -29,7 +29,7 @@ func main() {
 		BuildInfo: component.BuildInfo{Command: "testcollector", Description: "agent-hooks test collector", Version: "0.150.0"},
 		Factories: factories,
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
-			ResolverSettings: confmap.ResolverSettings{ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory()}},
+			ResolverSettings: confmap.ResolverSettings{ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory()}, DefaultScheme: "file"},
 		},
 	}
 	if err := otelcol.NewCommand(set).Execute(); err != nil {

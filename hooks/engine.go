@@ -30,9 +30,9 @@ type Engine struct {
 	Observer Observer
 	// Tracer is told when each event and hook starts and ends (telemetry spans); nil traces
 	// nothing.
-	Tracer   Tracer
-	State    SessionState // handed to extensions as EventInfo.State; nil keeps no state
-	Now      func() time.Time
+	Tracer Tracer
+	State  SessionState // handed to extensions as EventInfo.State; nil keeps no state
+	Now    func() time.Time
 
 	procs ProcessRunner
 	once  sync.Once

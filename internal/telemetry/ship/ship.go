@@ -210,8 +210,8 @@ func (c *collector) OnEmit(_ context.Context, r *sdklog.Record) error {
 	return nil
 }
 func (c *collector) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
-func (c *collector) Shutdown(context.Context) error                          { return nil }
-func (c *collector) ForceFlush(context.Context) error                        { return nil }
+func (c *collector) Shutdown(context.Context) error                         { return nil }
+func (c *collector) ForceFlush(context.Context) error                       { return nil }
 
 // toRecords makes SDK log records of the spool's, through a logger provider of their resource,
 // with their span context.

@@ -40,7 +40,7 @@ func buildCollector(t *testing.T) string {
 		collectorBin = filepath.Join(dir, "testcollector")
 		cmd := exec.Command("go", "build", "-o", collectorBin, ".")
 		cmd.Dir = filepath.Join("..", "testcollector")
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		cmd.Env = append(os.Environ(), "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			collectorErr = fmt.Errorf("go build the test collector: %v\n%s", err, out)
 		}

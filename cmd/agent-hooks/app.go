@@ -155,6 +155,7 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 		a.newApprovalsCmd(),
 		a.newNotifyCmd(),
 		a.newActionCmd(),
+		a.newTelemetryCmd(),
 		a.newVersionCmd(),
 	)
 	return root

@@ -151,8 +151,10 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 	if err != nil {
 		return failed("git-commit: %v", err)
 	}
+	// The session trailer goes in before the commit-msg hook runs, as `git commit --trailer`.
+	message := withTrailer(hooks.ExpandMessage(c.cfg.Message, inv.Payload), SessionTrailer, inv.SessionID)
 	opts := CommitOptions{
-		Message: hooks.ExpandMessage(c.cfg.Message, inv.Payload), NoVerify: c.cfg.NoVerify,
+		Message: message, NoVerify: c.cfg.NoVerify,
 		AllowEmpty: c.cfg.AllowEmpty, Selection: sel, Out: inv.Stderr,
 	}
 	if c.cfg.Author != nil {

@@ -36,6 +36,9 @@ type Engine struct {
 	// CanAsk says the caller can ask a person to confirm (an agent host with a permission
 	// prompt): a hook's ask is then the event's decision, not a block (see DecisionAsk).
 	CanAsk bool
+	// Tracer is told when each event and hook starts and ends (telemetry spans); nil traces
+	// nothing.
+	Tracer Tracer
 
 	procs ProcessRunner
 	once  sync.Once
@@ -78,6 +81,16 @@ func (e *Engine) Fire(ctx context.Context, event string, data Payload) (*Result,
 }
 
 func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int) (*Result, error) {
+	if e.Tracer == nil {
+		return e.fireEvent(ctx, event, data, depth)
+	}
+	ctx, end := e.Tracer.StartEvent(ctx, event, data)
+	res, err := e.fireEvent(ctx, event, data, depth)
+	end(res, err)
+	return res, err
+}
+
+func (e *Engine) fireEvent(ctx context.Context, event string, data Payload, depth int) (*Result, error) {
 	if depth > maxNesting {
 		return nil, fmt.Errorf("event %s: hooks fire events %d levels deep; is a hook firing its own event?", event, depth)
 	}
@@ -293,6 +306,11 @@ func (e *Engine) runGroup(ctx context.Context, event string, payload Payload, gr
 // runOne runs a single hook (or records why it was skipped) and tells the observer.
 func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *Hook, depth int, stdout, stderr io.Writer, sofar *Result) groupResult {
 	start := time.Now()
+	var traceEnv []string
+	endTrace := func(*HookResult) {}
+	if e.Tracer != nil {
+		ctx, traceEnv, endTrace = e.Tracer.StartHook(ctx, event, h)
+	}
 	var o Outcome
 	if reason := e.skipReason(h, payload); reason != "" {
 		o = Outcome{Status: StatusSkipped, Reason: reason}
@@ -302,7 +320,8 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 	} else {
 		inv := &Invocation{
 			Hook: h, Event: event, Payload: payload, Workspace: e.Workspace, SessionID: e.SessionID,
-			Getenv: e.Getenv, Environ: e.Environ, Stdout: orDiscard(stdout), Stderr: orDiscard(stderr), Result: sofar,
+			Getenv: e.Getenv, Environ: append(slices.Clip(e.Environ), traceEnv...), Stdout: orDiscard(stdout), Stderr: orDiscard(stderr), Result: sofar,
+			traceEnv: traceEnv,
 			Fire: func(ctx context.Context, ev string, data Payload) (*Result, error) {
 				c, err := ResolveEvent(ev, e.Config.CustomEvents)
 				if err != nil {
@@ -317,6 +336,7 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 		o = e.invokeRecovering(ctx, inv, stdout, stderr)
 	}
 	hr := e.hookResult(h, o, time.Since(start))
+	endTrace(&hr)
 	if e.Observer != nil {
 		e.Observer.HookDone(event, h, &hr)
 	}
@@ -371,6 +391,7 @@ func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.
 	if p.Timeout == 0 {
 		p.Timeout = h.Timeout
 	}
+	p.Env = append(p.Env, inv.traceEnv...) // the hook's own env may set its own TRACEPARENT
 	for k, v := range h.Env {
 		p.Env = append(p.Env, k+"="+v)
 	}

@@ -160,6 +160,8 @@ type Invocation struct {
 	// Fire runs the hooks of another event with the same configuration, e.g. PreGitCommit from
 	// git-commit. data is merged over the current payload.
 	Fire func(ctx context.Context, event string, data Payload) (*Result, error)
+
+	traceEnv []string // the Tracer's variables for the hook's process (TRACEPARENT)
 }
 
 // Outcome is what a hook execution produced, before the engine applies the event's blocking rules.
@@ -223,6 +225,16 @@ type Result struct {
 // Observer is told about every hook execution, skipped ones included (the audit trail).
 type Observer interface {
 	HookDone(event string, h *Hook, r *HookResult)
+}
+
+// Tracer follows events and hooks as they run, for telemetry: StartEvent when an event (nested
+// ones included) starts, with end called with its result; StartHook when a hook starts (skipped
+// ones included), returning the environment its process gets (TRACEPARENT, so that a hook that
+// traces nests under it), with end called with its result. The contexts it returns carry what it
+// needs to nest spans; it must be safe for parallel hooks.
+type Tracer interface {
+	StartEvent(ctx context.Context, event string, payload Payload) (context.Context, func(*Result, error))
+	StartHook(ctx context.Context, event string, h *Hook) (context.Context, []string, func(*HookResult))
 }
 
 // MarshalJSON writes the result with its format-specific Extra fields at the top level.

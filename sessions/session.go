@@ -11,8 +11,8 @@ package sessions
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -65,6 +65,8 @@ type Session struct {
 	// FilesModified are the files the agent's edit tools changed, relative to the workspace, in
 	// the order first changed.
 	FilesModified []string `json:"filesModified,omitempty"`
+	// AuditHead is the last line of the audit trail when the record was written (see ChainStart).
+	AuditHead *AuditHead `json:"auditHead,omitempty"`
 
 	extra map[string]json.RawMessage
 }

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
@@ -327,6 +329,10 @@ func (e *CorruptError) Error() string {
 
 func (e *CorruptError) Unwrap() error { return e.Err }
 
+// ParseRecord reads a session record (as pushed to a remote, say) of session id; name names it
+// in errors (*CorruptError).
+func ParseRecord(name, id string, b []byte) (*Session, error) { return parseRecord(name, id, b) }
+
 func parseRecord(path, id string, b []byte) (*Session, error) {
 	var sess Session
 	if err := json.Unmarshal(b, &sess); err != nil {
@@ -339,8 +345,15 @@ func parseRecord(path, id string, b []byte) (*Session, error) {
 }
 
 // write replaces the record atomically: temp file, fsync, rename, fsync of the folder; then the
-// pointer of its workspace follows (notePointer). The caller holds the lock.
+// pointer of its workspace follows (notePointer). The caller holds the lock. The record gets the
+// audit trail's head as it is now.
 func (s *Store) write(sess *Session) error {
+	head, err := s.trailHead(sess.ID)
+	if err != nil {
+		s.warn(fmt.Errorf("session %s: %w; the record keeps the head it had", sess.ID, err)) // the trail's own writes report it too
+	} else if head != nil {
+		sess.AuditHead = head
+	}
 	b, err := json.MarshalIndent(sess, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", sess.ID, err)
@@ -359,4 +372,72 @@ func (s *Store) locked(fn func() error) error {
 		return fmt.Errorf("create sessions folder: %w", err)
 	}
 	return atomicfile.WithLock(filepath.Join(s.dir, lockName), fn)
+}
+
+// TrailFile opens the audit trail of session id for reading at any offset (nil, nil when it has
+// none).
+func (s *Store) TrailFile(id string) (*os.File, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("read audit trail: invalid session id %q", id)
+	}
+	f, err := os.Open(s.EventsPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read audit trail: %w", err)
+	}
+	return f, nil
+}
+
+// Import writes a session taken from elsewhere (pulled from a remote) into the folder: the record
+// as it is (its head included: the trail is not re-read for it, so that verify holds the trail
+// against the head it was pushed with) and the trail. A session already here is replaced only
+// with replace.
+func (s *Store) Import(id string, record []byte, trail io.Reader, replace bool) error {
+	if _, err := parseRecord("pulled record", id, record); err != nil {
+		return fmt.Errorf("import session %s: %w", id, err)
+	}
+	return s.locked(func() error {
+		if _, err := os.Lstat(s.Path(id)); err == nil && !replace {
+			return fmt.Errorf("import session %s: %w (replace it with --force)", id, fs.ErrExist)
+		}
+		tmp, err := os.CreateTemp(s.dir, "."+id+".events.*.tmp")
+		if err != nil {
+			return fmt.Errorf("import session %s: %w", id, err)
+		}
+		defer os.Remove(tmp.Name())
+		_, err = io.Copy(tmp, trail)
+		if err == nil {
+			err = tmp.Sync()
+		}
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = atomicfile.Rename(tmp.Name(), s.EventsPath(id))
+		}
+		if err == nil {
+			err = atomicfile.WriteFile(s.Path(id), record, 0o600)
+		}
+		if err != nil {
+			return fmt.Errorf("import session %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// NewestFirst sorts session ids by the time in them, newest first (as List orders records).
+func NewestFirst(ids []string) {
+	slices.SortFunc(ids, func(a, b string) int {
+		ta, _ := idTime(a)
+		tb, _ := idTime(b)
+		if ta != tb {
+			if ta > tb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(b, a)
+	})
 }

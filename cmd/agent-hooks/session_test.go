@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -36,17 +38,35 @@ func TestSessionOutputIsBuffered(t *testing.T) {
 		{Time: start, Event: "PreExecutionEnd", Name: "test", Source: "project", Status: "blocked", ExitCode: 2, Decision: "block", Reason: "tests fail"},
 	}
 
-	var show countingWriter
-	if err := printSession(&show, s, trail, true); err != nil {
+	var lines bytes.Buffer
+	for _, e := range trail {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines.Write(append(b, '\n'))
+	}
+	src := trailSource{name: "events.jsonl", open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(lines.Bytes())), nil
+	}}
+
+	var show, events countingWriter
+	if err := printSession(&show, s); err != nil {
 		t.Fatal(err)
 	}
-	if show.writes != 1 {
-		t.Errorf("session show: %d writes, want 1", show.writes)
+	if err := printTrail(&events, src, func(err error) { t.Error(err) }); err != nil {
+		t.Fatal(err)
 	}
-	for _, want := range []string{"id:         session-1704067200000-abcdef\n", "current:    #7\n", "tests fail\n"} {
+	if show.writes != 1 || events.writes != 1 {
+		t.Errorf("session show: %d writes for the record and %d for the trail, want 1 each", show.writes, events.writes)
+	}
+	for _, want := range []string{"id:         session-1704067200000-abcdef\n", "current:    #7\n"} {
 		if !strings.Contains(show.String(), want) {
 			t.Errorf("session show output lacks %q:\n%s", want, show.String())
 		}
+	}
+	if !strings.Contains(events.String(), "tests fail\n") {
+		t.Errorf("session show --events output lacks the reason:\n%s", events.String())
 	}
 
 	var list countingWriter

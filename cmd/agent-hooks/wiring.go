@@ -28,6 +28,7 @@ func (a *app) newRunner() (*runner.Runner, error) {
 	return &runner.Runner{
 		Getenv: a.getenv, Environ: a.environ, Cwd: a.cwd, Stdout: a.stdout, Stderr: a.stderr,
 		AutoagentHome: home, UserHome: userHome, NewRegistry: a.newRegistry,
+		Executable: a.executable, Version: currentVersion().Version,
 	}, nil
 }
 

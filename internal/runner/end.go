@@ -127,7 +127,7 @@ func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Outcome, erro
 	if err != nil || out.Blocked() {
 		return out, err
 	}
-	fire.Event, fire.Data = hooks.SessionEnd, maps.Clone(data)
+	fire.Event, fire.Data, fire.shipNow = hooks.SessionEnd, maps.Clone(data), true
 	end, err := r.Fire(ctx, fire)
 	if err != nil {
 		return out, err
@@ -141,6 +141,10 @@ func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Outcome, erro
 	if err != nil {
 		return out, err
 	}
+	if workspace == "" {
+		workspace = sess.Workspace
+	}
+	r.pushAtEnd(ctx, workspace, out.Session)
 	return out, nil
 }
 

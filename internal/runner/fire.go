@@ -42,6 +42,8 @@ type Request struct {
 	EndStatus sessions.Status
 	// CanAsk says the caller can ask a person to confirm (see hooks.Engine.CanAsk).
 	CanAsk bool
+
+	shipNow bool // start the telemetry shipper whatever the interval (session end)
 }
 
 // Outcome is what firing decided. The caller chooses the exit code from it: Blocked, Skipped.
@@ -104,6 +106,13 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := sessionsConfig(cfg); err != nil {
+		return nil, err
+	}
+	dest, err := r.telemetryDestination(cfg)
+	if err != nil {
+		return nil, err
+	}
 	event, err := hooks.ResolveEvent(req.Event, cfg.CustomEvents)
 	if err != nil {
 		return nil, err
@@ -132,8 +141,13 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if !req.CaptureStdout {
 		eng.Stdout = r.Stdout
 	}
+	rec := r.recorder(cfg, dest, sess.id)
+	if rec != nil {
+		eng.Tracer = rec
+	}
 	out := &Outcome{Streamed: !req.CaptureStdout}
 	out.Result, err = eng.Fire(ctx, event, data)
+	r.ship(rec, req.shipNow)
 	if err != nil {
 		return out, err
 	}

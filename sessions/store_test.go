@@ -525,7 +525,8 @@ func TestKnownKeysAreTheEncodedOnes(t *testing.T) {
 	full := Session{
 		ID: "session-1-a", StartTime: time.Unix(1, 0), EndTime: time.Unix(2, 0), Workspace: "/w", Command: "c",
 		Args: []string{"a"}, IssuesPlanned: []int{1}, IssuesCompleted: []int{1}, IssuesFailed: []int{2},
-		CurrentIssue: &n, Status: StatusActive, Provider: "p", StopBlockCount: 1,
+		CurrentIssue: &n, Status: StatusActive, Provider: "p", StopBlockCount: 1, SubagentStopBlockCount: 1,
+		Agent: "claude", AgentSessionID: "s", FilesModified: []string{"f"}, AuditHead: &AuditHead{Seq: 1},
 		Metadata: Metadata{GitBranch: "b", GitCommit: "c", TotalDuration: 1},
 	}
 	b, err := json.Marshal(full)

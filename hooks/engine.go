@@ -36,6 +36,10 @@ type Engine struct {
 	// CanAsk says the caller can ask a person to confirm (an agent host with a permission
 	// prompt): a hook's ask is then the event's decision, not a block (see DecisionAsk).
 	CanAsk bool
+	// AsksAgain says the caller fires the same event again when this one is refused: an agent
+	// whose tool call is refused tries the call again, and its deadline (the agent's timeout)
+	// is often shorter than a person takes to answer. Built-ins see it as Invocation.AsksAgain.
+	AsksAgain bool
 
 	procs ProcessRunner
 	once  sync.Once
@@ -303,6 +307,7 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 		inv := &Invocation{
 			Hook: h, Event: event, Payload: payload, Workspace: e.Workspace, SessionID: e.SessionID,
 			Getenv: e.Getenv, Environ: e.Environ, Stdout: orDiscard(stdout), Stderr: orDiscard(stderr), Result: sofar,
+			AsksAgain: e.AsksAgain,
 			Fire: func(ctx context.Context, ev string, data Payload) (*Result, error) {
 				c, err := ResolveEvent(ev, e.Config.CustomEvents)
 				if err != nil {

@@ -153,11 +153,6 @@ type approvalRun struct {
 	key      string // which request of the pull request this hook makes (event and hook, or "key")
 	text     string // the request as rendered for the approver
 	id       string // approval.RequestID of text and payload
-	// bound is set for a request about an agent's tool call: an approving command counts only
-	// when it names the request (/approve <ref>), and approving reviews do not count, because
-	// neither says which call it approves, and the agent may have asked about another call
-	// since the approver read the request.
-	bound bool
 	timeout  time.Duration
 	deadline time.Time
 
@@ -170,6 +165,12 @@ type approvalRun struct {
 
 	actor      account   // who started this run (GITHUB_ACTOR), recorded in a request it posts
 	initiators []account // who started the work asked about: never decide unless allowSelf
+
+	// bound is set for a request about an agent's tool call: an approving command counts only
+	// when it names the request (/approve <ref>), and approving reviews do not count, because
+	// neither says which call it approves, and the agent may have asked about another call
+	// since the approver read the request.
+	bound bool
 }
 
 // answerEvents are the events an answer itself starts: their GITHUB_ACTOR is a reviewer or

@@ -756,7 +756,8 @@ func (a *approvalRun) finish(ctx context.Context, v verdict) hooks.Outcome {
 		}
 		status = fmt.Sprintf("✅ **Approved** by %s.", strings.Join(by, ", "))
 		out.Status, out.Decision = hooks.StatusOK, hooks.DecisionApprove
-		out.Stdout = fmt.Sprintf("approved by %s on %s (%s)\n", strings.Join(atLogins(v.approvals), ", "), a.t, d.url)
+		out.Reason = fmt.Sprintf("approved by %s on %s (%s)", strings.Join(atLogins(v.approvals), ", "), a.t, d.url)
+		out.Stdout = out.Reason + "\n"
 	} else {
 		details["decision"] = hooks.DecisionBlock
 		reason := d.reason

@@ -3,7 +3,6 @@ package github
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -22,18 +21,6 @@ func toolCallPayload(command, attempt string) hooks.Payload {
 		"tool_name": "Bash", "tool_input": input, "toolName": "Bash", "toolInput": input,
 		"toolCall": map[string]any{"tool": "Bash", "command": command, "reason": "clean the build", "cwd": "/w", "input": input},
 	}
-}
-
-var requestMarker = regexp.MustCompile(`request="([0-9a-f]{64})"`)
-
-// refOf is how an approver names the latest request of s in a command.
-func refOf(t *testing.T, s *githubtest.Server) string {
-	t.Helper()
-	m := requestMarker.FindStringSubmatch(requestComment(t, s).Body)
-	if m == nil {
-		t.Fatalf("no request marker in:\n%s", requestComment(t, s).Body)
-	}
-	return m[1][:8]
 }
 
 // TestApprovalOfAToolCall: an agent's tool call (the agent asks again when refused) that nobody
@@ -130,7 +117,7 @@ func TestApprovalOfAToolCall(t *testing.T) {
 				!strings.Contains(first.Reason, "approval pending on octo/hello#12") || !strings.Contains(first.Reason, fmt.Sprintf("#issuecomment-%d", req.ID)) {
 				t.Fatalf("first call: %s %q %v, want refused as pending, naming the request", first.Status, first.Reason, first.Details)
 			}
-			ref := refOf(t, s)
+			ref := s.RequestRef(prNumber)
 			for _, want := range []string{"```\nrm -rf build\n```", "**`/approve " + ref + "`**", "Waiting for a decision"} {
 				if !strings.Contains(req.Body, want) {
 					t.Errorf("request:\n%s\nwant it to contain %q", req.Body, want)

@@ -37,7 +37,7 @@ type Request struct {
 	Message       string    `json:"message"`
 	Workspace     string    `json:"workspace,omitempty"`
 	CreatedAt     time.Time `json:"createdAt"`
-	ExpiresAt     time.Time `json:"expiresAt"`
+	ExpiresAt     time.Time `json:"expiresAt,omitzero"` // none for a request that stays open (AsksAgain)
 	TimeoutAction string    `json:"timeoutAction"`
 	PID           int       `json:"pid,omitempty"`      // the waiting process
 	Terminal      bool      `json:"terminal,omitempty"` // also asked on its terminal

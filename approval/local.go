@@ -100,7 +100,7 @@ func (l *Local) run(ctx context.Context, inv *hooks.Invocation, c Common) hooks.
 			return Undecided("local", err, nil)
 		}
 		req.Key, req.AsksAgain, req.ExpiresAt = key, true, time.Time{}
-		found, err := l.store.Find(inv.SessionID, key)
+		found, err := l.store.Find(inv.SessionID, inv.Hook.Name, key)
 		if err != nil {
 			return Undecided("local", fmt.Errorf("look for an earlier request: %w", err), nil)
 		}

@@ -71,6 +71,13 @@ func TestLocalToolCallStaysOpen(t *testing.T) {
 	for name, try := range map[string]func() hooks.Outcome{
 		"another command": func() hooks.Outcome { return run(agentCall("rm -rf /", "4"), "") },
 		"another session": func() hooks.Outcome { return run(agentCall("rm -rf build", "5"), "session-2-bbbbbb") },
+		"another hook": func() hooks.Outcome {
+			r2, h2 := localRunner(t, l, 100*time.Millisecond, `{"message": "Run it?"}`)
+			h2.Name = "second opinion"
+			inv := localInvocation(h2, agentCall("rm -rf build", "8"), io.Discard)
+			inv.Event, inv.AsksAgain = hooks.PreToolUse, true
+			return r2.Run(context.Background(), inv)
+		},
 	} {
 		if out := try(); out.Status != hooks.StatusBlocked || out.Details["pending"] != true || out.Details["requestId"] == id {
 			t.Errorf("%s: %s %q %v, want a new pending request", name, out.Status, out.Reason, out.Details)

@@ -254,17 +254,17 @@ func (s *Store) List() (list []*Request, problems []error, err error) {
 	return list, problems, nil
 }
 
-// Find returns the latest request of session that asks key (Request.Key), pending or decided
-// (approved or rejected), or nil: a request that expired or was cancelled is asked anew.
+// Find returns the latest request of session and hook that asks key (Request.Key), pending or
+// decided (approved or rejected), or nil: a request that expired or was cancelled is asked anew.
 // Unreadable files are skipped, as List reports them.
-func (s *Store) Find(session, key string) (*Request, error) {
+func (s *Store) Find(session, hook, key string) (*Request, error) {
 	list, _, err := s.List()
 	if err != nil {
 		return nil, err
 	}
 	for i := len(list) - 1; i >= 0; i-- {
 		r := list[i]
-		if r.SessionID != session || r.Key != key || key == "" {
+		if r.SessionID != session || r.Hook != hook || r.Key != key || key == "" {
 			continue
 		}
 		switch r.StateAt(s.now()) {

@@ -229,7 +229,11 @@ func (h *handler) prepare() error {
 	h.req = runner.Request{
 		Event: h.event, Data: h.in.Payload(h.o.Host), Workspace: ws, CaptureStdout: true,
 		Agent: h.o.Host.Name(), AgentSessionID: h.in.SessionID(), ToolUseID: h.in.ToolUseID(),
-		CanAsk: h.event == hooks.PermissionRequest || h.event == hooks.PreToolUse && h.o.Host.CanAsk(),
+		CanAsk:    h.event == hooks.PermissionRequest || h.event == hooks.PreToolUse && h.o.Host.CanAsk(),
+		AsksAgain: asksAbout(h.event),
+	}
+	if asksAbout(h.event) && tool != "" {
+		h.req.Data["toolCall"] = toolCall(h.o.Host, h.in)
 	}
 	for _, f := range h.o.Host.EditedFiles(h.event, tool, toolInput) {
 		if !filepath.IsAbs(filepath.FromSlash(f)) {

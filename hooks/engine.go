@@ -39,6 +39,10 @@ type Engine struct {
 	// Tracer is told when each event and hook starts and ends (telemetry spans); nil traces
 	// nothing.
 	Tracer Tracer
+	// AsksAgain says the caller fires the same event again when this one is refused: an agent
+	// whose tool call is refused tries the call again, and its deadline (the agent's timeout)
+	// is often shorter than a person takes to answer. Built-ins see it as Invocation.AsksAgain.
+	AsksAgain bool
 
 	procs ProcessRunner
 	once  sync.Once
@@ -321,7 +325,7 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 		inv := &Invocation{
 			Hook: h, Event: event, Payload: payload, Workspace: e.Workspace, SessionID: e.SessionID,
 			Getenv: e.Getenv, Environ: append(slices.Clip(e.Environ), traceEnv...), Stdout: orDiscard(stdout), Stderr: orDiscard(stderr), Result: sofar,
-			traceEnv: traceEnv,
+			traceEnv: traceEnv, AsksAgain: e.AsksAgain,
 			Fire: func(ctx context.Context, ev string, data Payload) (*Result, error) {
 				c, err := ResolveEvent(ev, e.Config.CustomEvents)
 				if err != nil {

@@ -160,6 +160,10 @@ type Invocation struct {
 	// Fire runs the hooks of another event with the same configuration, e.g. PreGitCommit from
 	// git-commit. data is merged over the current payload.
 	Fire func(ctx context.Context, event string, data Payload) (*Result, error)
+	// AsksAgain says the caller fires the same event again when this firing is refused (see
+	// Engine.AsksAgain): a wait for a person that ends undecided may leave its question open
+	// for that next firing, and refuse this one as pending.
+	AsksAgain bool
 
 	traceEnv []string // the Tracer's variables for the hook's process (TRACEPARENT)
 }

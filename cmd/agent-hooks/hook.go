@@ -33,7 +33,10 @@ session id, and answers in the agent's protocol: at most one JSON document on st
 Native hooks get the agent's fields unchanged plus agent, agentSessionId, transcriptPath, toolName,
 toolInput and toolUseId. A Bash call that runs git commit or git push fires PreGitCommit or
 PreGitPush first, so the repository's gates apply to the agent's own git; the files its edit tools
-change are recorded and given to Stop and SessionEnd hooks as filesModified.
+change are recorded and given to Stop and SessionEnd hooks as filesModified. PreToolUse and
+PermissionRequest also get toolCall (tool, command, file, reason, cwd, input): an approval hook
+shows it to the person who decides; a request nobody decided in time refuses the call as pending
+and stays open, and the agent's next identical call picks the decision up.
 
 On an event that can be blocked it fails closed within the agent's time budget: a broken
 configuration, an internal error, or a blocking hook that fails or does not finish is a refusal

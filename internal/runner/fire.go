@@ -42,6 +42,9 @@ type Request struct {
 	EndStatus sessions.Status
 	// CanAsk says the caller can ask a person to confirm (see hooks.Engine.CanAsk).
 	CanAsk bool
+	// AsksAgain says the caller fires the same event again when it is refused (see
+	// hooks.Engine.AsksAgain).
+	AsksAgain bool
 
 	shipNow bool // start the telemetry shipper whatever the interval (session end)
 }
@@ -135,6 +138,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		Config: cfg, Workspace: env.Workspace, SessionID: sess.id,
 		Getenv: r.Getenv, Environ: r.Environ, Stderr: r.Stderr, Messages: r.Stderr,
 		Observer: sess, State: store.SessionState(sess.id), Now: r.Now, CanAsk: req.CanAsk,
+		AsksAgain: req.AsksAgain,
 	}
 	// The Stop cap runs before the formats' extensions, so that they see a capped Stop as allowed.
 	eng.Extensions = []hooks.Extension{&stopLimit{store: store, warn: r.warn}}

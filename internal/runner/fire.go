@@ -110,7 +110,9 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		eng.Stdout = r.Stdout
 	}
 	out := &Outcome{Streamed: !req.CaptureStdout}
-	out.Result, err = eng.Fire(ctx, event, data)
+	// The name the caller used, not the canonical one: Engine.Fire records an alias (on-run-fail)
+	// in the payload for the formats that tell aliases of one event apart.
+	out.Result, err = eng.Fire(ctx, req.Event, data)
 	if err != nil {
 		return out, err
 	}

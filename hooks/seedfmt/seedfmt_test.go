@@ -20,7 +20,7 @@ func TestMapping(t *testing.T) {
 	p := hooks.Payload{"iteration": 2.0, "maxIterations": "5", "mode": "building", "taskId": "T-1", "error": "boom", "duration": 1500}
 	fresher := seedfmt.FresherEnv(p, "/ws")
 	for _, want := range []string{"FRESHER_PROJECT_DIR=/ws", "FRESHER_ITERATION=2", "FRESHER_MAX_ITERATIONS=5", "FRESHER_MODE=building",
-		"FRESHER_DURATION=1.5", "FRESHER_TOTAL_ITERATIONS=2", "FRESHER_LOG_DIR=" + filepath.Join("/ws", ".fresher", "logs")} {
+		"FRESHER_DURATION=1", "FRESHER_TOTAL_ITERATIONS=2", "FRESHER_TOTAL_COMMITS=0", "FRESHER_LAST_EXIT_CODE=0", "FRESHER_LOG_DIR=" + filepath.Join("/ws", ".fresher", "logs")} {
 		if !slices.Contains(fresher, want) {
 			t.Errorf("fresher env lacks %s: %v", want, fresher)
 		}

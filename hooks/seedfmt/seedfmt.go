@@ -7,6 +7,7 @@
 // Every seed hook gets its values from the payload of the event being fired, through Table:
 //
 //	payload key      fresher env               agent-pipelines env / ${VAR}        iteratr
+//	                                           (each LOOP_X also as PIPELINE_X)
 //	iteration        FRESHER_ITERATION (0)     LOOP_ITERATION ${ITERATION}         {{iteration}}
 //	maxIterations    FRESHER_MAX_ITERATIONS    LOOP_MAX_ITERATIONS ${MAX_ITERATIONS}
 //	mode             FRESHER_MODE
@@ -31,7 +32,8 @@
 //	totalCommits     FRESHER_TOTAL_COMMITS     (else commitsMade; 0)
 //	lastCommitSha    FRESHER_LAST_COMMIT_SHA   (else commitSha)
 //
-// The session id feeds LOOP_SESSION, ${SESSION} and {{session}}; the workspace feeds
+// The session name (payload sessionName, else the session id) feeds LOOP_SESSION,
+// PIPELINE_SESSION, ${SESSION} and ${SESSION_NAME}; the session id feeds {{session}}; the workspace feeds
 // FRESHER_PROJECT_DIR and REPO_ROOT. A variable whose payload key is absent is not set, so a value
 // the user exported (FRESHER_MODE=building agent-hooks run started) still reaches the hook —
 // except the five fresher always sets, marked (0), which are then 0 as in fresher.
@@ -41,6 +43,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
 )
@@ -136,17 +139,34 @@ func FresherEnv(p hooks.Payload, workspace string) []string {
 	return env
 }
 
-// LoopEnv is the environment of an agent-pipelines hook: the LOOP_* variables and the shell
-// variables its ${VAR} references name.
-func LoopEnv(p hooks.Payload, sessionID string) []string {
-	env := []string{"LOOP_SESSION=" + sessionID, "SESSION=" + sessionID}
+// SessionNameKey is the payload key of the session's human name (agent-pipelines' session, given
+// as `run.sh <stage> <session>`), distinct from the agent-hooks session id.
+const SessionNameKey = "sessionName"
+
+// SessionName is the payload's session name, else the session id.
+func SessionName(p hooks.Payload, sessionID string) string {
+	if s := hooks.FormatValue(p[SessionNameKey]); p[SessionNameKey] != nil && s != "" {
+		return s
+	}
+	return sessionID
+}
+
+// LoopEnv is the environment of an agent-pipelines hook in session (its name): the PIPELINE_*
+// variables of the current hooks plan, their former LOOP_* names, the shell variables its ${VAR}
+// references name, and the engine's own CLAUDE_PIPELINE_SESSION and CLAUDE_PIPELINE_TYPE.
+func LoopEnv(p hooks.Payload, session string) []string {
+	env := []string{"LOOP_SESSION=" + session, "PIPELINE_SESSION=" + session, "SESSION=" + session,
+		"SESSION_NAME=" + session, "CLAUDE_PIPELINE_SESSION=" + session}
 	for _, v := range Table {
 		s, ok := v.Value(p)
 		if !ok {
 			continue
 		}
 		if v.Loop != "" {
-			env = append(env, v.Loop+"="+s)
+			env = append(env, v.Loop+"="+s, "PIPELINE_"+strings.TrimPrefix(v.Loop, "LOOP_")+"="+s)
+		}
+		if v.Loop == "LOOP_TYPE" {
+			env = append(env, "CLAUDE_PIPELINE_TYPE="+s)
 		}
 		if v.LoopShell != "" && v.LoopShell != v.Loop {
 			env = append(env, v.LoopShell+"="+s)

@@ -156,3 +156,21 @@ func TestDurationIsMillisecondsUnlessGivenInSeconds(t *testing.T) {
 		}
 	}
 }
+
+// The loop's session name is the payload's sessionName; an empty or absent one is the id.
+func TestSessionName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		p    hooks.Payload
+		want string
+	}{
+		{hooks.Payload{"sessionName": "auth"}, "auth"},
+		{hooks.Payload{"sessionName": ""}, "s-1"},
+		{hooks.Payload{"sessionName": nil}, "s-1"},
+		{hooks.Payload{}, "s-1"},
+	} {
+		if got := seedfmt.SessionName(tc.p, "s-1"); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}

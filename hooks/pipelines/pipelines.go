@@ -85,7 +85,7 @@ var globalArgs = map[string][]string{
 // StageComplete is the event of on_stage_complete, which has no canonical counterpart.
 const StageComplete = "on_stage_complete"
 
-// Format loads loop.yaml and the global hooks file.
+// Format loads the stage file (stage.yaml or loop.yaml) and the global hooks file.
 type Format struct{}
 
 // New returns the agent-pipelines format.
@@ -94,7 +94,7 @@ func New() Format { return Format{} }
 // Name implements hooks.Format.
 func (Format) Name() string { return Name }
 
-// Loop is what agent-pipelines hooks need from a loop.yaml.
+// Loop is what agent-pipelines hooks need from a stage file (stage.yaml, formerly loop.yaml).
 type Loop struct {
 	File            string
 	Hooks           []*hooks.Hook

@@ -56,7 +56,7 @@ type Var struct {
 	Fresher string
 	// Loop is the agent-pipelines LOOP_* environment variable.
 	Loop string
-	// LoopShell is the shell variable an agent-pipelines loop.yaml command refers to as ${NAME}.
+	// LoopShell is the shell variable an agent-pipelines stage.yaml command refers to as ${NAME}.
 	LoopShell string
 	// Iteratr is the iteratr template variable, used as {{name}}.
 	Iteratr string

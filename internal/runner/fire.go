@@ -16,7 +16,7 @@ type Request struct {
 	// SessionID is the session to fire in ("" attaches by the rules of Attach).
 	SessionID string
 	Workspace string // the --workspace flag; "" finds it
-	LoopFile  string // the agent-pipelines loop.yaml ("" for the workspace's)
+	LoopFile  string // the agent-pipelines stage file ("" for the workspace's)
 	// ConfigFile is one more native config, loaded after the project's (the Action's config input).
 	ConfigFile string
 	// CaptureStdout keeps the hooks' stdout in the result only instead of streaming it to

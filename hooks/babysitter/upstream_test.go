@@ -298,3 +298,15 @@ func TestTimeout(t *testing.T) {
 		t.Errorf("timeout %s", got)
 	}
 }
+
+// TestNameWithSpace: the dispatcher's `for hook in $hooks` splits such a path into two words that
+// fail with 127; agent-hooks runs the hook.
+func TestNameWithSpace(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.Write(".a5c/hooks/on-run-start/my hook.sh", "#!/bin/sh\necho ran\n", 0o755)
+	res := w.Fire("on-run-start")
+	if got := seedtest.Statuses(res); !slices.Equal(got, []string{"on-run-start/my hook.sh=ok"}) || res.Hooks[0].Stdout != "ran\n" {
+		t.Errorf("ran %v", got)
+	}
+}

@@ -93,15 +93,9 @@ func Locations(env hooks.LoadEnv) []Location {
 // userDir is the dispatcher's USER_HOOKS_DIR, ${XDG_CONFIG_HOME:-$HOME/.config}/babysitter/hooks
 // ("" without either).
 func userDir(env hooks.LoadEnv) string {
-	base := ""
-	if env.Getenv != nil {
-		base = env.Getenv("XDG_CONFIG_HOME")
-	}
+	base := seedfmt.ConfigHome(env)
 	if base == "" {
-		if env.UserHome == "" {
-			return ""
-		}
-		base = filepath.Join(env.UserHome, ".config")
+		return ""
 	}
 	return filepath.Join(base, "babysitter", "hooks")
 }

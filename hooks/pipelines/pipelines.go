@@ -122,18 +122,9 @@ func LoopPath(env hooks.LoadEnv) string {
 // ~/.config/agent-pipelines/hooks.sh.
 // It is "" when the project disables user hooks.
 func GlobalPath(env hooks.LoadEnv) string {
-	if env.DisableUserHooks {
+	base := seedfmt.ConfigHome(env)
+	if env.DisableUserHooks || base == "" {
 		return ""
-	}
-	base := ""
-	if env.Getenv != nil {
-		base = env.Getenv("XDG_CONFIG_HOME")
-	}
-	if base == "" {
-		if env.UserHome == "" {
-			return ""
-		}
-		base = filepath.Join(env.UserHome, ".config")
 	}
 	return filepath.Join(base, "agent-pipelines", "hooks.sh")
 }

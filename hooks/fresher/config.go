@@ -84,11 +84,11 @@ func readSettings(env hooks.LoadEnv, getenv func(string) string) (settings, []ho
 		if n, ok := parseU32(v); ok {
 			s.Timeout = time.Duration(n) * time.Second
 		} else {
-			diags = append(diags, seedfmt.Warning(file, 0, 0, "FRESHER_HOOK_TIMEOUT=%q is not a whole number of seconds; fresher ignores it, the timeout stays %s", v, s.Timeout))
+			diags = append(diags, seedfmt.Warning(filepath.Dir(file), 0, 0, "FRESHER_HOOK_TIMEOUT=%q is not a whole number of seconds; fresher ignores it, the timeout stays %s", v, s.Timeout))
 		}
 	}
 	if s.Timeout == 0 {
-		diags = append(diags, seedfmt.Warning(file, 0, 0, "a hook timeout of 0 makes every fresher hook time out at once; using %s", DefaultTimeout))
+		diags = append(diags, seedfmt.Warning(filepath.Dir(file), 0, 0, "a hook timeout of 0 makes every fresher hook time out at once; using %s", DefaultTimeout))
 		s.Timeout = DefaultTimeout
 	}
 	return s, diags, nil

@@ -246,3 +246,23 @@ func TestInitTemplates(t *testing.T) {
 		t.Errorf("output\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestTimeoutWarnings: an unusable FRESHER_HOOK_TIMEOUT and a timeout of 0 are warnings about
+// .fresher (there may be no config.toml to point at).
+func TestTimeoutWarnings(t *testing.T) {
+	t.Parallel()
+	for env, want := range map[string]string{" 60": `FRESHER_HOOK_TIMEOUT=" 60" is not a whole number of seconds`, "0": "a hook timeout of 0"} {
+		w := upstreamHook(t, "started", "exit 0", "")
+		w.Env["FRESHER_HOOK_TIMEOUT"] = env
+		cfg, err := w.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cfg.Warnings) != 1 || cfg.Warnings[0].File != filepath.Join(w.Dir, ".fresher") || !strings.Contains(cfg.Warnings[0].Message, want) {
+			t.Errorf("FRESHER_HOOK_TIMEOUT=%q: warnings %v", env, cfg.Warnings)
+		}
+		if got := cfg.Hooks[hooks.SessionStart][0].Timeout; got != 30*time.Second {
+			t.Errorf("FRESHER_HOOK_TIMEOUT=%q: timeout %s", env, got)
+		}
+	}
+}

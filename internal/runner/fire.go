@@ -18,7 +18,7 @@ type Request struct {
 	// SessionID is the session to fire in ("" attaches by the rules of Attach).
 	SessionID string
 	Workspace string // the --workspace flag; "" finds it
-	LoopFile  string // the agent-pipelines loop.yaml ("" for the workspace's)
+	LoopFile  string // the agent-pipelines stage file ("" for the workspace's)
 	// ConfigFile is one more native config, loaded after the project's (the Action's config input).
 	ConfigFile string
 	// CaptureStdout keeps the hooks' stdout in the result only instead of streaming it to
@@ -150,7 +150,9 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		eng.Tracer = rec
 	}
 	out := &Outcome{Streamed: !req.CaptureStdout}
-	out.Result, err = eng.Fire(ctx, event, data)
+	// The name the caller used, not the canonical one: Engine.Fire records an alias (on-run-fail)
+	// in the payload for the formats that tell aliases of one event apart.
+	out.Result, err = eng.Fire(ctx, req.Event, data)
 	r.ship(rec, req.shipNow)
 	if err != nil {
 		return out, err

@@ -83,6 +83,11 @@ const (
 	quoteWord                  // "${NAME}": unquoted text, $(…), a ${…} word
 	quoteDouble                // ${NAME}: inside "…" or an unquoted here document
 	quoteSingle                // '"${NAME}"': inside '…' (closed, reopened around the value)
+	// quoteArg: a whole argument of a simple command, written ${NAME:+"${NAME}"}: an empty value
+	// is no argument at all and any other value one argument, as AutoAgent's and iteratr's
+	// pasted text gives for a word-sized value; a list value is one argument per element
+	// (Expansion builds that reference when it binds the list).
+	quoteArg
 )
 
 // template is a command template analysed once: where each placeholder stands and what it
@@ -166,11 +171,14 @@ func analyse(command string) *template {
 			return t
 		}
 	}
-	c := &placementChecker{prefix: prefix, hits: map[int]string{}, quotes: map[int]quoting{}}
+	c := &placementChecker{prefix: prefix, hits: map[int]string{}, quotes: map[int]quoting{}, args: map[int]bool{}}
 	syntax.Walk(f, c.visit)
 	for i := range t.placeholders {
 		p := &t.placeholders[i]
 		p.quote = c.quotes[i] // quoteInert when the parser did not see it: a comment
+		if p.quote == quoteWord && c.args[i] {
+			p.quote = quoteArg
+		}
 		if why, bad := c.hits[i]; bad {
 			refuse(i, why)
 			return t
@@ -198,12 +206,17 @@ func analyse(command string) *template {
 			p.ref = "${" + name + "}"
 		case quoteSingle:
 			p.ref = `'"${` + name + `}"'`
+		case quoteArg:
+			p.ref = argRef(name)
 		default:
 			p.ref = `"${` + name + `}"`
 		}
 	}
 	return t
 }
+
+// argRef is the reference of a whole argument: no word when the variable is empty, else one.
+func argRef(name string) string { return "${" + name + `:+"${` + name + `}"}` }
 
 func oddBackslashes(s string) bool {
 	n := len(s) - len(strings.TrimRight(s, `\`))
@@ -214,6 +227,7 @@ type placementChecker struct {
 	prefix string
 	hits   map[int]string  // placeholder index -> why it is refused (the outermost reason)
 	quotes map[int]quoting // placeholder index -> how its reference is written
+	args   map[int]bool    // placeholder index -> it is a whole argument of a simple command
 	stack  []syntax.Node   // the ancestors of the node being visited
 }
 
@@ -300,6 +314,9 @@ func (c *placementChecker) visit(n syntax.Node) bool {
 	case *syntax.Lit:
 		for _, i := range c.scan(n.Value, nil) {
 			c.quotes[i] = c.quoting(false)
+			if c.args[i] && !c.unquotedContext() {
+				delete(c.args, i)
+			}
 		}
 	case *syntax.SglQuoted:
 		for _, i := range c.scan(n.Value, nil) {
@@ -420,6 +437,21 @@ func (c *placementChecker) quoting(single bool) quoting {
 	return quoteWord
 }
 
+// unquotedContext reports whether the node on top of the stack is outside any "…", here
+// document and `…` (or inside a $(…) within them), where a whole argument's reference (${NAME:+"${NAME}"}) nests quotes the
+// same way in every shell.
+func (c *placementChecker) unquotedContext() bool {
+	for j := len(c.stack) - 1; j >= 0; j-- {
+		switch n := c.stack[j].(type) {
+		case *syntax.DblQuoted, *syntax.Redirect:
+			return false
+		case *syntax.CmdSubst:
+			return !n.Backquotes // $(…) starts afresh, even inside "…"
+		}
+	}
+	return true
+}
+
 // isPattern reports whether child (a word of pe) is matched as a pattern.
 func isPattern(pe *syntax.ParamExp, child syntax.Node) bool {
 	if pe.Repl != nil {
@@ -465,6 +497,18 @@ func (c *placementChecker) call(call *syntax.CallExpr) {
 		}
 	}
 	eff := commandIndex(args)
+	for _, w := range args[min(eff+1, len(args)):] {
+		if eff < len(args) && testCommands[path.Base(args[eff].Lit())] {
+			break // [ -n ] is true: an absent operand changes what test tests
+		}
+		if len(w.Parts) == 1 {
+			if l, ok := w.Parts[0].(*syntax.Lit); ok {
+				if found := c.scan(l.Value, nil); len(found) == 1 && l.Value == c.prefix+strconv.Itoa(found[0])+"z" {
+					c.args[found[0]] = true
+				}
+			}
+		}
+	}
 	if eff >= len(args) {
 		return
 	}
@@ -526,6 +570,9 @@ func (c *placementChecker) call(call *syntax.CallExpr) {
 		}
 	}
 }
+
+// testCommands take their operands as an expression, where an empty operand must stay one.
+var testCommands = map[string]bool{"test": true, "[": true}
 
 // refuseNamePart refuses placeholders in the NAME part of a NAME=value operand.
 func (c *placementChecker) refuseNamePart(w *syntax.Word) {

@@ -21,6 +21,10 @@ import (
 // whatever the caller passed.
 type Payload map[string]any
 
+// KeySessionName is the payload key of the session's human name (`session start --name`), which
+// the runner sets when the session has one and the caller did not.
+const KeySessionName = "sessionName"
+
 // Subject is a copy of the payload without the values the engine sets anew on every firing
 // (sessionId, workspace, timestamp): what the event is about rather than when and where it
 // fired, e.g. to tell whether two firings ask for the same decision.

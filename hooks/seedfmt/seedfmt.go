@@ -137,6 +137,18 @@ func LoopEnv(p hooks.Payload, sessionID string) []string {
 	return env
 }
 
+// SessionName is the name the seed loops give a session (iteratr's {{session}}, agent-pipelines'
+// ${SESSION}): the payload's "session" (`--data session=…`), else its sessionName (the name the
+// session was started with, `session start --name`), else the session id.
+func SessionName(p hooks.Payload, sessionID string) string {
+	for _, k := range []string{"session", hooks.KeySessionName} {
+		if s := hooks.FormatValue(p[k]); s != "" {
+			return s
+		}
+	}
+	return sessionID
+}
+
 // IteratrVars are the values of iteratr's template variables; a variable the payload does not
 // carry is empty, as in iteratr, where an unset variable expands to nothing.
 func IteratrVars(p hooks.Payload, sessionID string) hooks.Payload {

@@ -30,7 +30,8 @@
 //	totalIterations  FRESHER_TOTAL_ITERATIONS  (else iteration)
 //	totalCommits     FRESHER_TOTAL_COMMITS     (else commitsMade)
 //
-// The session id feeds LOOP_SESSION, ${SESSION} and {{session}}; the workspace feeds
+// The session id feeds LOOP_SESSION and ${SESSION}; iteratr's {{session}} is the session's name
+// (SessionName); the workspace feeds
 // FRESHER_PROJECT_DIR and REPO_ROOT. A variable whose payload key is absent is not set, so a value
 // the user exported (FRESHER_MODE=building agent-hooks run started) still reaches the hook.
 package seedfmt

@@ -14,6 +14,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/iteratr"
+	"github.com/autoagent/agent-hooks/hooks/seedfmt/seedtest"
 )
 
 func agentOutput(res *hooks.Result) string {
@@ -158,7 +159,7 @@ func TestLenientLikeIteratr(t *testing.T) {
 	w := newWorkspace(t, `version: 1
 hooks:
   post_iteration:
-    - command: go test
+    - command: "true"
       pipe_ouput: true
       name: tests
     - timeout: 5
@@ -166,6 +167,7 @@ hooks:
     -
     - command: "echo negative"
       timeout: -4
+    - command: "  "
 `)
 	cfg, err := w.Load()
 	if err != nil {
@@ -189,8 +191,12 @@ hooks:
 	for _, h := range cfg.Hooks[hooks.PostIteration] {
 		timeouts = append(timeouts, h.Timeout)
 	}
-	if !slices.Equal(timeouts, []time.Duration{iteratr.DefaultTimeout, iteratr.DefaultTimeout}) {
-		t.Errorf("hooks' timeouts %v, want two hooks with the default", timeouts)
+	if !slices.Equal(timeouts, []time.Duration{iteratr.DefaultTimeout, iteratr.DefaultTimeout, iteratr.DefaultTimeout}) {
+		t.Errorf("hooks' timeouts %v, want three hooks with the default", timeouts)
+	}
+	// a blank command runs, as `sh -c "  "` does in iteratr: successfully
+	if got := seedtest.Statuses(w.Fire(hooks.PostIteration, "iteration", 1)); !slices.Equal(got, []string{"true=ok", "echo negative=ok", "  =ok"}) {
+		t.Errorf("statuses %v", got)
 	}
 }
 

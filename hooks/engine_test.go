@@ -11,12 +11,37 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // engineFor loads a project config text and returns an engine over it.
-func engineFor(t *testing.T, config string, reg *Registry, env map[string]string) (*Engine, *bytes.Buffer) {
+// syncBuffer is a buffer that a hook's stdout and stderr copiers may write to at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
+}
+
+func engineFor(t *testing.T, config string, reg *Registry, env map[string]string) (*Engine, *syncBuffer) {
 	t.Helper()
 	if reg == nil {
 		reg = NewRegistry()
@@ -24,7 +49,7 @@ func engineFor(t *testing.T, config string, reg *Registry, env map[string]string
 	le := writeConfig(t, config, "")
 	cfg, err := Load(reg, le)
 	must(t, err)
-	var out bytes.Buffer
+	var out syncBuffer
 	return &Engine{
 		Config: cfg, Workspace: le.Workspace, SessionID: "session-1-abcdef",
 		Getenv: func(k string) string { return env[k] }, Environ: []string{"PATH=" + os.Getenv("PATH")},

@@ -83,7 +83,8 @@ const (
 	quoteWord                  // "${NAME}": unquoted text, $(…), a ${…} word
 	quoteDouble                // ${NAME}: inside "…" or an unquoted here document
 	quoteSingle                // '"${NAME}"': inside '…' (closed, reopened around the value)
-	// quoteArg: a whole argument of a simple command, written ${NAME:+"${NAME}"}: an empty value
+	// quoteArg: a whole argument of a simple command (or word of a for loop's list), written
+	// ${NAME:+"${NAME}"}: an empty value
 	// is no argument at all and any other value one argument, as AutoAgent's and iteratr's
 	// pasted text gives for a word-sized value; a list value is one argument per element
 	// (Expansion builds that reference when it binds the list).
@@ -227,7 +228,7 @@ type placementChecker struct {
 	prefix string
 	hits   map[int]string  // placeholder index -> why it is refused (the outermost reason)
 	quotes map[int]quoting // placeholder index -> how its reference is written
-	args   map[int]bool    // placeholder index -> it is a whole argument of a simple command
+	args   map[int]bool    // placeholder index -> it is a whole word of a command's arguments or a for list
 	stack  []syntax.Node   // the ancestors of the node being visited
 }
 
@@ -357,6 +358,7 @@ func (c *placementChecker) visit(n syntax.Node) bool {
 		c.refuse(n.Name, whyName)
 	case *syntax.WordIter:
 		c.refuse(n.Name, whyName)
+		c.wholeWords(n.Items)
 	case *syntax.Stmt:
 		if call, ok := n.Cmd.(*syntax.CallExpr); ok && stdinShell(call) != "" {
 			for _, r := range n.Redirs {
@@ -497,17 +499,8 @@ func (c *placementChecker) call(call *syntax.CallExpr) {
 		}
 	}
 	eff := commandIndex(args)
-	for _, w := range args[min(eff+1, len(args)):] {
-		if eff < len(args) && testCommands[path.Base(args[eff].Lit())] {
-			break // [ -n ] is true: an absent operand changes what test tests
-		}
-		if len(w.Parts) == 1 {
-			if l, ok := w.Parts[0].(*syntax.Lit); ok {
-				if found := c.scan(l.Value, nil); len(found) == 1 && l.Value == c.prefix+strconv.Itoa(found[0])+"z" {
-					c.args[found[0]] = true
-				}
-			}
-		}
+	if eff < len(args) && !testCommands[path.Base(args[eff].Lit())] { // [ -n ] is true: an absent operand changes what test tests
+		c.wholeWords(args[eff+1:])
 	}
 	if eff >= len(args) {
 		return
@@ -573,6 +566,21 @@ func (c *placementChecker) call(call *syntax.CallExpr) {
 
 // testCommands take their operands as an expression, where an empty operand must stay one.
 var testCommands = map[string]bool{"test": true, "[": true}
+
+// wholeWords marks the placeholders that are whole words of words, the arguments of a command or
+// the list of a for loop: places where the shell splits pasted text into words.
+func (c *placementChecker) wholeWords(words []*syntax.Word) {
+	for _, w := range words {
+		if len(w.Parts) != 1 {
+			continue
+		}
+		if l, ok := w.Parts[0].(*syntax.Lit); ok {
+			if found := c.scan(l.Value, nil); len(found) == 1 && l.Value == c.prefix+strconv.Itoa(found[0])+"z" {
+				c.args[found[0]] = true
+			}
+		}
+	}
+}
 
 // refuseNamePart refuses placeholders in the NAME part of a NAME=value operand.
 func (c *placementChecker) refuseNamePart(w *syntax.Word) {

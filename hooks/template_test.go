@@ -289,6 +289,9 @@ func TestExpandCommandEmptyAndListArguments(t *testing.T) {
 		{`printf '[%s]' {{v}}`, []string{"one", "two"}, "[one][two]"},
 		{`printf '[%s]' "$(printf '<%s>' {{v}})"`, files, "[<src/auth.ts><test/auth.test.ts>]"},
 		{`printf '[%s]' --f={{v}}`, files, "[--f=src/auth.ts test/auth.test.ts]"},
+		{`for f in {{v}}; do printf '<%s>' "$f"; done`, files, "<src/auth.ts><test/auth.test.ts>"},
+		{`for f in {{v}}; do printf '<%s>' "$f"; done; echo end`, []any{}, "end\n"},
+		{`for f in x {{v}}; do printf '<%s>' "$f"; done`, "", "<x>"},
 	}
 	for _, tc := range tests {
 		cmd, env := expand(t, tc.tmpl, Payload{"v": tc.v})

@@ -146,7 +146,7 @@ func (e *Engine) fireEvent(ctx context.Context, event string, data Payload, dept
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		stop := false
+		stop, halted := false, ""
 		for k, hr := range results {
 			h := group[k]
 			res.Hooks = append(res.Hooks, hr.HookResult)
@@ -160,8 +160,18 @@ func (e *Engine) fireEvent(ctx context.Context, event string, data Payload, dept
 			if e.apply(event, h, &hr, res) {
 				stop = true
 			}
+			if hr.halt && hr.Status == StatusBlocked && !res.Blocked && halted == "" {
+				stop, halted = true, h.Name
+			}
 		}
 		if stop {
+			if halted != "" && i < len(hooks) {
+				names := make([]string, 0, len(hooks)-i)
+				for _, h := range hooks[i:] {
+					names = append(names, h.Name)
+				}
+				e.warn(res, "after the block of %s, the remaining hooks of %s did not run: %s", halted, event, strings.Join(names, ", "))
+			}
 			break
 		}
 	}
@@ -273,6 +283,7 @@ type groupResult struct {
 	HookResult
 	set         Payload
 	unstartable bool // the hook could not start because of its input (InputError)
+	halt        bool // Outcome.Halt
 }
 
 // runGroup runs one hook, or a run of adjacent parallel hooks concurrently; output of parallel
@@ -344,7 +355,7 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 	if e.Observer != nil {
 		e.Observer.HookDone(event, h, &hr)
 	}
-	return groupResult{HookResult: hr, set: o.Set, unstartable: o.unstartable}
+	return groupResult{HookResult: hr, set: o.Set, unstartable: o.unstartable, halt: o.Halt}
 }
 
 // invokeRecovering is invoke with a panic (a bug in a built-in type or a format) turned into the

@@ -21,6 +21,10 @@ import (
 // whatever the caller passed.
 type Payload map[string]any
 
+// KeySessionName is the payload key of the session's human name (`session start --name`), which
+// the runner sets when the session has one and the caller did not.
+const KeySessionName = "sessionName"
+
 // Subject is a copy of the payload without the values the engine sets anew on every firing
 // (sessionId, workspace, timestamp): what the event is about rather than when and where it
 // fired, e.g. to tell whether two firings ask for the same decision.
@@ -181,6 +185,10 @@ type Outcome struct {
 	// PreGitCommit). A block from a blockable nested event blocks the outer event too, even one
 	// that cannot block by itself: the gate the user configured held, and the agent must know.
 	BlockedBy string
+	// Halt stops the event's remaining hooks even on an event that cannot be blocked (where the
+	// block itself is only a warning): the native protocol's JSON block, so that a check failing
+	// on PostExecutionEnd prevents the git-commit configured after it.
+	Halt bool
 	// Set is merged into the payload of the hooks that run after this one (e.g. commitSha).
 	Set Payload
 	// Details are type-specific result fields (decider, url, changes, …), shown in --json output

@@ -41,7 +41,10 @@ func ParseStatus(s string) (Status, error) {
 // Session is one session record. The JSON field names are those of the AutoAgent seed; fields
 // this package does not know (written by another tool) are kept through a read-modify-write.
 type Session struct {
-	ID              string    `json:"id"`
+	ID string `json:"id"`
+	// Name is the session's human name (`session start --name`), what the seed loops call the
+	// session: iteratr's {{session}}, agent-pipelines' ${SESSION}.
+	Name            string    `json:"name,omitempty"`
 	StartTime       time.Time `json:"startTime"`
 	EndTime         time.Time `json:"endTime,omitzero"`
 	Workspace       string    `json:"workspace"`
@@ -142,6 +145,20 @@ func removeIssue(list []int, n int) []int {
 		}
 	}
 	return out
+}
+
+// ValidName reports whether name is a valid session name: 1 to 64 letters, digits, _ and -, as
+// iteratr and agent-pipelines require of theirs.
+func ValidName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidID reports whether id has the form session-<unixms>-<random [a-z0-9]>. The seed's generator

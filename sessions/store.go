@@ -74,7 +74,9 @@ func (s *Store) EventsPath(id string) string { return filepath.Join(s.dir, id+".
 // Params describes a session to create.
 type Params struct {
 	// ID is the id to use; empty generates session-<unixms>-<6 random [a-z0-9]>.
-	ID        string
+	ID string
+	// Name is the session's human name ("" for none; else see ValidName).
+	Name      string
 	Workspace string
 	Command   string
 	Args      []string
@@ -90,6 +92,9 @@ type Params struct {
 func (s *Store) Create(p Params) (*Session, error) {
 	if p.ID != "" && !ValidID(p.ID) {
 		return nil, fmt.Errorf("create session: invalid id %q (want session-<unixms>-<[a-z0-9]>)", p.ID)
+	}
+	if p.Name != "" && !ValidName(p.Name) {
+		return nil, fmt.Errorf("create session: invalid name %q (want 1 to 64 letters, digits, _ and -)", p.Name)
 	}
 	var sess *Session
 	err := s.locked(func() error {
@@ -179,6 +184,7 @@ func (s *Store) create(p Params) (*Session, error) {
 	}
 	sess := &Session{
 		ID:              id,
+		Name:            p.Name,
 		StartTime:       now.UTC().Truncate(time.Millisecond),
 		Workspace:       p.Workspace,
 		Command:         p.Command,

@@ -159,6 +159,28 @@ func TestInvalidIDsAreRejectedBeforeTouchingFiles(t *testing.T) {
 	}
 }
 
+// TestSessionName: a session's name is kept in its record; one that iteratr and agent-pipelines
+// would refuse is refused before anything is written.
+func TestSessionName(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestStore(t)
+	sess, err := s.Create(Params{Workspace: "/ws", Name: "auth_refactor-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(sess.ID); err != nil || got.Name != "auth_refactor-2" {
+		t.Errorf("read back %+v, %v", got, err)
+	}
+	for _, name := range []string{"a b", "x/y", "ü", strings.Repeat("n", 65), "a.b"} {
+		if _, err := s.Create(Params{Workspace: "/ws", Name: name}); err == nil || !strings.Contains(err.Error(), "invalid name") {
+			t.Errorf("Create with name %q: %v, want invalid name", name, err)
+		}
+	}
+	if list, _, err := s.List(0); err != nil || len(list) != 1 {
+		t.Errorf("sessions after refused names: %d, %v", len(list), err)
+	}
+}
+
 func TestIssueBookkeeping(t *testing.T) {
 	t.Parallel()
 	type step struct {
@@ -528,6 +550,7 @@ func TestKnownKeysAreTheEncodedOnes(t *testing.T) {
 		CurrentIssue: &n, Status: StatusActive, Provider: "p", StopBlockCount: 1, SubagentStopBlockCount: 1,
 		Agent: "claude", AgentSessionID: "s", FilesModified: []string{"f"}, AuditHead: &AuditHead{Seq: 1},
 		Metadata: Metadata{GitBranch: "b", GitCommit: "c", TotalDuration: 1},
+		Name:     "n", SubagentStopBlockCount: 1, Agent: "claude", AgentSessionID: "x", FilesModified: []string{"f"},
 	}
 	b, err := json.Marshal(full)
 	if err != nil {

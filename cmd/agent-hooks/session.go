@@ -45,7 +45,7 @@ the same workspace, else starts one.`,
 }
 
 func (a *app) newSessionStartCmd() *cobra.Command {
-	var workspace, provider string
+	var workspace, provider, name string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "start [flags] [-- COMMAND [ARG...]]",
@@ -56,6 +56,7 @@ recorded. The command and arguments after -- are recorded as the session's comma
 (default: agent-hooks session start).`,
 		Example: `  agent-hooks session start
   agent-hooks session start --provider claude --json
+  agent-hooks session start --name auth-refactor
   agent-hooks session start --workspace ./repo -- autoagent run --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := a.newRunner()
@@ -66,7 +67,7 @@ recorded. The command and arguments after -- are recorded as the session's comma
 			if len(args) > 0 {
 				command, cmdArgs = args[0], args[1:]
 			}
-			sess, err := r.Start(runner.StartRequest{Workspace: workspace, Command: command, Args: cmdArgs, Provider: provider})
+			sess, err := r.Start(runner.StartRequest{Workspace: workspace, Command: command, Args: cmdArgs, Provider: provider, Name: name})
 			if err != nil {
 				return err
 			}
@@ -76,6 +77,7 @@ recorded. The command and arguments after -- are recorded as the session's comma
 	fl := cmd.Flags()
 	fl.StringVar(&workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
 	fl.StringVar(&provider, "provider", "", "the agent's primary provider, recorded in the session (claude, gemini, …)")
+	fl.StringVar(&name, "name", "", "the session's human name (letters, digits, _ and -; at most 64): every payload carries it as sessionName, and it is iteratr's {{session}}")
 	fl.BoolVar(&asJSON, "json", false, "print the session record instead of its id")
 	return cmd
 }
@@ -198,6 +200,9 @@ func printSession(out io.Writer, s *sessions.Session) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
 	row("id", s.ID)
+	if s.Name != "" {
+		row("name", s.Name)
+	}
 	row("status", string(s.Status))
 	row("workspace", s.Workspace)
 	row("started", sessTime(s.StartTime))

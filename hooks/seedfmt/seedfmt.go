@@ -32,8 +32,9 @@
 //	totalCommits     FRESHER_TOTAL_COMMITS     (else commitsMade; 0)
 //	lastCommitSha    FRESHER_LAST_COMMIT_SHA   (else commitSha)
 //
-// The session name (payload sessionName, else the session id) feeds LOOP_SESSION,
-// PIPELINE_SESSION, ${SESSION} and ${SESSION_NAME}; the session id feeds {{session}}; the workspace feeds
+// The session name (SessionName: --data session=…, else the payload's sessionName, else the
+// session id) feeds LOOP_SESSION, PIPELINE_SESSION, ${SESSION}, ${SESSION_NAME} and iteratr's
+// {{session}}; the workspace feeds
 // FRESHER_PROJECT_DIR and REPO_ROOT. A variable whose payload key is absent is not set, so a value
 // the user exported (FRESHER_MODE=building agent-hooks run started) still reaches the hook —
 // except the five fresher always sets, marked (0), which are then 0 as in fresher.
@@ -139,18 +140,6 @@ func FresherEnv(p hooks.Payload, workspace string) []string {
 	return env
 }
 
-// SessionNameKey is the payload key of the session's human name (agent-pipelines' session, given
-// as `run.sh <stage> <session>`), distinct from the agent-hooks session id.
-const SessionNameKey = "sessionName"
-
-// SessionName is the payload's session name, else the session id.
-func SessionName(p hooks.Payload, sessionID string) string {
-	if s := hooks.FormatValue(p[SessionNameKey]); p[SessionNameKey] != nil && s != "" {
-		return s
-	}
-	return sessionID
-}
-
 // LoopEnv is the environment of an agent-pipelines hook in session (its name): the PIPELINE_*
 // variables of the current hooks plan, their former LOOP_* names, the shell variables its ${VAR}
 // references name, and the engine's own CLAUDE_PIPELINE_SESSION and CLAUDE_PIPELINE_TYPE.
@@ -173,6 +162,18 @@ func LoopEnv(p hooks.Payload, session string) []string {
 		}
 	}
 	return env
+}
+
+// SessionName is the name the seed loops give a session (iteratr's {{session}}, agent-pipelines'
+// ${SESSION}): the payload's "session" (`--data session=…`), else its sessionName (the name the
+// session was started with, `session start --name`), else the session id.
+func SessionName(p hooks.Payload, sessionID string) string {
+	for _, k := range []string{"session", hooks.KeySessionName} {
+		if s := hooks.FormatValue(p[k]); s != "" {
+			return s
+		}
+	}
+	return sessionID
 }
 
 // IteratrVars are the values of iteratr's template variables; a variable the payload does not

@@ -128,6 +128,12 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if data == nil {
 		data = hooks.Payload{}
 	}
+	if name := sess.record.Name; name != "" {
+		if _, set := data[hooks.KeySessionName]; !set {
+			data = maps.Clone(data)
+			data[hooks.KeySessionName] = name
+		}
+	}
 	if files, ok := sess.filesModified(event); ok {
 		if _, set := data["filesModified"]; !set {
 			data = maps.Clone(data)

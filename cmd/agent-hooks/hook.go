@@ -13,7 +13,7 @@ import (
 )
 
 func (a *app) newHookCmd() *cobra.Command {
-	var timeout string
+	var timeout, event string
 	names := slices.Sorted(func(yield func(string) bool) {
 		for n := range agentHosts() {
 			if !yield(n) {
@@ -65,7 +65,7 @@ agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.
 			}
 			reply := agents.Handle(cmd.Context(), agents.Options{
 				Host: host, Runner: r, Stdin: a.stdin, Getenv: a.getenv, Timeout: limit,
-				Start: a.start, Messages: a.stderr,
+				Event: event, Start: a.start, Messages: a.stderr,
 			})
 			if _, err := a.stdout.Write(reply.Stdout); err != nil {
 				return &blockedError{reason: "agent-hooks hook: write the answer: " + err.Error()}
@@ -79,6 +79,7 @@ agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.
 		},
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", `the hook entry's timeout in the agent's settings: seconds ("600", "1.5") or a duration ("10m")`)
+	cmd.Flags().StringVar(&event, "event", "", `the agent's name of the event, for an agent whose input does not name it (Copilot CLI's camelCase hooks)`)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &blockedError{reason: "agent-hooks hook: " + err.Error()}
 	})

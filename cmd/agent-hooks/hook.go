@@ -57,11 +57,11 @@ agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.
 			}
 			limit, err := parseHookTimeout(timeout)
 			if err != nil {
-				return &blockedError{reason: "agent-hooks hook: --timeout: " + err.Error()}
+				return a.hookError(args[0], "agent-hooks hook: --timeout: "+err.Error())
 			}
 			r, err := a.newRunner()
 			if err != nil {
-				return &blockedError{reason: "agent-hooks hook: " + err.Error()}
+				return a.hookError(args[0], "agent-hooks hook: "+err.Error())
 			}
 			reply := agents.Handle(cmd.Context(), agents.Options{
 				Host: host, Runner: r, Stdin: a.stdin, Getenv: a.getenv, Timeout: limit,
@@ -80,10 +80,24 @@ agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", `the hook entry's timeout in the agent's settings: seconds ("600", "1.5") or a duration ("10m")`)
 	cmd.Flags().StringVar(&event, "event", "", `the agent's name of the event, for an agent whose input does not name it (Copilot CLI's camelCase hooks)`)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &blockedError{reason: "agent-hooks hook: " + err.Error()}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		agent := ""
+		if args := c.Flags().Args(); len(args) > 0 {
+			agent = args[0]
+		}
+		return a.hookError(agent, "agent-hooks hook: "+err.Error())
 	})
 	return cmd
+}
+
+// hookError is a mistake on the hook's command line: exit 2 with the reason, which Claude Code
+// and Codex read as a block, and, for an agent that reads no exit code as one (Cline), its own
+// refusal on stdout as well.
+func (a *app) hookError(agent, reason string) error {
+	if r, ok := agentHosts()[agent].(agents.Refuser); ok {
+		_, _ = a.stdout.Write(append(r.Refusal(reason), '\n'))
+	}
+	return &blockedError{reason: reason}
 }
 
 // parseHookTimeout reads --timeout: a number of seconds, as the agents write their timeouts, or

@@ -57,8 +57,8 @@ func clineScript(h *Host, event string, timeout int) []byte {
 	return []byte("#!/bin/sh\n# Written by agent-hooks install cline: Cline runs it for " + event + ".\nexec " + h.CommandFor(event, timeout) + "\n")
 }
 
-// ownScript reports whether a hook file's content runs agent-hooks for the host.
-func ownScript(h *Host, src []byte) bool {
+// OwnsScript reports whether a hook file's content runs agent-hooks for the host.
+func (h *Host) OwnsScript(src []byte) bool {
 	for _, line := range strings.Split(string(src), "\n") {
 		if cmd, ok := strings.CutPrefix(strings.TrimSpace(line), "exec "); ok && h.Owns(cmd) {
 			return true
@@ -81,7 +81,7 @@ func installScripts(h *Host, dir string, timeout int) (bool, error) {
 		want := clineScript(h, ev, timeout)
 		src, err := os.ReadFile(path)
 		switch {
-		case err == nil && !ownScript(h, src):
+		case err == nil && !h.OwnsScript(src):
 			theirs = append(theirs, path)
 			continue
 		case err == nil && bytes.Equal(src, want):
@@ -112,7 +112,7 @@ func uninstallScripts(h *Host, dir string) (bool, error) {
 	changed := false
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
-		if src, err := os.ReadFile(path); err == nil && ownScript(h, src) {
+		if src, err := os.ReadFile(path); err == nil && h.OwnsScript(src) {
 			if err := os.Remove(path); err != nil {
 				return changed, err
 			}
@@ -168,7 +168,7 @@ func doctorScripts(h *Host, dir string, lookPath func(string) (string, error)) (
 		if event == "PreCompact" {
 			add(path, NeverRuns, "", "Cline's CLI and SDK do not run PreCompact hook files (only the legacy extension did)")
 		}
-		if !ownScript(h, src) {
+		if !h.OwnsScript(src) {
 			continue
 		}
 		own++

@@ -51,6 +51,8 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.RegisterFormat(babysitter.New())
 	reg.RegisterFormat(hostfmt.Claude())
 	reg.RegisterFormat(hostfmt.Codex())
+	reg.RegisterFormat(hostfmt.Copilot())
+	reg.RegisterFormat(hostfmt.Cline())
 	if testRegistry != nil {
 		testRegistry(reg)
 	}

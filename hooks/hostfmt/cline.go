@@ -160,7 +160,10 @@ func (d ClineDialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
 	setDefault("timestamp", time.Now().UTC().Format(time.RFC3339Nano))
 	setDefault("workspaceRoots", []any{inv.Workspace})
 	if tool, ok := inv.Payload["toolName"]; ok {
-		call := map[string]any{"name": tool, "input": inv.Payload["toolInput"], "id": inv.Payload["toolUseId"]}
+		call := map[string]any{"name": tool, "input": inv.Payload["toolInput"]}
+		if id, ok := inv.Payload["toolUseId"]; ok {
+			call["id"] = id
+		}
 		switch d.HookName {
 		case "tool_call":
 			setDefault("tool_call", call)

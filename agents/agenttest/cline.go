@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -75,22 +76,13 @@ func (r *Run) Cleanup() {
 			continue
 		}
 		args := strings.Split(string(b), "\x00")
-		if !contains(args, "--cline-hub-daemon") || !follows(args, "--cwd", r.Dir) || !follows(args, "--port", strconv.Itoa(r.hubPort)) {
+		if !slices.Contains(args, "--cline-hub-daemon") || !follows(args, "--cwd", r.Dir) || !follows(args, "--port", strconv.Itoa(r.hubPort)) {
 			continue
 		}
 		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
 			_ = syscall.Kill(pid, syscall.SIGTERM)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // follows reports whether value follows flag in args.

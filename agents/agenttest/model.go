@@ -1,9 +1,9 @@
 // Package agenttest runs the real agent CLIs (Claude Code, Codex, GitHub Copilot CLI, Cline)
 // offline for end-to-end hook tests: a scripted fake of the model APIs they call (Anthropic
-// Messages, OpenAI Responses, OpenAI chat completions) on
-// 127.0.0.1 that makes them run real tool calls and fire their real hooks, the CLIs' discovery
-// (skip when absent, fail when AGENT_HOOKS_REQUIRE_AGENTS=1), an isolated environment per run,
-// and testscript commands and conditions so that scripts can drive an agent.
+// Messages, OpenAI Responses, OpenAI chat completions) on 127.0.0.1 that makes them run real
+// tool calls and fire their real hooks, the CLIs' discovery (skip when absent, fail when
+// AGENT_HOOKS_REQUIRE_AGENTS=1), an isolated environment per run, and testscript commands and
+// conditions so that scripts can drive an agent.
 package agenttest
 
 import (

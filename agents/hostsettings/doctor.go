@@ -75,6 +75,11 @@ func (h *Host) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report,
 	}
 	switch {
 	case h == Copilot && installed > 0:
+		for _, f := range Claude.Files(env)[1:] { // Copilot reads the project's Claude settings, not the user's
+			if src, err := os.ReadFile(f.Path); err == nil && Claude.countOwn(src) > 0 {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("Copilot also reads %s, where agent-hooks is installed for Claude Code: Copilot runs agent-hooks twice per event (uninstall one)", f.Path))
+			}
+		}
 		rep.Notes = append(rep.Notes, "Copilot loads a repository's hooks in -p mode only in a folder it trusts (--trust-folder, or COPILOT_ALLOW_ALL=true); its user hooks (--user) always load",
 			"Copilot cannot block a prompt (userPromptSubmitted) nor a session's start: gates on those events only record")
 	case h == Cline && installed > 0:

@@ -39,11 +39,21 @@ On an event that can be blocked it fails closed within the agent's time budget: 
 configuration, an internal error, or a blocking hook that fails or does not finish is a refusal
 with the reason, answered before the agent's own timeout. --timeout must be the timeout of the
 hook entry in the agent's settings (agents do not tell the hook), in seconds; without it the
-agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.5 s; Codex 600 s).`,
+agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.5 s; Codex 600 s;
+Copilot CLI 30 s; Cline a fixed 120 s for tool hooks).
+
+GitHub Copilot CLI's camelCase hooks get an input that names no event: --event gives it
+(preToolUse, agentStop, …). Cline reads no exit code: every refusal, and every failure to decide,
+is {"cancel": true, "errorMessage": …} on stdout, which ends the Cline task.`,
 		Example: `  # .claude/settings.json
   {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 600", "timeout": 600}]}]}}
   # .codex/hooks.json
-  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook codex --timeout 600", "timeout": 600}]}]}}`,
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook codex --timeout 600", "timeout": 600}]}]}}
+  # .github/hooks/agent-hooks.json (GitHub Copilot CLI)
+  {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "agent-hooks hook copilot --event preToolUse --timeout 30", "timeoutSec": 30}]}}
+  # .clinerules/hooks/PreToolUse (Cline), executable
+  #!/bin/sh
+  exec agent-hooks hook cline --event PreToolUse`,
 		// A mistake on this command line must not read as "proceed" to the agent: every error is
 		// exit 2 with the reason on stderr, which the agents read as a block.
 		Args: cobra.ArbitraryArgs,

@@ -255,10 +255,3 @@ func toolMatcher(event string, m *string) (matcher *hooks.Matcher, bad string) {
 	}
 	return &hooks.Matcher{Field: field, Regex: re}, ""
 }
-
-func title(host string) string {
-	if host == "codex" {
-		return "Codex"
-	}
-	return "Claude Code"
-}

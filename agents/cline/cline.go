@@ -16,6 +16,7 @@ package cline
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -171,6 +172,9 @@ func (Host) Decode(in *agents.Input, event string) error {
 	in.HostEvent = agents.Str(f, "hookName")
 	if _, known := events[in.HostEvent]; !known && event != "" {
 		in.HostEvent = event
+	}
+	if in.HostEvent == "" {
+		return errors.New(`the input names no event ("hookName"): give it with --event (agent-hooks hook cline --event PreToolUse)`)
 	}
 	in.Session = agents.Str(f, "taskId")
 	if roots, ok := f["workspaceRoots"].([]any); ok && len(roots) > 0 {

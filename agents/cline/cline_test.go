@@ -168,6 +168,9 @@ func TestDecode(t *testing.T) {
 	if err := host.Decode(&legacy, ""); err != nil || legacy.ToolName != "execute_command" || host.ShellCommand(legacy.ToolName, legacy.Args) != "git push" {
 		t.Errorf("legacy %+v %v", legacy, err)
 	}
+	if err := host.Decode(&agents.Input{Fields: map[string]any{"taskId": "t"}}, ""); err == nil || !strings.Contains(err.Error(), "give it with --event") {
+		t.Errorf("no event: %v", err)
+	}
 	if got := host.ShellCommand("run_commands", map[string]any{"commands": `["a","b"]`}); got != "a\nb" {
 		t.Errorf("string commands: %q", got)
 	}

@@ -129,11 +129,12 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 // agent reads it as a deny).
 func (Host) CanAsk() bool { return true }
 
-// Decode implements agents.Decoder. The PascalCase dialect is Claude Code's shape; in the
-// camelCase one the event is the one given on the command line (a permissionRequest also names
-// itself in hookName).
+// Decode implements agents.Decoder. Without --event, an input that names its event
+// (hook_event_name) is the PascalCase dialect, Claude Code's shape. With --event it is the
+// camelCase one, whatever else it carries (a camelCase notification also says
+// hook_event_name "Notification"); a permissionRequest also names itself in hookName.
 func (Host) Decode(in *agents.Input, event string) error {
-	if _, ok := in.Fields["hook_event_name"]; ok {
+	if _, ok := in.Fields["hook_event_name"]; ok && event == "" {
 		agents.ClaudeShape(in)
 		return nil
 	}

@@ -184,3 +184,18 @@ func TestEvents(t *testing.T) {
 		t.Error("budget")
 	}
 }
+
+// TestNotificationIsCamelCase: Copilot's camelCase notification input also carries
+// hook_event_name ("Notification"); with --event it is still the camelCase dialect: the session
+// is sessionId's, and the answer flat.
+func TestNotificationIsCamelCase(t *testing.T) {
+	t.Parallel()
+	e := hooktest.New(t, config("Notification", cmd(`echo '{"feedback":"seen"}'`)))
+	e.Event = "notification"
+	if got, want := e.Answer(host, e.Input("copilot", "notification", nil), 0), `{"additionalContext":"seen"}`; got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	if list := e.Sessions(); len(list) != 1 || list[0].AgentSessionID != "e0ca95eb-a247-4794-b019-45e7ecdb0b16" {
+		t.Errorf("sessions %+v", list)
+	}
+}

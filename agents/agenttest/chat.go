@@ -38,7 +38,7 @@ func chatToolResults(body json.RawMessage) []ToolResult {
 	return out
 }
 
-// chat answers POST /chat/completions (and /v1/chat/completions) as the Chat Completions API
+// chat answers POST /chat/completions (Cline's openai-compatible base URL has no /v1) as the Chat Completions API
 // does, streaming (SSE, with a usage chunk, which Cline waits for) or not. A Shell step calls
 // Cline's run_commands; a Write step its apply_patch.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {

@@ -231,7 +231,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"input_tokens":100}`)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
 		s.openai(w, r, body)
-	case r.Method == http.MethodPost && (r.URL.Path == "/chat/completions" || r.URL.Path == "/v1/chat/completions"):
+	case r.Method == http.MethodPost && r.URL.Path == "/chat/completions":
 		s.chat(w, r, body)
 	default:
 		s.fail(w, r, body, "no such endpoint in the fake")

@@ -57,10 +57,15 @@ func (o *Output) Encode() ([]byte, error) {
 	if *o == (Output{}) {
 		return nil, nil
 	}
+	return Marshal(o)
+}
+
+// Marshal is v as one line of JSON, with <, > and & as they are: an agent's answer.
+func Marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(o); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil

@@ -47,6 +47,18 @@ func (h *Host) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report,
 	installed := 0
 	for _, f := range h.Files(env) {
 		st := FileState{Scope: f.Scope, Path: f.Path}
+		if h.Scripts {
+			own, findings, err := doctorScripts(h, f.Path, opt.LookPath)
+			if err != nil {
+				return nil, err
+			}
+			_, err = os.Stat(f.Path)
+			st.Exists, st.AgentHooks = err == nil, own
+			installed += own
+			rep.Findings = append(rep.Findings, findings...)
+			rep.Files = append(rep.Files, st)
+			continue
+		}
 		src, err := os.ReadFile(f.Path)
 		if err == nil {
 			st.Exists = true
@@ -60,6 +72,19 @@ func (h *Host) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report,
 	}
 	if installed == 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("agent-hooks is not installed for %s (agent-hooks install %s [--user])", h.Title, h.Name))
+	}
+	switch {
+	case h == Copilot && installed > 0:
+		for _, f := range Claude.Files(env)[1:] { // Copilot reads the project's Claude settings, not the user's
+			if src, err := os.ReadFile(f.Path); err == nil && Claude.countOwn(src) > 0 {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("Copilot also reads %s, where agent-hooks is installed for Claude Code: Copilot runs agent-hooks twice per event (uninstall one)", f.Path))
+			}
+		}
+		rep.Notes = append(rep.Notes, "Copilot loads a repository's hooks in -p mode only in a folder it trusts (--trust-folder, or COPILOT_ALLOW_ALL=true); its user hooks (--user) always load",
+			"Copilot cannot block a prompt (userPromptSubmitted) nor a session's start: gates on those events only record")
+	case h == Cline && installed > 0:
+		rep.Notes = append(rep.Notes, "Cline refuses a tool only by ending the task: a PreToolUse gate that blocks stops the agent, and the model is not told why",
+			"Cline does not wait for TaskStart, TaskComplete, TaskError, SessionShutdown or UserPromptSubmit hooks: gates on those events only record")
 	}
 	if h == Codex {
 		if err := codexTrust(ctx, env, opt, rep); err != nil {
@@ -124,6 +149,24 @@ func (h *Host) countOwn(src []byte) int {
 		for _, g := range groups {
 			for _, hk := range g.Hooks {
 				if hk.Type == "command" && h.Owns(hk.Command) {
+					n++
+				}
+			}
+		}
+	}
+	if h == Copilot {
+		var flat struct {
+			Hooks map[string][]struct {
+				Type string `json:"type"`
+				Bash string `json:"bash"`
+			} `json:"hooks"`
+		}
+		if json.Unmarshal(src, &flat) != nil {
+			return 0
+		}
+		for _, list := range flat.Hooks {
+			for _, hk := range list {
+				if (hk.Type == "" || hk.Type == "command") && h.Owns(hk.Bash) {
 					n++
 				}
 			}

@@ -8,6 +8,8 @@ package hostsettings
 
 import (
 	"fmt"
+
+	"github.com/autoagent/agent-hooks/configedit"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,6 +30,14 @@ type Host struct {
 	MaxTimeout map[string]int
 	// HookTypes are the hook types the host runs.
 	HookTypes []string
+	// EventFlag: the host's input names no event, so the command install writes says it
+	// (--event; Copilot's camelCase hooks).
+	EventFlag bool
+	// Scripts: the host has no settings file but runs one executable per event from folders
+	// (Cline); Files are those folders.
+	Scripts bool
+
+	shape configedit.HostShape // where its settings keep a hook (zero: configedit.GroupedShape)
 }
 
 // Claude is Claude Code (2.1.197: the events of its settings schema).
@@ -60,7 +70,7 @@ var Codex = &Host{
 }
 
 // Hosts lists every host.
-var Hosts = []*Host{Claude, Codex}
+var Hosts = []*Host{Claude, Codex, Copilot, Cline}
 
 // Lookup returns the host named name.
 func Lookup(name string) (*Host, error) {
@@ -69,7 +79,7 @@ func Lookup(name string) (*Host, error) {
 			return h, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown agent %q (want claude or codex)", name)
+	return nil, fmt.Errorf("unknown agent %q (want claude, codex, copilot or cline)", name)
 }
 
 // DefaultTimeout is the timeout install writes (seconds): the hosts' own default for a hook.
@@ -84,6 +94,41 @@ const Program = "agent-hooks"
 // answers (a deny where it cannot decide) before the host would kill it.
 func (h *Host) Command(timeout int) string {
 	return Program + " hook " + h.Name + " --timeout " + strconv.Itoa(timeout)
+}
+
+// CommandFor is the command install registers on event: Command, with --event where the
+// host's input does not name the event; without --timeout for Cline, whose timeout no setting
+// changes (agent-hooks knows it).
+func (h *Host) CommandFor(event string, timeout int) string {
+	if h.Scripts {
+		return Program + " hook " + h.Name + " --event " + event
+	}
+	if h.EventFlag {
+		return Program + " hook " + h.Name + " --event " + event + " --timeout " + strconv.Itoa(timeout)
+	}
+	return h.Command(timeout)
+}
+
+// flagValue is the value of a --flag in a command line, "" when it has none.
+func flagValue(cmd, flag string) string {
+	f := strings.Fields(cmd)
+	for i, a := range f {
+		if a == flag && i+1 < len(f) {
+			return f[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// settingsShape is where the host's settings keep a hook.
+func (h *Host) settingsShape() configedit.HostShape {
+	if h.shape.CommandKey == "" {
+		return configedit.GroupedShape
+	}
+	return h.shape
 }
 
 // Timeout is the timeout install writes for event: timeout, within the host's cap.
@@ -191,6 +236,7 @@ func (e Env) getenv(k string) string {
 }
 
 // UserDir is the host's user folder: $CLAUDE_CONFIG_DIR or ~/.claude; $CODEX_HOME or ~/.codex.
+// (Copilot's and Cline's folders are in their Files.)
 func (h *Host) UserDir(env Env) string {
 	v, dir := "CLAUDE_CONFIG_DIR", ".claude"
 	if h == Codex {
@@ -206,6 +252,12 @@ func (h *Host) UserDir(env Env) string {
 // .claude/settings.json and .claude/settings.local.json; Codex's ~/.codex/hooks.json and
 // .codex/hooks.json.
 func (h *Host) Files(env Env) []File {
+	switch h {
+	case Copilot:
+		return copilotFiles(env)
+	case Cline:
+		return clineDirs(env)
+	}
 	if h == Codex {
 		return []File{
 			{User, filepath.Join(h.UserDir(env), "hooks.json")},
@@ -219,9 +271,13 @@ func (h *Host) Files(env Env) []File {
 	}
 }
 
-// InstallFile is the file install writes: the user's (user) or the project's.
+// InstallFile is the file install writes: the user's (user) or the project's (Cline: the
+// folder install writes its scripts in).
 func (h *Host) InstallFile(env Env, user bool) File {
 	files := h.Files(env)
+	if h == Copilot {
+		files = []File{files[0], {Project, filepath.Join(copilotDirs(env)[1].Path, copilotFile)}}
+	}
 	if user {
 		return files[0]
 	}

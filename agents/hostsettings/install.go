@@ -23,7 +23,7 @@ func (h *Host) Hooks(timeout int) []configedit.HostHook {
 	out := make([]configedit.HostHook, len(h.Events))
 	for i, ev := range h.Events {
 		t := h.Timeout(ev, timeout)
-		out[i] = configedit.HostHook{Event: ev, Command: h.Command(t), Timeout: t}
+		out[i] = configedit.HostHook{Event: ev, Command: h.CommandFor(ev, t), Timeout: t}
 	}
 	return out
 }
@@ -51,15 +51,19 @@ func (e *IgnoredError) Error() string {
 // changed (not when they were already there). A file the host ignores is left alone
 // (*IgnoredError).
 func (h *Host) Install(path string, timeout int) (bool, error) {
+	if h.Scripts {
+		return installScripts(h, path, timeout)
+	}
 	want := h.Hooks(timeout)
+	shape := h.settingsShape()
 	return configedit.Update(path, func(src []byte) ([]byte, bool, error) {
 		if len(bytes.TrimSpace(src)) == 0 {
-			return configedit.SetHostHooks(src, want, h.Owns)
+			return configedit.SetHostHooksIn(shape, src, want, h.Owns)
 		}
 		if fs := h.CheckSource(path, src, nil); Ignored(fs) {
 			return nil, false, &IgnoredError{Host: h, Findings: fs}
 		}
-		return configedit.SetHostHooks(src, want, h.Owns)
+		return configedit.SetHostHooksIn(shape, src, want, h.Owns)
 	})
 }
 
@@ -69,8 +73,11 @@ func (h *Host) Uninstall(path string) (bool, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
+	if h.Scripts {
+		return uninstallScripts(h, path)
+	}
 	return configedit.Update(path, func(src []byte) ([]byte, bool, error) {
-		return configedit.SetHostHooks(src, nil, h.Owns)
+		return configedit.SetHostHooksIn(h.settingsShape(), src, nil, h.Owns)
 	})
 }
 

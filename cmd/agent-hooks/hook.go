@@ -13,7 +13,7 @@ import (
 )
 
 func (a *app) newHookCmd() *cobra.Command {
-	var timeout string
+	var timeout, event string
 	names := slices.Sorted(func(yield func(string) bool) {
 		for n := range agentHosts() {
 			if !yield(n) {
@@ -42,11 +42,21 @@ On an event that can be blocked it fails closed within the agent's time budget: 
 configuration, an internal error, or a blocking hook that fails or does not finish is a refusal
 with the reason, answered before the agent's own timeout. --timeout must be the timeout of the
 hook entry in the agent's settings (agents do not tell the hook), in seconds; without it the
-agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.5 s; Codex 600 s).`,
+agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.5 s; Codex 600 s;
+Copilot CLI 30 s; Cline a fixed 120 s for tool hooks).
+
+GitHub Copilot CLI's camelCase hooks get an input that names no event: --event gives it
+(preToolUse, agentStop, …). Cline reads no exit code: every refusal, and every failure to decide,
+is {"cancel": true, "errorMessage": …} on stdout, which ends the Cline task.`,
 		Example: `  # .claude/settings.json
   {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 600", "timeout": 600}]}]}}
   # .codex/hooks.json
-  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook codex --timeout 600", "timeout": 600}]}]}}`,
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook codex --timeout 600", "timeout": 600}]}]}}
+  # .github/hooks/agent-hooks.json (GitHub Copilot CLI)
+  {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "agent-hooks hook copilot --event preToolUse --timeout 30", "timeoutSec": 30}]}}
+  # .clinerules/hooks/PreToolUse (Cline), executable
+  #!/bin/sh
+  exec agent-hooks hook cline --event PreToolUse`,
 		// A mistake on this command line must not read as "proceed" to the agent: every error is
 		// exit 2 with the reason on stderr, which the agents read as a block.
 		Args: cobra.ArbitraryArgs,
@@ -60,15 +70,15 @@ agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.
 			}
 			limit, err := parseHookTimeout(timeout)
 			if err != nil {
-				return &blockedError{reason: "agent-hooks hook: --timeout: " + err.Error()}
+				return a.hookError(args[0], "agent-hooks hook: --timeout: "+err.Error())
 			}
 			r, err := a.newRunner()
 			if err != nil {
-				return &blockedError{reason: "agent-hooks hook: " + err.Error()}
+				return a.hookError(args[0], "agent-hooks hook: "+err.Error())
 			}
 			reply := agents.Handle(cmd.Context(), agents.Options{
 				Host: host, Runner: r, Stdin: a.stdin, Getenv: a.getenv, Timeout: limit,
-				Start: a.start, Messages: a.stderr,
+				Event: event, Start: a.start, Messages: a.stderr,
 			})
 			if _, err := a.stdout.Write(reply.Stdout); err != nil {
 				return &blockedError{reason: "agent-hooks hook: write the answer: " + err.Error()}
@@ -82,10 +92,25 @@ agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.
 		},
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", `the hook entry's timeout in the agent's settings: seconds ("600", "1.5") or a duration ("10m")`)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &blockedError{reason: "agent-hooks hook: " + err.Error()}
+	cmd.Flags().StringVar(&event, "event", "", `the agent's name of the event, for an agent whose input does not name it (Copilot CLI's camelCase hooks)`)
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		agent := ""
+		if args := c.Flags().Args(); len(args) > 0 {
+			agent = args[0]
+		}
+		return a.hookError(agent, "agent-hooks hook: "+err.Error())
 	})
 	return cmd
+}
+
+// hookError is a mistake on the hook's command line: exit 2 with the reason, which Claude Code
+// and Codex read as a block, and, for an agent that reads no exit code as one (Cline), its own
+// refusal on stdout as well.
+func (a *app) hookError(agent, reason string) error {
+	if r, ok := agentHosts()[agent].(agents.Refuser); ok {
+		_, _ = a.stdout.Write(append(r.Refusal(reason), '\n'))
+	}
+	return &blockedError{reason: reason}
 }
 
 // parseHookTimeout reads --timeout: a number of seconds, as the agents write their timeouts, or

@@ -3,7 +3,9 @@ package main
 import (
 	"github.com/autoagent/agent-hooks/agents"
 	"github.com/autoagent/agent-hooks/agents/claude"
+	"github.com/autoagent/agent-hooks/agents/cline"
 	"github.com/autoagent/agent-hooks/agents/codex"
+	"github.com/autoagent/agent-hooks/agents/copilot"
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/gitops"
@@ -50,6 +52,8 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.RegisterFormat(babysitter.New())
 	reg.RegisterFormat(hostfmt.Claude())
 	reg.RegisterFormat(hostfmt.Codex())
+	reg.RegisterFormat(hostfmt.Copilot())
+	reg.RegisterFormat(hostfmt.Cline())
 	if testRegistry != nil {
 		testRegistry(reg)
 	}
@@ -64,7 +68,9 @@ var testRegistry func(*hooks.Registry)
 // agentHosts are the coding agents `agent-hooks hook` speaks to, by name: one package each.
 func agentHosts() map[string]agents.Host {
 	return map[string]agents.Host{
-		"claude": claude.Host{},
-		"codex":  codex.Host{},
+		"claude":  claude.Host{},
+		"codex":   codex.Host{},
+		"copilot": copilot.Host{},
+		"cline":   cline.Host{},
 	}
 }

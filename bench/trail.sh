@@ -21,8 +21,10 @@ trap 'rm -rf "$work"' EXIT
 
 go build -o "$work/trailgen" ./bench/trailgen
 if [ -n "${AGENT_HOOKS:-}" ]; then cp "$AGENT_HOOKS" "$work/agent-hooks"; else go build -o "$work/agent-hooks" ./cmd/agent-hooks; fi
-bins=(agent-hooks)
+# The older binary first: the last push, checked below, is this tree's.
+bins=()
 if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$work/before"; bins+=(before); fi
+bins+=(agent-hooks)
 
 export AUTOAGENT_HOME="$work/home"
 unset AUTOAGENT_SESSION_ID

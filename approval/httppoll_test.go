@@ -197,7 +197,7 @@ func TestHTTPPollSecrets(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	r, h := pollRunner(t, 300*time.Millisecond, `{"url": "http://`+addr+`/approvals/SECRETtoken123", "interval": 20, "successWhen": ".ok"}`)
+	r, h := pollRunner(t, 2*time.Second, `{"url": "http://`+addr+`/approvals/SECRETtoken123", "interval": 20, "successWhen": ".ok"}`)
 	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
 	defer cancel()
 	out := r.Run(ctx, pollInvocation(h, hooks.Payload{}, nil))

@@ -161,29 +161,10 @@ The trail is read line by line, so a trail of millions of lines shows at once in
   agent-hooks session show --json | jq .issuesCompleted`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id := ""
-			if len(args) == 1 {
-				id = args[0]
-			}
-			r, err := a.newRunner()
+			sess, src, err := a.sessionAndTrail(cmd, args, &remote)
 			if err != nil {
 				return err
 			}
-			if remote.set() {
-				if id == "" {
-					return errors.New("session show --remote: name the session (agent-hooks session list --remote lists them)")
-				}
-				rs, err := r.LookupRemote(cmd.Context(), id, remote.request())
-				if err != nil {
-					return err
-				}
-				return a.showSession(rs.Session, remoteTrail(rs), asJSON, events)
-			}
-			sess, err := r.Lookup(id)
-			if err != nil {
-				return err
-			}
-			src := localTrail(r.Store(), sess.ID)
 			return a.showSession(sess, src, asJSON, events)
 		},
 	}
@@ -400,33 +381,11 @@ Exit codes: 0 intact (or unchained), 1 broken or failure.`,
   agent-hooks session verify session-1704067200000-abc123 --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id := ""
-			if len(args) == 1 {
-				id = args[0]
-			}
-			r, err := a.newRunner()
+			sess, src, err := a.sessionAndTrail(cmd, args, &remote)
 			if err != nil {
 				return err
 			}
-			if remote.set() {
-				if id == "" {
-					return errors.New("session verify --remote: name the session")
-				}
-				rs, err := r.LookupRemote(cmd.Context(), id, remote.request())
-				if err != nil {
-					return err
-				}
-				v, err := verifySession(rs.Session, remoteTrail(rs))
-				if err != nil {
-					return err
-				}
-				return a.printVerification(rs.ID, v, asJSON)
-			}
-			sess, err := r.Lookup(id)
-			if err != nil {
-				return err
-			}
-			v, err := verifySession(sess, localTrail(r.Store(), sess.ID))
+			v, err := verifySession(sess, src)
 			if err != nil {
 				return err
 			}
@@ -436,6 +395,35 @@ Exit codes: 0 intact (or unchained), 1 broken or failure.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"session", "status", "lines", "chained", "unchained", "head", "afterHead", "problems", "break"}`)
 	remote.flags(cmd, "verify the session as it was last pushed to this remote")
 	return cmd
+}
+
+// sessionAndTrail finds the session the command names (args[0], else $AUTOAGENT_SESSION_ID, else
+// the current one) and its audit trail: in the sessions folder, or with --remote as it was last
+// pushed there (which needs the id).
+func (a *app) sessionAndTrail(cmd *cobra.Command, args []string, remote *remoteFlags) (*sessions.Session, trailSource, error) {
+	id := ""
+	if len(args) == 1 {
+		id = args[0]
+	}
+	r, err := a.newRunner()
+	if err != nil {
+		return nil, trailSource{}, err
+	}
+	if remote.set() {
+		if id == "" {
+			return nil, trailSource{}, fmt.Errorf("%s --remote: name the session (agent-hooks session list --remote lists them)", cmd.CommandPath())
+		}
+		rs, err := r.LookupRemote(cmd.Context(), id, remote.request())
+		if err != nil {
+			return nil, trailSource{}, err
+		}
+		return rs.Session, remoteTrail(rs), nil
+	}
+	sess, err := r.Lookup(id)
+	if err != nil {
+		return nil, trailSource{}, err
+	}
+	return sess, localTrail(r.Store(), sess.ID), nil
 }
 
 // remoteFlags are --remote and --workspace of the commands that read or write sessions on a

@@ -151,6 +151,7 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 	if err != nil {
 		return h.unreadable(err, eventNameIn(raw))
 	}
+	in.Read(h.o.Host)
 	h.in = in
 	h.classify(in.HostEvent)
 	budget := h.o.Host.Budget(in.HostEvent, h.o.Timeout, h.getenv)
@@ -167,6 +168,9 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 func (h *handler) classify(hostEvent string) {
 	h.hostEvent = hostEvent
 	h.event, h.mapped = h.o.Host.Event(hostEvent)
+	if h.in != nil && h.in.event() != "" {
+		h.event, h.mapped = h.in.event(), true
+	}
 	if !h.mapped {
 		h.event = hostEvent
 	}

@@ -22,30 +22,92 @@ const DefaultMaxInput = 64 << 20
 type Input struct {
 	Fields    map[string]any // the agent's JSON object, numbers as json.Number
 	HostEvent string         // hook_event_name
+	common    *Common        // what a Reader host read from Fields (Read)
 }
 
-func (in *Input) str(key string) string {
+// Common are the fields agent-hooks reads from every agent's input, whatever the agent calls
+// them. Claude Code's names (session_id, cwd, transcript_path, tool_name, tool_input,
+// tool_use_id) are the default; a Host that is a Reader reads its own.
+type Common struct {
+	SessionID      string
+	Cwd            string
+	TranscriptPath string
+	Tool           string
+	ToolInput      map[string]any
+	ToolUseID      string
+	// Event is the canonical event when it depends on more than the event's name (Gemini CLI's
+	// AfterTool of a call that failed is PostToolUseFailure), "" when Host.Event says.
+	Event string
+}
+
+// Reader is a Host whose input does not name the common fields as Claude Code does (Cursor's
+// conversation_id and workspace_roots, its beforeShellExecution without tool_name).
+type Reader interface {
+	Common(in *Input) Common
+}
+
+// Read reads the common fields of the input the way the agent h names them.
+func (in *Input) Read(h Host) {
+	if r, ok := h.(Reader); ok {
+		c := r.Common(in)
+		in.common = &c
+	}
+}
+
+// Str is the string value of the agent's field key, "" when it is not a string.
+func (in *Input) Str(key string) string {
 	s, _ := in.Fields[key].(string)
 	return s
 }
 
 // SessionID is the agent's session id (session_id).
-func (in *Input) SessionID() string { return in.str("session_id") }
+func (in *Input) SessionID() string {
+	if in.common != nil {
+		return in.common.SessionID
+	}
+	return in.Str("session_id")
+}
 
 // Cwd is the agent's working directory (cwd).
-func (in *Input) Cwd() string { return in.str("cwd") }
+func (in *Input) Cwd() string {
+	if in.common != nil {
+		return in.common.Cwd
+	}
+	return in.Str("cwd")
+}
 
 // Tool is the tool call's tool (tool_name), "" for an event of no tool.
-func (in *Input) Tool() string { return in.str("tool_name") }
+func (in *Input) Tool() string {
+	if in.common != nil {
+		return in.common.Tool
+	}
+	return in.Str("tool_name")
+}
 
 // ToolInput is the tool call's input object (tool_input).
 func (in *Input) ToolInput() map[string]any {
+	if in.common != nil {
+		return in.common.ToolInput
+	}
 	m, _ := in.Fields["tool_input"].(map[string]any)
 	return m
 }
 
 // ToolUseID is the agent's id of the tool call (tool_use_id).
-func (in *Input) ToolUseID() string { return in.str("tool_use_id") }
+func (in *Input) ToolUseID() string {
+	if in.common != nil {
+		return in.common.ToolUseID
+	}
+	return in.Str("tool_use_id")
+}
+
+// event is the canonical event the input says it fires, "" when its name says.
+func (in *Input) event() string {
+	if in.common != nil {
+		return in.common.Event
+	}
+	return ""
+}
 
 // Payload is what native hooks get: the agent's fields unchanged, plus the agent's name and the
 // normalised camelCase fields (agentSessionId, transcriptPath, toolName, toolInput, toolUseId,
@@ -62,11 +124,22 @@ func (in *Input) Payload(h Host) hooks.Payload {
 			p[key] = v
 		}
 	}
-	set("agentSessionId", "session_id")
-	set("transcriptPath", "transcript_path")
-	set("toolName", "tool_name")
-	set("toolInput", "tool_input")
-	set("toolUseId", "tool_use_id")
+	if c := in.common; c != nil {
+		for k, v := range map[string]string{"agentSessionId": c.SessionID, "transcriptPath": c.TranscriptPath, "toolName": c.Tool, "toolUseId": c.ToolUseID} {
+			if v != "" {
+				p[k] = v
+			}
+		}
+		if c.ToolInput != nil {
+			p["toolInput"] = c.ToolInput
+		}
+	} else {
+		set("agentSessionId", "session_id")
+		set("transcriptPath", "transcript_path")
+		set("toolName", "tool_name")
+		set("toolInput", "tool_input")
+		set("toolUseId", "tool_use_id")
+	}
 	if tool := in.Tool(); tool != "" {
 		if aliases := h.ToolAliases(tool); len(aliases) > 0 {
 			list := make([]any, len(aliases))
@@ -114,7 +187,7 @@ func ReadInput(ctx context.Context, r io.Reader, max int64) (*Input, []byte, err
 			return
 		}
 		in := &Input{Fields: fields}
-		in.HostEvent = in.str("hook_event_name")
+		in.HostEvent = in.Str("hook_event_name")
 		if in.HostEvent == "" {
 			done <- read{raw: raw.Bytes(), err: errors.New(`the input has no "hook_event_name"`)}
 			return

@@ -39,11 +39,17 @@ On an event that can be blocked it fails closed within the agent's time budget: 
 configuration, an internal error, or a blocking hook that fails or does not finish is a refusal
 with the reason, answered before the agent's own timeout. --timeout must be the timeout of the
 hook entry in the agent's settings (agents do not tell the hook), in seconds; without it the
-agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.5 s; Codex 600 s).`,
+agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.5 s; Codex 600 s).
+Gemini CLI writes its timeouts in milliseconds: give --timeout the same in seconds (60000 ms is
+--timeout 60; its default). Cursor does not document its default: agent-hooks assumes 30 s.`,
 		Example: `  # .claude/settings.json
   {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 600", "timeout": 600}]}]}}
   # .codex/hooks.json
-  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook codex --timeout 600", "timeout": 600}]}]}}`,
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook codex --timeout 600", "timeout": 600}]}]}}
+  # .gemini/settings.json (Gemini's timeouts are milliseconds)
+  {"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "agent-hooks hook gemini --timeout 60", "timeout": 60000}]}]}}
+  # .cursor/hooks.json
+  {"version": 1, "hooks": {"preToolUse": [{"command": "agent-hooks hook cursor --timeout 30", "timeout": 30, "failClosed": true}]}}`,
 		// A mistake on this command line must not read as "proceed" to the agent: every error is
 		// exit 2 with the reason on stderr, which the agents read as a block.
 		Args: cobra.ArbitraryArgs,

@@ -4,6 +4,8 @@ import (
 	"github.com/autoagent/agent-hooks/agents"
 	"github.com/autoagent/agent-hooks/agents/claude"
 	"github.com/autoagent/agent-hooks/agents/codex"
+	"github.com/autoagent/agent-hooks/agents/cursor"
+	"github.com/autoagent/agent-hooks/agents/gemini"
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/gitops"
@@ -65,5 +67,7 @@ func agentHosts() map[string]agents.Host {
 	return map[string]agents.Host{
 		"claude": claude.Host{},
 		"codex":  codex.Host{},
+		"gemini": gemini.Host{},
+		"cursor": cursor.Host{},
 	}
 }

@@ -20,10 +20,11 @@ type Agent string
 const (
 	Claude Agent = "claude" // Claude Code, @anthropic-ai/claude-code
 	Codex  Agent = "codex"  // Codex CLI, @openai/codex
+	Gemini Agent = "gemini" // Gemini CLI, @google/gemini-cli (a node script: node must be on PATH)
 )
 
 // Agents lists them all.
-var Agents = []Agent{Claude, Codex}
+var Agents = []Agent{Claude, Codex, Gemini}
 
 // RequireEnv is the variable that, set to 1 (as .ci/run does), turns a missing agent CLI from a
 // skipped test into a failed one, so that a broken install cannot pass CI with no end-to-end test.
@@ -119,6 +120,8 @@ func platformBinaries(a Agent, nm, goos, goarch string) []string {
 			return nil
 		}
 		return []string{filepath.Join(nm, "@openai", "codex-"+goos+"-"+arch, "vendor", triple, "bin", "codex")}
+	case Gemini:
+		return []string{filepath.Join(nm, "@google", "gemini-cli", "bundle", "gemini.js")}
 	}
 	return nil
 }
@@ -141,7 +144,7 @@ func ModuleRoot(dir string) string {
 var versions sync.Map // binary path -> version line (string) or error
 
 // Version is the first line of `bin --version` (e.g. "2.1.197 (Claude Code)", "codex-cli
-// 0.169.0"), asked once per binary and process, in an empty temporary HOME with PATH path (the
+// 0.169.0", "0.61.0"), asked once per binary and process, in an empty temporary HOME with PATH path (the
 // npm launchers need node).
 func Version(bin, path string) (string, error) {
 	if v, ok := versions.Load(bin); ok {
@@ -168,7 +171,7 @@ func version(bin, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "DISABLE_AUTOUPDATER=1", "CODEX_HOME=" + filepath.Join(home, ".codex")}
+	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "DISABLE_AUTOUPDATER=1", "CODEX_HOME=" + filepath.Join(home, ".codex"), "GEMINI_CLI_NO_RELAUNCH=true"}
 	cmd.Dir = home
 	out, err := cmd.Output()
 	if err != nil {

@@ -1,5 +1,6 @@
-// Package agenttest runs the real agent CLIs (Claude Code, Codex) offline for end-to-end hook
-// tests: a scripted fake of the model APIs they call (Anthropic Messages, OpenAI Responses) on
+// Package agenttest runs the real agent CLIs (Claude Code, Codex, Gemini CLI) offline for
+// end-to-end hook tests: a scripted fake of the model APIs they call (Anthropic Messages, OpenAI
+// Responses, Gemini generateContent) on
 // 127.0.0.1 that makes them run real tool calls and fire their real hooks, the CLIs' discovery
 // (skip when absent, fail when AGENT_HOOKS_REQUIRE_AGENTS=1), an isolated environment per run,
 // and testscript commands and conditions so that scripts can drive an agent.
@@ -82,8 +83,9 @@ type ToolResult struct {
 	IsError bool   // Claude's is_error (Codex does not say)
 }
 
-// Server is a fake of the Anthropic Messages API (POST /v1/messages) and of the OpenAI
-// Responses API (POST /v1/responses) on 127.0.0.1. It answers each model request with the
+// Server is a fake of the Anthropic Messages API (POST /v1/messages), of the OpenAI
+// Responses API (POST /v1/responses) and of the Gemini API (POST
+// /v1beta/models/MODEL:streamGenerateContent) on 127.0.0.1. It answers each model request with the
 // step chosen from the request alone — the number of tool results it already carries — so a
 // retried request gets the same answer; past the last step, and to a request that offers no
 // tools (a side request), it answers the text "done". It records every request.
@@ -159,6 +161,9 @@ func (s *Server) ToolResults() []ToolResult {
 	if strings.HasSuffix(last.Path, "/responses") {
 		return openaiToolResults(last.Body)
 	}
+	if strings.HasPrefix(last.Path, geminiPrefix) {
+		return geminiToolResults(last.Body)
+	}
 	return anthropicToolResults(last.Body)
 }
 
@@ -225,6 +230,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"input_tokens":100}`)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
 		s.openai(w, r, body)
+	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, geminiPrefix):
+		s.gemini(w, r, body)
 	default:
 		s.fail(w, r, body, "no such endpoint in the fake")
 	}

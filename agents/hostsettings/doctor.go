@@ -69,6 +69,21 @@ func (h *Host) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report,
 	if h == Claude && env.ClaudeManagedDir != "" {
 		rep.Findings = append(rep.Findings, claudeManaged(env.ClaudeManagedDir)...)
 	}
+	if h == Cursor && installed > 0 {
+		// Cursor runs Claude Code's hooks too (its third-party hooks, on by default).
+		for _, f := range Claude.Files(env) {
+			if src, err := os.ReadFile(f.Path); err == nil && Claude.countOwn(src) > 0 {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s has agent-hooks for Claude Code, which Cursor also runs (Include Third-Party Configs): agent-hooks runs twice per event; uninstall one, or turn that setting off", f.Path))
+			}
+		}
+	}
+	if h == Gemini {
+		for _, st := range rep.Files {
+			if st.Scope == Project && st.AgentHooks > 0 {
+				rep.Notes = append(rep.Notes, "Gemini CLI runs a project's hooks only in a trusted folder, and asks before running new ones: trust it when Gemini asks (a headless run needs GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust)")
+			}
+		}
+	}
 	return rep, nil
 }
 
@@ -108,6 +123,26 @@ func claudeManaged(dir string) []Finding {
 
 // countOwn counts agent-hooks' hooks for the host in a settings file.
 func (h *Host) countOwn(src []byte) int {
+	if h.Flat {
+		var s struct {
+			Hooks map[string][]struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+			} `json:"hooks"`
+		}
+		if json.Unmarshal(src, &s) != nil {
+			return 0
+		}
+		n := 0
+		for _, list := range s.Hooks {
+			for _, hk := range list {
+				if (hk.Type == "" || hk.Type == "command") && h.Owns(hk.Command) {
+					n++
+				}
+			}
+		}
+		return n
+	}
 	var s struct {
 		Hooks map[string][]struct {
 			Hooks []struct {

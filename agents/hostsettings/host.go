@@ -28,6 +28,15 @@ type Host struct {
 	MaxTimeout map[string]int
 	// HookTypes are the hook types the host runs.
 	HookTypes []string
+	// Millis is set when the host's timeouts are milliseconds (Gemini CLI); --timeout stays
+	// seconds.
+	Millis bool
+	// Flat is set when an event's hooks are the command objects themselves, with no matcher
+	// group around them (Cursor).
+	Flat bool
+	// FailClosed are the events whose agent-hooks entry must say "failClosed": true, without
+	// which the host lets the action through when agent-hooks crashes or times out (Cursor).
+	FailClosed []string
 }
 
 // Claude is Claude Code (2.1.197: the events of its settings schema).
@@ -60,16 +69,18 @@ var Codex = &Host{
 }
 
 // Hosts lists every host.
-var Hosts = []*Host{Claude, Codex}
+var Hosts = []*Host{Claude, Codex, Gemini, Cursor}
 
 // Lookup returns the host named name.
 func Lookup(name string) (*Host, error) {
-	for _, h := range Hosts {
+	names := make([]string, len(Hosts))
+	for i, h := range Hosts {
 		if h.Name == name {
 			return h, nil
 		}
+		names[i] = h.Name
 	}
-	return nil, fmt.Errorf("unknown agent %q (want claude or codex)", name)
+	return nil, fmt.Errorf("unknown agent %q (want %s)", name, strings.Join(names, ", "))
 }
 
 // DefaultTimeout is the timeout install writes (seconds): the hosts' own default for a hook.
@@ -86,7 +97,7 @@ func (h *Host) Command(timeout int) string {
 	return Program + " hook " + h.Name + " --timeout " + strconv.Itoa(timeout)
 }
 
-// Timeout is the timeout install writes for event: timeout, within the host's cap.
+// Timeout is the timeout install writes for event, in seconds: timeout, within the host's cap.
 func (h *Host) Timeout(event string, timeout int) int {
 	if max, ok := h.MaxTimeout[event]; ok && timeout > max {
 		return max
@@ -190,13 +201,19 @@ func (e Env) getenv(k string) string {
 	return e.Getenv(k)
 }
 
-// UserDir is the host's user folder: $CLAUDE_CONFIG_DIR or ~/.claude; $CODEX_HOME or ~/.codex.
+// UserDir is the host's user folder: $CLAUDE_CONFIG_DIR or ~/.claude; $CODEX_HOME or ~/.codex;
+// ~/.gemini; ~/.cursor.
 func (h *Host) UserDir(env Env) string {
 	v, dir := "CLAUDE_CONFIG_DIR", ".claude"
-	if h == Codex {
+	switch h {
+	case Codex:
 		v, dir = "CODEX_HOME", ".codex"
+	case Gemini:
+		v, dir = "", ".gemini"
+	case Cursor:
+		v, dir = "", ".cursor"
 	}
-	if d := env.getenv(v); d != "" {
+	if d := env.getenv(v); v != "" && d != "" {
 		return d
 	}
 	return filepath.Join(env.Home, dir)
@@ -204,8 +221,21 @@ func (h *Host) UserDir(env Env) string {
 
 // Files lists the host's hook settings files, user first: Claude's ~/.claude/settings.json,
 // .claude/settings.json and .claude/settings.local.json; Codex's ~/.codex/hooks.json and
-// .codex/hooks.json.
+// .codex/hooks.json; Gemini's ~/.gemini/settings.json and .gemini/settings.json; Cursor's
+// ~/.cursor/hooks.json and .cursor/hooks.json.
 func (h *Host) Files(env Env) []File {
+	switch h {
+	case Gemini:
+		return []File{
+			{User, filepath.Join(h.UserDir(env), "settings.json")},
+			{Project, filepath.Join(env.Workspace, ".gemini", "settings.json")},
+		}
+	case Cursor:
+		return []File{
+			{User, filepath.Join(h.UserDir(env), "hooks.json")},
+			{Project, filepath.Join(env.Workspace, ".cursor", "hooks.json")},
+		}
+	}
 	if h == Codex {
 		return []File{
 			{User, filepath.Join(h.UserDir(env), "hooks.json")},

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/autoagent/agent-hooks/configedit"
@@ -23,9 +24,46 @@ func (h *Host) Hooks(timeout int) []configedit.HostHook {
 	out := make([]configedit.HostHook, len(h.Events))
 	for i, ev := range h.Events {
 		t := h.Timeout(ev, timeout)
-		out[i] = configedit.HostHook{Event: ev, Command: h.Command(t), Timeout: t}
+		out[i] = configedit.HostHook{Event: ev, Command: h.Command(t), Timeout: h.written(t)}
 	}
 	return out
+}
+
+// written is a timeout of seconds in the host's unit.
+func (h *Host) written(seconds int) int {
+	if h.Millis {
+		return seconds * 1000
+	}
+	return seconds
+}
+
+// flatHooks are Hooks in Cursor's flat shape, with "failClosed": true where a failure must block.
+func (h *Host) flatHooks(timeout int) []configedit.FlatHook {
+	var out []configedit.FlatHook
+	for _, hh := range h.Hooks(timeout) {
+		fields := []configedit.Field{{Key: "command", Value: hh.Command}, {Key: "timeout", Value: hh.Timeout}}
+		if slices.Contains(h.FailClosed, hh.Event) {
+			fields = append(fields, configedit.Field{Key: "failClosed", Value: true})
+		}
+		out = append(out, configedit.FlatHook{Event: hh.Event, Fields: fields})
+	}
+	return out
+}
+
+// setHooks makes src hold the host's hooks for timeout (none when timeout is 0).
+func (h *Host) setHooks(src []byte, timeout int) ([]byte, bool, error) {
+	if h.Flat {
+		var want []configedit.FlatHook
+		if timeout > 0 {
+			want = h.flatHooks(timeout)
+		}
+		return configedit.SetFlatHooks(src, cursorVersion, want, h.Owns)
+	}
+	var want []configedit.HostHook
+	if timeout > 0 {
+		want = h.Hooks(timeout)
+	}
+	return configedit.SetHostHooks(src, want, h.Owns)
 }
 
 // IgnoredError is a settings file the host ignores as it is: install refuses to add hooks that
@@ -51,15 +89,17 @@ func (e *IgnoredError) Error() string {
 // changed (not when they were already there). A file the host ignores is left alone
 // (*IgnoredError).
 func (h *Host) Install(path string, timeout int) (bool, error) {
-	want := h.Hooks(timeout)
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
 	return configedit.Update(path, func(src []byte) ([]byte, bool, error) {
 		if len(bytes.TrimSpace(src)) == 0 {
-			return configedit.SetHostHooks(src, want, h.Owns)
+			return h.setHooks(src, timeout)
 		}
 		if fs := h.CheckSource(path, src, nil); Ignored(fs) {
 			return nil, false, &IgnoredError{Host: h, Findings: fs}
 		}
-		return configedit.SetHostHooks(src, want, h.Owns)
+		return h.setHooks(src, timeout)
 	})
 }
 
@@ -70,7 +110,7 @@ func (h *Host) Uninstall(path string) (bool, error) {
 		return false, nil
 	}
 	return configedit.Update(path, func(src []byte) ([]byte, bool, error) {
-		return configedit.SetHostHooks(src, nil, h.Owns)
+		return h.setHooks(src, 0)
 	})
 }
 

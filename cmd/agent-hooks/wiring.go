@@ -51,6 +51,8 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.RegisterFormat(babysitter.New())
 	reg.RegisterFormat(hostfmt.Claude())
 	reg.RegisterFormat(hostfmt.Codex())
+	reg.RegisterFormat(hostfmt.Gemini())
+	reg.RegisterFormat(hostfmt.Cursor())
 	if testRegistry != nil {
 		testRegistry(reg)
 	}

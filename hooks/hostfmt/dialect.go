@@ -29,27 +29,10 @@ var aliases = [][2]string{
 // session_id (the agent's session id, else agent-hooks'), cwd, hook_event_name, transcript_path
 // and the tool fields.
 func (d Dialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
-	in := make(hooks.Payload, len(inv.Payload)+6)
-	for k, v := range inv.Payload {
-		in[k] = v
+	in := hostStdin(inv, d.HostEvent, "session_id")
+	if _, ok := in["transcript_path"]; !ok {
+		in["transcript_path"] = ""
 	}
-	setDefault := func(k string, v any) {
-		if _, ok := in[k]; !ok {
-			in[k] = v
-		}
-	}
-	if id, ok := inv.Payload["agentSessionId"]; ok {
-		setDefault("session_id", id)
-	}
-	setDefault("session_id", inv.SessionID)
-	setDefault("cwd", inv.Workspace)
-	setDefault("hook_event_name", d.HostEvent)
-	for _, a := range aliases {
-		if v, ok := inv.Payload[a[1]]; ok {
-			setDefault(a[0], v)
-		}
-	}
-	setDefault("transcript_path", "")
 	return seedfmt.PayloadJSON(in)
 }
 

@@ -1,6 +1,6 @@
 // Package hostsettings owns the agent hosts' hook settings as agent-hooks installs into them:
-// where Claude Code, Codex, Gemini CLI and Cursor read their hooks (user, project and local files), the entries
-// `agent-hooks install` merges into them and `uninstall` takes out, and the checks of
+// where Claude Code, Codex, Gemini CLI and Cursor read their hooks (user, project and local
+// files), the entries `agent-hooks install` merges into them and `uninstall` takes out, and the checks of
 // `agent-hooks doctor` — everything that makes a host silently run no hook at all (a settings
 // file it ignores, an event it does not know, a Codex project or hook not trusted, agent-hooks
 // not on the host's PATH).

@@ -57,10 +57,16 @@ func (o *Output) Encode() ([]byte, error) {
 	if *o == (Output{}) {
 		return nil, nil
 	}
+	return EncodeJSON(o)
+}
+
+// EncodeJSON is v as one line of JSON, HTML characters as written (the agents show the reasons
+// to people), with no newline at the end.
+func EncodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(o); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil

@@ -1,7 +1,6 @@
 package configedit
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,30 +24,7 @@ type FlatHook struct {
 // values (members it does not name are kept), and "version" set when hooks are added to a file
 // without one. Everything else keeps its bytes; an event left with no hook is removed.
 func SetFlatHooks(src []byte, version int, want []FlatHook, mine func(command string) bool) ([]byte, bool, error) {
-	if len(bytes.TrimSpace(src)) == 0 {
-		if len(want) == 0 {
-			return src, false, nil
-		}
-		src = []byte("{}\n")
-	}
-	out := src
-	changed := false
-	for range 10000 {
-		next, did, err := flatStep(out, version, want, mine)
-		if err != nil {
-			return nil, false, err
-		}
-		if !did {
-			if changed {
-				if _, err := parse(out); err != nil {
-					return nil, false, fmt.Errorf("internal error: edited settings do not parse: %w", err)
-				}
-			}
-			return out, changed, nil
-		}
-		out, changed = next, true
-	}
-	return nil, false, errors.New("internal error: settings edit does not converge")
+	return converge(src, len(want) > 0, func(src []byte) ([]byte, bool, error) { return flatStep(src, version, want, mine) })
 }
 
 // flatStep makes one edit towards SetFlatHooks' goal; did is false when it is reached.

@@ -28,8 +28,15 @@ type HostHook struct {
 // there. A group left with no hooks is removed, and so is an event left with no group. It
 // reports whether anything changed. An empty src is an empty settings file.
 func SetHostHooks(src []byte, want []HostHook, mine func(command string) bool) ([]byte, bool, error) {
+	return converge(src, len(want) > 0, func(src []byte) ([]byte, bool, error) { return hostStep(src, want, mine) })
+}
+
+// converge applies step, one edit at a time, until it reports nothing left to do, and checks
+// that what it made still parses. An empty src is an empty settings file: {} when something is
+// to be added.
+func converge(src []byte, adding bool, step func([]byte) ([]byte, bool, error)) ([]byte, bool, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
-		if len(want) == 0 {
+		if !adding {
 			return src, false, nil
 		}
 		src = []byte("{}\n")
@@ -37,7 +44,7 @@ func SetHostHooks(src []byte, want []HostHook, mine func(command string) bool) (
 	out := src
 	changed := false
 	for range 10000 {
-		next, did, err := hostStep(out, want, mine)
+		next, did, err := step(out)
 		if err != nil {
 			return nil, false, err
 		}

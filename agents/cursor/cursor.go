@@ -194,13 +194,7 @@ func (Host) Answer(v *agents.Verdict) ([]byte, error) {
 	if o == (output{}) {
 		return nil, nil
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(o); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return agents.EncodeJSON(o)
 }
 
 // withWarning is a refusal's message for the user, with agent-hooks' warnings after it.

@@ -89,11 +89,8 @@ type cursorOutput struct {
 // stderr; another code is a failure. A failure blocks when the entry fails closed (the hook is
 // blocking), as in Cursor.
 func (d CursorDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
-	o, done := seedfmt.Finish(p)
+	o, done := finish(inv, p)
 	if done {
-		if o.Status == hooks.StatusTimeout {
-			o.Reason = fmt.Sprintf("hook %q timed out after %s", inv.Hook.Command, inv.Hook.Timeout)
-		}
 		return o
 	}
 	switch p.ExitCode {

@@ -78,11 +78,8 @@ type output struct {
 // decision "deny", or continue false; exit 2 blocks with stderr; another non-zero exit is an
 // error. additionalContext and systemMessage become the hook's feedback.
 func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
-	o, done := seedfmt.Finish(p)
+	o, done := finish(inv, p)
 	if done {
-		if o.Status == hooks.StatusTimeout {
-			o.Reason = fmt.Sprintf("hook %q timed out after %s", inv.Hook.Command, inv.Hook.Timeout)
-		}
 		return o
 	}
 	out, isJSON := parseOutput(p.Stdout)
@@ -108,6 +105,15 @@ func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.
 		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %q failed with exit code %d: %s", inv.Hook.Command, p.ExitCode, seedfmt.Reason(p))
 	}
 	return o
+}
+
+// finish is seedfmt.Finish with a timeout's reason naming the hook and its timeout.
+func finish(inv *hooks.Invocation, p *hooks.ProcessResult) (hooks.Outcome, bool) {
+	o, done := seedfmt.Finish(p)
+	if done && o.Status == hooks.StatusTimeout {
+		o.Reason = fmt.Sprintf("hook %q timed out after %s", inv.Hook.Command, inv.Hook.Timeout)
+	}
+	return o, done
 }
 
 func block(o hooks.Outcome, reason string) hooks.Outcome {

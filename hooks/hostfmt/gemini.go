@@ -96,11 +96,8 @@ type geminiOutput struct {
 // the text. Unlike Gemini, which lets the tool run, exit 2 or more with no word at all blocks too:
 // a gate that cannot say why still meant to block.
 func (d GeminiDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
-	o, done := seedfmt.Finish(p)
+	o, done := finish(inv, p)
 	if done {
-		if o.Status == hooks.StatusTimeout {
-			o.Reason = fmt.Sprintf("hook %q timed out after %s", inv.Hook.Command, inv.Hook.Timeout)
-		}
 		return o
 	}
 	text := strings.TrimSpace(p.Stdout)

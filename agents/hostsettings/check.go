@@ -152,7 +152,7 @@ func (c *checker) check() {
 		return
 	}
 	for _, name := range sortedKeys(events) {
-		if c.host == Gemini && geminiHooksKeys[name] {
+		if c.host == Gemini && GeminiSwitches[name] {
 			continue // Gemini's switches, checked above
 		}
 		c.event(name, events[name])

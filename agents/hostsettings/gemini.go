@@ -15,8 +15,8 @@ var Gemini = &Host{
 	Millis:    true,
 }
 
-// geminiHooksKeys are the keys of Gemini's "hooks" object that are switches, not events.
-var geminiHooksKeys = map[string]bool{"enabled": true, "disabled": true, "notifications": true}
+// GeminiSwitches are the keys of Gemini's "hooks" object that are switches, not events.
+var GeminiSwitches = map[string]bool{"enabled": true, "disabled": true, "notifications": true}
 
 // geminiTools are Gemini CLI's tool names, which its BeforeTool and AfterTool matchers (an
 // unanchored JavaScript regular expression) are tested against.

@@ -153,3 +153,36 @@ func TestCursorFailClosed(t *testing.T) {
 		}
 	}
 }
+
+// Gemini's switches and hook fields: hooksConfig.disabled names a hook that does not run,
+// hooksConfig.enabled false turns every hook off, a sequential group runs in order, a hook's
+// env and name are its own.
+func TestGeminiSwitches(t *testing.T) {
+	t.Parallel()
+	w := agentsWorkspace(t)
+	w.Write(".gemini/settings.json", `{
+		"hooksConfig": {"disabled": ["noisy"]},
+		"hooks": {"notifications": true, "AfterAgent": [{"sequential": true, "hooks": [
+			{"type": "command", "name": "noisy", "command": "touch noisy"},
+			{"type": "command", "name": "linter", "command": "echo \"$LINT_LEVEL\" > level.txt", "env": {"LINT_LEVEL": "strict"}}]}]}}`, 0o644)
+	cfg, err := w.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := cfg.Hooks[hooks.Stop]
+	if len(stop) != 1 || stop[0].Name != "linter" || stop[0].Parallel {
+		t.Fatalf("Stop %+v", stop)
+	}
+	w.Fire(hooks.Stop)
+	if got := strings.TrimSpace(w.Read("level.txt")); got != "strict" {
+		t.Errorf("env: %q", got)
+	}
+	w.Write(".gemini/settings.json", `{"hooksConfig": {"enabled": false}, "hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "true"}]}]}}`, 0o644)
+	cfg, err = w.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(cfg.Hooks[hooks.Stop]); n != 0 {
+		t.Errorf("hooksConfig.enabled false: %d hooks", n)
+	}
+}

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
@@ -16,7 +19,8 @@ import (
 // Gemini's JSON on stdin, GEMINI_PROJECT_DIR (and its other variables), and Gemini's reading of
 // the output.
 type GeminiDialect struct {
-	HostEvent string // the event's name in Gemini's settings (BeforeTool)
+	HostEvent string            // the event's name in Gemini's settings (BeforeTool)
+	Env       map[string]string // the hook's own "env"
 }
 
 // Stdin is Gemini's JSON for the hook: the payload, with what Gemini's hooks read filled in when
@@ -74,6 +78,9 @@ func (d GeminiDialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	}
 	env := []string{"GEMINI_PROJECT_DIR=" + inv.Workspace, "GEMINI_CWD=" + inv.Workspace,
 		"GEMINI_SESSION_ID=" + id, "CLAUDE_PROJECT_DIR=" + inv.Workspace}
+	for _, k := range slices.Sorted(maps.Keys(d.Env)) {
+		env = append(env, k+"="+d.Env[k])
+	}
 	return hooks.Process{Argv: []string{"bash", "-c", inv.Hook.Command}, Stdin: stdin, Env: env}, nil
 }
 
@@ -152,4 +159,56 @@ func geminiMatcher(event string, m *string) (*hooks.Matcher, string) {
 		}
 	}
 	return &hooks.Matcher{Field: field, Regex: re}, ""
+}
+
+// geminiOff is what Gemini's switches turn off: every hook (hooksConfig.enabled false, or the
+// older hooks.enabled), or those named in hooksConfig.disabled (by name or command).
+type geminiOff struct {
+	all      bool
+	disabled map[string]bool
+}
+
+// disables reports whether the switches turn hh off.
+func (o *geminiOff) disables(hh hostHook) bool {
+	return o != nil && (o.disabled[hh.Command] || hh.Name != "" && o.disabled[hh.Name])
+}
+
+// geminiSwitches reads Gemini's switches, and returns the settings with the ones inside "hooks"
+// (enabled, disabled, notifications: not events) taken out. src is returned as it is when it
+// cannot be read (the caller reports it).
+func geminiSwitches(src []byte) ([]byte, *geminiOff) {
+	off := &geminiOff{disabled: map[string]bool{}}
+	var root map[string]json.RawMessage
+	if json.Unmarshal(src, &root) != nil {
+		return src, off
+	}
+	var hooksObj map[string]json.RawMessage
+	for _, key := range []string{"hooksConfig", "hooks"} {
+		var sw map[string]json.RawMessage
+		_ = json.Unmarshal(root[key], &sw)
+		if key == "hooks" {
+			hooksObj = sw
+		}
+		var enabled *bool
+		var disabled []string
+		_ = json.Unmarshal(sw["enabled"], &enabled)
+		_ = json.Unmarshal(sw["disabled"], &disabled)
+		if enabled != nil && !*enabled {
+			off.all = true
+		}
+		for _, d := range disabled {
+			off.disabled[d] = true
+		}
+	}
+	if hooksObj == nil {
+		return src, off
+	}
+	for k := range hostsettings.GeminiSwitches {
+		delete(hooksObj, k)
+	}
+	clean, err := json.Marshal(map[string]any{"hooks": hooksObj})
+	if err != nil {
+		return src, off
+	}
+	return clean, off
 }

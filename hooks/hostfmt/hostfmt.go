@@ -129,8 +129,9 @@ func (f Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 // settings is the shape both hosts share.
 type settings struct {
 	Hooks map[string][]struct {
-		Matcher *string           `json:"matcher"`
-		Hooks   []json.RawMessage `json:"hooks"`
+		Matcher    *string           `json:"matcher"`
+		Hooks      []json.RawMessage `json:"hooks"`
+		Sequential bool              `json:"sequential"` // Gemini
 	} `json:"hooks"`
 }
 
@@ -141,6 +142,9 @@ type hostHook struct {
 	Timeout *float64 `json:"timeout"`
 	Shell   string   `json:"shell"`
 	If      string   `json:"if"`
+	// Gemini's
+	Name string            `json:"name"`
+	Env  map[string]string `json:"env"`
 }
 
 // parse reads one settings file. The hosts drop a file they cannot read, so agent-hooks does
@@ -175,6 +179,12 @@ func (f Format) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagnostic) {
 		hs, ds := f.parseFlat(fl, src)
 		return hs, append(diags, ds...)
 	}
+	var off *geminiOff
+	if f.host == "gemini" {
+		if src, off = geminiSwitches(src); off.all {
+			return nil, diags // hooksConfig.enabled false: Gemini runs none (a warning above)
+		}
+	}
 	var s settings
 	if err := json.Unmarshal(src, &s); err != nil {
 		return nil, append(diags, hooks.Diagnostic{Severity: hooks.SeverityError, File: fl.path, Message: err.Error()})
@@ -205,7 +215,13 @@ func (f Format) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagnostic) {
 					diags = append(diags, warn(0, 0, "hooks.%s[%d].hooks[%d]: %v; it does not run", ev, gi, hi, err))
 					continue
 				}
+				if off.disables(hh) {
+					continue // listed in hooksConfig.disabled (a warning above when it is agent-hooks')
+				}
 				h, d := f.hook(fl, canonical, ev, hh, matcher)
+				if h != nil && g.Sequential {
+					h.Parallel = false // Gemini runs the event's hooks in order
+				}
 				if d != "" {
 					diags = append(diags, warn(0, 0, "hooks.%s[%d].hooks[%d]: %s", ev, gi, hi, d))
 				}
@@ -225,7 +241,10 @@ func (f Format) hook(fl file, canonical, ev string, hh hostHook, matcher *hooks.
 		return nil, "" // agent-hooks as the host's hook runner: these are agent-hooks' own hooks
 	}
 	if f.host == "gemini" && hh.Type == "command" {
-		h := f.newHook(fl, canonical, ev, hh.Command, matcher, GeminiDialect{HostEvent: ev})
+		h := f.newHook(fl, canonical, ev, hh.Command, matcher, GeminiDialect{HostEvent: ev, Env: hh.Env})
+		if hh.Name != "" {
+			h.Name = hh.Name
+		}
 		h.Timeout = gemini.DefaultTimeout
 		if hh.Timeout != nil && *hh.Timeout > 0 {
 			h.Timeout = time.Duration(*hh.Timeout * float64(time.Millisecond)) // Gemini's are milliseconds

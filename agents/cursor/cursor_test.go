@@ -171,4 +171,13 @@ func TestFailsClosed(t *testing.T) {
 	if !strings.HasPrefix(got, `{"continue":false,"user_message":"agent-hooks refused this UserPromptSubmit`) {
 		t.Errorf("broken config, prompt: %s", got)
 	}
+	e = hooktest.New(t, `{"hooks": {"PreToolUse": [{"name": "tests", "command": "sleep 30", "blocking": true, "timeout": 200}]}}`)
+	want := `{"permission":"deny","user_message":"blocking hook tests failed: timed out after 200ms","agent_message":"blocking hook tests failed: timed out after 200ms"}`
+	if got := e.Answer(host, input(t, e, "preToolUse", "preToolUse.input.doc.json", nil), 30*time.Second); got != want {
+		t.Errorf("timeout:\n got %s\nwant %s", got, want)
+	}
+	// Input that is not even JSON: exit 2 with the reason, which Cursor reads as a block.
+	if r := e.Handle(host, []byte("{not json"), 30*time.Second); r.ExitCode != 2 || !strings.Contains(r.Stderr, "could not read") || len(r.Stdout) != 0 {
+		t.Errorf("unreadable input: %+v", r)
+	}
 }

@@ -136,4 +136,9 @@ func TestFailsClosed(t *testing.T) {
 	if got, want := e.Answer(host, e.Input("gemini", "BeforeTool", nil), time.Minute), `{"decision":"deny","reason":"blocking hook tests failed: timed out after 200ms"}`; got != want {
 		t.Errorf("timeout:\n got %s\nwant %s", got, want)
 	}
+	// Input that is not even JSON: exit 2 with the reason on stderr and nothing on stdout, which
+	// Gemini reads as a refusal (any exit from 2 with text).
+	if r := e.Handle(host, []byte("{not json"), time.Minute); r.ExitCode != 2 || !strings.Contains(r.Stderr, "could not read") || len(r.Stdout) != 0 {
+		t.Errorf("unreadable input: %+v", r)
+	}
 }

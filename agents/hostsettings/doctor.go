@@ -80,7 +80,7 @@ func (h *Host) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report,
 	if h == Gemini {
 		for _, st := range rep.Files {
 			if st.Scope == Project && st.AgentHooks > 0 {
-				rep.Notes = append(rep.Notes, "Gemini CLI runs a project's hooks only in a trusted folder, and asks before running new ones: trust it when Gemini asks (a headless run needs GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust)")
+				rep.Notes = append(rep.Notes, "Gemini CLI runs a project's hooks only in a trusted folder: trust it when Gemini asks (a headless run needs GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust)")
 			}
 		}
 	}

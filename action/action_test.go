@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -502,7 +503,7 @@ func TestActionBuildsFromSourceWithoutARelease(t *testing.T) {
 	jobEnv := []string{
 		// Modules from this machine's module cache, as a proxy: tests reach only 127.0.0.1.
 		"GOPROXY=file://" + filepath.ToSlash(filepath.Join(modcache, "cache", "download")), "GOSUMDB=off", "GOTOOLCHAIN=local",
-		"GOOS=windows", "GOARCH=arm64", "GOFLAGS=-mod=vendor",
+		"GOOS=windows", "GOARCH=arm64", "GOFLAGS=-mod=vendor", "CGO_ENABLED=1",
 	}
 	built := map[string]string{"release": "success", "download": "skipped", "gocache": "success", "build": "success", "run": "success"}
 
@@ -510,6 +511,13 @@ func TestActionBuildsFromSourceWithoutARelease(t *testing.T) {
 	wantOutcomes(t, res, built)
 	if res.Outputs["decision"] != "approve" {
 		t.Errorf("outputs %v", res.Outputs)
+	}
+	// Static, whatever the job says: a binary linked with the C library pays for the dynamic
+	// loader on every start, and agent hosts start agent-hooks on every tool call.
+	if info, err := buildinfo.ReadFile(res.Step("build").Outputs["path"]); err != nil {
+		t.Errorf("the built binary: %v", err)
+	} else if cgo := buildSetting(info, "CGO_ENABLED"); cgo != "0" {
+		t.Errorf("the action builds agent-hooks with CGO_ENABLED=%q, want 0", cgo)
 	}
 	key := res.Step("gocache").Outputs["key"]
 	if !strings.HasPrefix(key, "agent-hooks-go-") || len(key) < len("agent-hooks-go-Linux-X64-go1-")+33 {
@@ -533,6 +541,16 @@ func TestActionBuildsFromSourceWithoutARelease(t *testing.T) {
 		t.Errorf("no notice that the release is missing:\n%s", res.Log())
 	}
 	t.Logf("emulated source build, restored cache: the first hook ran %v after the action's first step", toFirstHook(t, res))
+}
+
+// buildSetting is the value of one of the binary's build settings ("" when not recorded).
+func buildSetting(info *buildinfo.BuildInfo, key string) string {
+	for _, st := range info.Settings {
+		if st.Key == key {
+			return st.Value
+		}
+	}
+	return ""
 }
 
 // BenchmarkActionFirstHook measures, on the emulated runner, the time from the action's first

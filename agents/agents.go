@@ -55,6 +55,14 @@ type Host interface {
 	Answer(v *Verdict) ([]byte, error)
 }
 
+// Refuser is implemented by a Host that reads no exit code as a block (Cline proceeds on every
+// exit code): Refusal is its JSON refusal of whatever event, for when no verdict can be
+// written (input it cannot read, an internal error). It must be safe on an event that cannot
+// be blocked.
+type Refuser interface {
+	Refusal(reason string) []byte
+}
+
 // The decisions of a verdict on a blockable event.
 const (
 	Allow = "allow" // a hook granted it explicitly: the agent skips its own permission prompt

@@ -31,6 +31,9 @@ type Options struct {
 	// Timeout is the --timeout given: the timeout of the hook entry in the agent's settings, which
 	// the agent does not tell the hook. 0 uses the agent's default for the event.
 	Timeout time.Duration
+	// Event is the agent's name of the event, given on the command line (--event) for an agent
+	// whose input does not name it (Copilot CLI's camelCase hooks); "" when none was.
+	Event string
 	// MaxInput bounds the agent's input (0: DefaultMaxInput).
 	MaxInput int64
 	// Start is when the agent started the hook, which its timeout counts from (zero: now).
@@ -146,12 +149,15 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 	}
 	readBudget := h.o.Host.Budget("", h.o.Timeout, h.getenv)
 	readCtx, cancel := context.WithDeadline(ctx, start.Add(readBudget-margin(readBudget)))
-	in, raw, err := ReadInput(readCtx, h.o.Stdin, h.o.MaxInput)
+	in, raw, err := readInput(readCtx, h.o.Stdin, h.o.MaxInput, h.decode)
 	cancel()
 	if err != nil {
-		return h.unreadable(err, eventNameIn(raw))
+		hostEvent := eventNameIn(raw)
+		if hostEvent == "" {
+			hostEvent = h.o.Event
+		}
+		return h.unreadable(err, hostEvent)
 	}
-	in.Read(h.o.Host)
 	h.in = in
 	h.classify(in.HostEvent)
 	budget := h.o.Host.Budget(in.HostEvent, h.o.Timeout, h.getenv)
@@ -164,12 +170,22 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 	return h.reply(h.decide(ctx))
 }
 
+// decode reads the meaning of the agent's fields: the Host's own Decoder, else Claude Code's
+// keys.
+func (h *handler) decode(in *Input) error {
+	if d, ok := h.o.Host.(Decoder); ok {
+		return d.Decode(in, h.o.Event)
+	}
+	ClaudeShape(in)
+	return nil
+}
+
 // classify sets the event fired for the agent's event, and whether it can be blocked.
 func (h *handler) classify(hostEvent string) {
 	h.hostEvent = hostEvent
 	h.event, h.mapped = h.o.Host.Event(hostEvent)
-	if h.in != nil && h.in.event() != "" {
-		h.event, h.mapped = h.in.event(), true
+	if h.in != nil && h.in.Event != "" {
+		h.event, h.mapped = h.in.Event, true
 	}
 	if !h.mapped {
 		h.event = hostEvent
@@ -184,7 +200,7 @@ func (h *handler) unreadable(err error, hostEvent string) Reply {
 	cause := "agent-hooks could not read the agent's hook input: " + err.Error()
 	h.say("%s", cause)
 	if hostEvent == "" {
-		return Reply{Stderr: cause + "\n", ExitCode: 2}
+		return h.lastResort(cause)
 	}
 	h.classify(hostEvent)
 	v := h.verdict()
@@ -196,9 +212,15 @@ func (h *handler) unreadable(err error, hostEvent string) Reply {
 	return h.reply(v)
 }
 
-// lastResort is the answer when no JSON can be written: exit 2 with the reason on stderr blocks
-// on both hosts; on an event that cannot be blocked, exit 1 (a non-blocking error).
+// lastResort is the answer when no verdict can be written: the agent's Refusal when it reads no
+// exit code as a block (Cline); else exit 2 with the reason on stderr, which blocks on Claude
+// Code and Codex; on an event that cannot be blocked, exit 1 (a non-blocking error).
 func (h *handler) lastResort(reason string) Reply {
+	if r, ok := h.o.Host.(Refuser); ok {
+		if out := r.Refusal(reason); len(out) > 0 {
+			return Reply{Stdout: append(out, '\n'), Stderr: reason + "\n"}
+		}
+	}
 	code := 2
 	if h.in != nil && !h.blockable {
 		code = 1
@@ -233,7 +255,11 @@ func (h *handler) prepare() error {
 	h.req = runner.Request{
 		Event: h.event, Data: h.in.Payload(h.o.Host), Workspace: ws, CaptureStdout: true,
 		Agent: h.o.Host.Name(), AgentSessionID: h.in.SessionID(), ToolUseID: h.in.ToolUseID(),
-		CanAsk: h.event == hooks.PermissionRequest || h.event == hooks.PreToolUse && h.o.Host.CanAsk(),
+		CanAsk:    h.event == hooks.PermissionRequest || h.event == hooks.PreToolUse && h.o.Host.CanAsk(),
+		AsksAgain: asksAbout(h.event),
+	}
+	if asksAbout(h.event) && tool != "" {
+		h.req.Data["toolCall"] = toolCall(h.o.Host, h.in)
 	}
 	for _, f := range h.o.Host.EditedFiles(h.event, tool, toolInput) {
 		if !filepath.IsAbs(filepath.FromSlash(f)) {

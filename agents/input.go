@@ -18,96 +18,60 @@ import (
 // cannot exhaust memory.
 const DefaultMaxInput = 64 << 20
 
-// Input is one hook event as the agent sent it.
+// Input is one hook event as the agent sent it: its fields, and what Handle reads from them.
 type Input struct {
 	Fields    map[string]any // the agent's JSON object, numbers as json.Number
-	HostEvent string         // hook_event_name
-	common    *Common        // what a Reader host read from Fields (Read)
-}
+	HostEvent string         // the agent's name of the event (hook_event_name)
 
-// Common are the fields agent-hooks reads from every agent's input, whatever the agent calls
-// them. Claude Code's names (session_id, cwd, transcript_path, tool_name, tool_input,
-// tool_use_id) are the default; a Host that is a Reader reads its own.
-type Common struct {
-	SessionID      string
-	Cwd            string
-	TranscriptPath string
-	Tool           string
-	ToolInput      map[string]any
-	ToolUseID      string
-	// Event is the canonical event when it depends on more than the event's name (Gemini CLI's
-	// AfterTool of a call that failed is PostToolUseFailure), "" when Host.Event says.
+	// What the fields mean, read from Claude Code's keys (session_id, cwd, tool_name, tool_input,
+	// tool_use_id, transcript_path), or by a Decoder from the agent's own.
+	Session, Dir, ToolName, UseID, Transcript string
+	Args                                      map[string]any
+
+	// Event is the canonical event when the agent's name of it does not say it alone (Gemini
+	// CLI's AfterTool of a call that failed is PostToolUseFailure), "" when Host.Event says.
 	Event string
 }
 
-// Reader is a Host whose input does not name the common fields as Claude Code does (Cursor's
-// conversation_id and workspace_roots, its beforeShellExecution without tool_name).
-type Reader interface {
-	Common(in *Input) Common
+// Decoder is implemented by a Host whose input is not shaped like Claude Code's: Decode sets
+// what Input holds beyond Fields from the agent's own keys. event is the event named on the
+// command line (--event: the agent's name of the event, for an agent whose input does not say
+// it), "" when none was.
+type Decoder interface {
+	Decode(in *Input, event string) error
 }
 
-// Read reads the common fields of the input the way the agent h names them.
-func (in *Input) Read(h Host) {
-	if r, ok := h.(Reader); ok {
-		c := r.Common(in)
-		in.common = &c
-	}
-}
-
-// Str is the string value of the agent's field key, "" when it is not a string.
-func (in *Input) Str(key string) string {
-	s, _ := in.Fields[key].(string)
+// Str is the string at key of fields, "" when it is none.
+func Str(fields map[string]any, key string) string {
+	s, _ := fields[key].(string)
 	return s
 }
 
-// SessionID is the agent's session id (session_id).
-func (in *Input) SessionID() string {
-	if in.common != nil {
-		return in.common.SessionID
-	}
-	return in.Str("session_id")
+// ClaudeShape reads Input's meaning from Claude Code's keys, which Codex shares.
+func ClaudeShape(in *Input) {
+	in.HostEvent = Str(in.Fields, "hook_event_name")
+	in.Session = Str(in.Fields, "session_id")
+	in.Dir = Str(in.Fields, "cwd")
+	in.ToolName = Str(in.Fields, "tool_name")
+	in.Args, _ = in.Fields["tool_input"].(map[string]any)
+	in.UseID = Str(in.Fields, "tool_use_id")
+	in.Transcript = Str(in.Fields, "transcript_path")
 }
 
-// Cwd is the agent's working directory (cwd).
-func (in *Input) Cwd() string {
-	if in.common != nil {
-		return in.common.Cwd
-	}
-	return in.Str("cwd")
-}
+// SessionID is the agent's session id.
+func (in *Input) SessionID() string { return in.Session }
 
-// Tool is the tool call's tool (tool_name), "" for an event of no tool.
-func (in *Input) Tool() string {
-	if in.common != nil {
-		return in.common.Tool
-	}
-	return in.Str("tool_name")
-}
+// Cwd is the agent's working directory.
+func (in *Input) Cwd() string { return in.Dir }
 
-// ToolInput is the tool call's input object (tool_input).
-func (in *Input) ToolInput() map[string]any {
-	if in.common != nil {
-		return in.common.ToolInput
-	}
-	m, _ := in.Fields["tool_input"].(map[string]any)
-	return m
-}
+// Tool is the tool call's tool, "" for an event of no tool.
+func (in *Input) Tool() string { return in.ToolName }
 
-// ToolUseID is the agent's id of the tool call (tool_use_id).
-func (in *Input) ToolUseID() string {
-	if in.common != nil {
-		return in.common.ToolUseID
-	}
-	return in.Str("tool_use_id")
-}
+// ToolInput is the tool call's input object.
+func (in *Input) ToolInput() map[string]any { return in.Args }
 
-// event is the canonical event the input says it fires, "" when its name says.
-func (in *Input) event() string {
-	if in.common != nil {
-		return in.common.Event
-	}
-	return ""
-}
+// ToolUseID is the agent's id of the tool call.
+func (in *Input) ToolUseID() string { return in.UseID }
 
 // Payload is what native hooks get: the agent's fields unchanged, plus the agent's name and the
 // normalised camelCase fields (agentSessionId, transcriptPath, toolName, toolInput, toolUseId,
@@ -119,26 +83,17 @@ func (in *Input) Payload(h Host) hooks.Payload {
 		p[k] = v
 	}
 	p["agent"] = h.Name()
-	set := func(key, from string) {
-		if v, ok := in.Fields[from]; ok && v != nil {
+	set := func(key, v string) {
+		if v != "" {
 			p[key] = v
 		}
 	}
-	if c := in.common; c != nil {
-		for k, v := range map[string]string{"agentSessionId": c.SessionID, "transcriptPath": c.TranscriptPath, "toolName": c.Tool, "toolUseId": c.ToolUseID} {
-			if v != "" {
-				p[k] = v
-			}
-		}
-		if c.ToolInput != nil {
-			p["toolInput"] = c.ToolInput
-		}
-	} else {
-		set("agentSessionId", "session_id")
-		set("transcriptPath", "transcript_path")
-		set("toolName", "tool_name")
-		set("toolInput", "tool_input")
-		set("toolUseId", "tool_use_id")
+	set("agentSessionId", in.Session)
+	set("transcriptPath", in.Transcript)
+	set("toolName", in.ToolName)
+	set("toolUseId", in.UseID)
+	if in.Args != nil {
+		p["toolInput"] = in.Args
 	}
 	if tool := in.Tool(); tool != "" {
 		if aliases := h.ToolAliases(tool); len(aliases) > 0 {
@@ -156,6 +111,14 @@ func (in *Input) Payload(h Host) hooks.Payload {
 // that never closes stdin (or never writes) cannot hang the hook. The object is read as soon as
 // it is complete, whether or not stdin is closed.
 func ReadInput(ctx context.Context, r io.Reader, max int64) (*Input, []byte, error) {
+	return readInput(ctx, r, max, func(in *Input) error {
+		ClaudeShape(in)
+		return nil
+	})
+}
+
+// readInput is ReadInput with the agent's decode.
+func readInput(ctx context.Context, r io.Reader, max int64, decode func(*Input) error) (*Input, []byte, error) {
 	if max <= 0 {
 		max = DefaultMaxInput
 	}
@@ -187,7 +150,10 @@ func ReadInput(ctx context.Context, r io.Reader, max int64) (*Input, []byte, err
 			return
 		}
 		in := &Input{Fields: fields}
-		in.HostEvent = in.Str("hook_event_name")
+		if err := decode(in); err != nil {
+			done <- read{raw: raw.Bytes(), err: err}
+			return
+		}
 		if in.HostEvent == "" {
 			done <- read{raw: raw.Bytes(), err: errors.New(`the input has no "hook_event_name"`)}
 			return

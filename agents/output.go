@@ -57,12 +57,11 @@ func (o *Output) Encode() ([]byte, error) {
 	if *o == (Output{}) {
 		return nil, nil
 	}
-	return EncodeJSON(o)
+	return Marshal(o)
 }
 
-// EncodeJSON is v as one line of JSON, HTML characters as written (the agents show the reasons
-// to people), with no newline at the end.
-func EncodeJSON(v any) ([]byte, error) {
+// Marshal is v as one line of JSON, with <, > and & as they are: an agent's answer.
+func Marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

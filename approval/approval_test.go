@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
 )
@@ -48,5 +49,35 @@ func TestOnlyADecisionApproves(t *testing.T) {
 				t.Errorf("decision %q, want block", out.Decision)
 			}
 		})
+	}
+}
+
+// TestDecideBy: the wait ends at the hook's timeout, or a little before the caller's deadline —
+// by a part of the time left, so that a caller with a short deadline (an agent's timeout of a few
+// seconds) still waits most of it, instead of not at all.
+func TestDecideBy(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name     string
+		timeout  time.Duration
+		deadline time.Duration // after start; 0: none
+		want     time.Duration
+	}{
+		{"the hook's timeout", 30 * time.Second, 0, 30 * time.Second},
+		{"the default timeout", 0, 0, hooks.DefaultTimeout},
+		{"the engine's deadline at the hook's timeout", 30 * time.Second, 30 * time.Second, 28 * time.Second},
+		{"a long hook timeout, a long caller deadline", time.Hour, 10 * time.Minute, 10*time.Minute - 2*time.Second},
+		{"a long hook timeout, a caller deadline of seconds", 10 * time.Minute, 1750 * time.Millisecond, 1575 * time.Millisecond},
+	} {
+		ctx := context.Background()
+		if tt.deadline > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, start.Add(tt.deadline))
+			defer cancel()
+		}
+		if got := DecideBy(ctx, &hooks.Hook{Timeout: tt.timeout}, start).Sub(start); got != tt.want {
+			t.Errorf("%s: waits %s, want %s", tt.name, got, tt.want)
+		}
 	}
 }

@@ -84,16 +84,45 @@ func (l *Local) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, err
 func (l *Local) run(ctx context.Context, inv *hooks.Invocation, c Common) hooks.Outcome {
 	start := l.o.Now()
 	by := DecideBy(ctx, inv.Hook, start)
+	message := c.Render(inv.Payload)
+	if tc := ToolCallOf(inv.Payload); tc != nil {
+		message += "\n\n" + tc.Text()
+	}
 	req := &Request{
 		SessionID: inv.SessionID, Event: inv.Event, Hook: inv.Hook.Name,
-		Message: c.Render(inv.Payload), Workspace: inv.Workspace,
+		Message: message, Workspace: inv.Workspace,
 		ExpiresAt: by.UTC(), TimeoutAction: c.TimeoutAction, PID: l.o.PID, Terminal: l.o.Terminal != nil,
 	}
-	if err := l.store.Create(req); err != nil {
-		return Undecided("local", fmt.Errorf("record the approval request: %w", err), nil)
+	open := inv.AsksAgain && c.TimeoutAction != hooks.DecisionApprove
+	if open {
+		key, err := RequestID(message, inv.Payload)
+		if err != nil {
+			return Undecided("local", err, nil)
+		}
+		req.Key, req.AsksAgain, req.ExpiresAt = key, true, time.Time{}
+		found, err := l.store.Find(inv.SessionID, inv.Hook.Name, key)
+		if err != nil {
+			return Undecided("local", fmt.Errorf("look for an earlier request: %w", err), nil)
+		}
+		if found != nil && found.State != StatePending {
+			fmt.Fprintf(inv.Stderr, "agent-hooks: approval %s, asked before, was %s\n", found.ID, found.State)
+			return found.Answer().Outcome(map[string]any{"provider": "local", "requestId": found.ID})
+		}
+		if found != nil {
+			req = found // waited on again
+		}
+	}
+	if req.ID == "" {
+		if err := l.store.Create(req); err != nil {
+			return Undecided("local", fmt.Errorf("record the approval request: %w", err), nil)
+		}
 	}
 	details := map[string]any{"provider": "local", "requestId": req.ID}
-	fmt.Fprintf(inv.Stderr, "agent-hooks: approval %s pending until %s: %s\n", req.ID, by.Format("15:04:05"), oneLine(req.Message))
+	if open {
+		fmt.Fprintf(inv.Stderr, "agent-hooks: approval %s pending: %s\n", req.ID, oneLine(req.Message))
+	} else {
+		fmt.Fprintf(inv.Stderr, "agent-hooks: approval %s pending until %s: %s\n", req.ID, by.Format("15:04:05"), oneLine(req.Message))
+	}
 	fmt.Fprintf(inv.Stderr, "agent-hooks:   approve: agent-hooks approvals approve %s [--reason R]\n", req.ID)
 	fmt.Fprintf(inv.Stderr, "agent-hooks:   reject:  agent-hooks approvals reject %s --reason R\n", req.ID)
 	if inv.Getenv != nil && inv.Getenv("GITHUB_ACTIONS") == "true" {
@@ -103,6 +132,9 @@ func (l *Local) run(ctx context.Context, inv *hooks.Invocation, c Common) hooks.
 	a, err := l.wait(ctx, req, by, c)
 	if err != nil {
 		return Undecided("local", err, details)
+	}
+	if a.Via == "timeout" && open {
+		return l.leftOpen(req, details)
 	}
 	if a.Via == "timeout" {
 		a = c.TimedOut(l.o.Now().Sub(start))
@@ -115,6 +147,27 @@ func (l *Local) run(ctx context.Context, inv *hooks.Invocation, c Common) hooks.
 		}
 	}
 	return a.Outcome(details)
+}
+
+// leftOpen is the outcome when nobody decided within the wait of a caller that asks again (an
+// agent's tool call): the request stays pending, this call is refused as pending, saying how to
+// decide, and the caller's next identical call picks the decision up (Find).
+func (l *Local) leftOpen(req *Request, details map[string]any) hooks.Outcome {
+	r, err := l.store.Get(req.ID)
+	if err != nil {
+		return Undecided("local", fmt.Errorf("check approval %s: %w", req.ID, err), details)
+	}
+	if r.State != StatePending { // decided at the last moment: the decision wins
+		return r.Answer().Outcome(details)
+	}
+	details["decision"] = "pending"
+	details["pending"] = true
+	return hooks.Outcome{
+		Status: hooks.StatusBlocked, Decision: hooks.DecisionBlock, ExitCode: 2,
+		Reason: fmt.Sprintf("approval %s pending: nobody has decided yet (agent-hooks approvals approve|reject %s); "+
+			"the request stays open, and the same call made again once it is decided picks the decision up", req.ID, req.ID),
+		Details: details,
+	}
 }
 
 // wait returns the answer to req: from the terminal, from the request file, or Via "timeout".

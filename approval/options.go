@@ -51,7 +51,9 @@ func (c Common) Render(p hooks.Payload) string {
 
 // DecideBy is when a provider must stop waiting and apply timeoutAction: the hook's timeout
 // after start, and a little before the engine's own deadline on ctx, so that what happens at the
-// timeout is timeoutAction rather than the engine's timeout.
+// timeout is timeoutAction rather than the engine's timeout. "A little" is at most two seconds, a
+// tenth of the hook's timeout and a tenth of the time left: a caller's deadline of a few seconds
+// (an agent's timeout) still leaves most of them to wait.
 func DecideBy(ctx context.Context, h *hooks.Hook, start time.Time) time.Time {
 	timeout := h.Timeout
 	if timeout <= 0 {
@@ -59,7 +61,7 @@ func DecideBy(ctx context.Context, h *hooks.Hook, start time.Time) time.Time {
 	}
 	by := start.Add(timeout)
 	if dl, ok := ctx.Deadline(); ok {
-		if early := dl.Add(-min(2*time.Second, timeout/10)); early.Before(by) {
+		if early := dl.Add(-min(2*time.Second, timeout/10, max(dl.Sub(start), 0)/10)); early.Before(by) {
 			by = early
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
@@ -37,11 +38,17 @@ type Request struct {
 	Message       string    `json:"message"`
 	Workspace     string    `json:"workspace,omitempty"`
 	CreatedAt     time.Time `json:"createdAt"`
-	ExpiresAt     time.Time `json:"expiresAt"`
+	ExpiresAt     time.Time `json:"expiresAt,omitzero"` // none for a request that stays open (AsksAgain)
 	TimeoutAction string    `json:"timeoutAction"`
 	PID           int       `json:"pid,omitempty"`      // the waiting process
 	Terminal      bool      `json:"terminal,omitempty"` // also asked on its terminal
-	Decision      *Decision `json:"decision,omitempty"`
+	// Key is what the request asks (RequestID of its message and payload), set when the caller
+	// asks again: its next identical call finds the request by it (Find).
+	Key string `json:"key,omitempty"`
+	// AsksAgain marks a request of a caller that asks again (an agent's tool call): it stays
+	// pending past the wait of the call that made it, until someone decides it.
+	AsksAgain bool      `json:"asksAgain,omitempty"`
+	Decision  *Decision `json:"decision,omitempty"`
 }
 
 // Decision records how a request was decided.
@@ -55,7 +62,7 @@ type Decision struct {
 // StateAt is the request's state as of now: a pending request past its expiry whose waiting run
 // never recorded the outcome (it was killed) shows as expired.
 func (r *Request) StateAt(now time.Time) string {
-	if r.State == StatePending && !r.ExpiresAt.IsZero() && now.After(r.ExpiresAt.Add(5*time.Second)) {
+	if r.State == StatePending && !r.AsksAgain && !r.ExpiresAt.IsZero() && now.After(r.ExpiresAt.Add(5*time.Second)) {
 		return StateExpired
 	}
 	return r.State
@@ -105,7 +112,7 @@ func (s *Store) now() time.Time {
 	return time.Now()
 }
 
-var idPattern = regexp.MustCompile(`^apr-[a-z0-9]{8}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^apr-[a-z0-9]{8}$`) })
 
 func (s *Store) path(id string) string { return filepath.Join(s.Dir, id+".json") }
 
@@ -156,7 +163,7 @@ func (s *Store) Create(r *Request) error {
 
 // Get reads one request.
 func (s *Store) Get(id string) (*Request, error) {
-	if !idPattern.MatchString(id) {
+	if !idPattern().MatchString(id) {
 		return nil, fmt.Errorf("approval %q: %w", id, ErrNotFound)
 	}
 	data, err := os.ReadFile(s.path(id))
@@ -179,7 +186,7 @@ func (s *Store) Get(id string) (*Request, error) {
 
 // Resolve turns an id or a unique prefix of one ("apr-k3", "k3x") into the id.
 func (s *Store) Resolve(prefix string) (string, error) {
-	if idPattern.MatchString(prefix) {
+	if idPattern().MatchString(prefix) {
 		if _, err := os.Stat(s.path(prefix)); err != nil {
 			return "", fmt.Errorf("approval %s: %w", prefix, ErrNotFound)
 		}
@@ -221,7 +228,7 @@ func (s *Store) ids() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && idPattern.MatchString(id) {
+		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && idPattern().MatchString(id) {
 			ids = append(ids, id)
 		}
 	}
@@ -246,6 +253,27 @@ func (s *Store) List() (list []*Request, problems []error, err error) {
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].CreatedAt.Before(list[j].CreatedAt) })
 	return list, problems, nil
+}
+
+// Find returns the latest request of session and hook that asks key (Request.Key), pending or
+// decided (approved or rejected), or nil: a request that expired or was cancelled is asked anew.
+// Unreadable files are skipped, as List reports them.
+func (s *Store) Find(session, hook, key string) (*Request, error) {
+	list, _, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	for i := len(list) - 1; i >= 0; i-- {
+		r := list[i]
+		if r.SessionID != session || r.Hook != hook || r.Key != key || key == "" {
+			continue
+		}
+		switch r.StateAt(s.now()) {
+		case StatePending, StateApproved, StateRejected:
+			return r, nil
+		}
+	}
+	return nil, nil
 }
 
 // Decide moves a pending request to state (approved, rejected, expired or cancelled). A request
@@ -280,7 +308,8 @@ func (s *Store) prune(cutoff time.Time) {
 			continue
 		}
 		decided := r.Decision != nil && r.Decision.At.Before(cutoff)
-		abandoned := r.State == StatePending && !r.ExpiresAt.IsZero() && r.ExpiresAt.Before(cutoff)
+		abandoned := r.State == StatePending && (r.AsksAgain && r.CreatedAt.Before(cutoff) ||
+			!r.AsksAgain && !r.ExpiresAt.IsZero() && r.ExpiresAt.Before(cutoff))
 		if decided || abandoned {
 			_ = os.Remove(s.path(id))
 		}

@@ -1,17 +1,41 @@
 #!/usr/bin/env bash
-# Measures agent-hooks' core against the baselines of issue 2 and prints ratios:
-#   1. `agent-hooks run` with no hooks vs a Go hello world            (target: <= 3x)
-#   2. 50 hooks of `true` vs a shell loop of 50 `sh -c true`          (target: <= 1.2x)
-#      (the loop in dash, the strict baseline, and in bash)
-#   3. 50 hook scripts (read stdin, print {}) vs a bash+jq dispatcher (target: >= 8x faster)
-# Usage: bench/core.sh [rounds]   (default 20 rounds of each, best and median reported)
+# Measures agent-hooks' core against its baselines (issues 2 and 18) and prints ratios, each
+# from paired alternating runs (bench/pairtime: medians of wall-clock and processor time, and with
+# INSTR=N the median of N instruction counts under valgrind, children included):
+#   1. `agent-hooks run` with no hooks vs a Go hello world                (target: <= 2x)
+#      as `go build` makes it here (cgo on when a C compiler is present) and with CGO_ENABLED=0
+#      (the Action's build and the README's install line)
+#   2. 50 hooks of `true` vs a dash loop of 50 `sh -c true`              (target: <= 1.2x)
+#   3. 1 hook of `true` vs one `sh -c true`, in-process: go test -bench's BenchmarkFireTrue vs
+#      BenchmarkSpawnBaseline (the engine's cost around one hook process)  (target: <= 1.5x)
+#   4. 50 hook scripts (read stdin, print {}) vs a bash+jq dispatcher    (target: >= 8x faster)
+# Usage: [INSTR=3] [BEFORE=path/to/binary] [AGENT_HOOKS=path/to/binary] bench/core.sh [ROUNDS=20]
+#   BEFORE adds the same runs of another binary (an older commit, built as `go build` does) to the
+#   same alternating rounds: a before/after under the same load. AGENT_HOOKS measures a binary built
+#   elsewhere instead of building this tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-20}
-work=$(mktemp -d)
+instr=${INSTR:-0}
+work=$(mktemp -d "${TMPDIR:-/tmp}/core-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-go build -o "$work/agent-hooks" ./cmd/agent-hooks
+go build -o "$work/pairtime" ./bench/pairtime
+if [ -n "${AGENT_HOOKS:-}" ]; then
+  cp "$AGENT_HOOKS" "$work/agent-hooks"
+  cp "$AGENT_HOOKS" "$work/agent-hooks-nocgo" # as built: the cgo row and this one are the same
+else
+  go build -o "$work/agent-hooks" ./cmd/agent-hooks
+  CGO_ENABLED=0 go build -o "$work/agent-hooks-nocgo" ./cmd/agent-hooks
+fi
+if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$work/agent-hooks-before"; fi
+# also NAME ARGS...: agent-hooks ARGS run by the BEFORE binary, when there is one
+also() {
+  [ -n "${BEFORE:-}" ] || return 0
+  local name=$1
+  shift
+  printf '%s\n' -- "$name-before" "$work/agent-hooks-before" "$@"
+}
 mkdir -p "$work/hello"
 cat > "$work/hello/main.go" <<'GO'
 package main
@@ -21,9 +45,15 @@ import "fmt"
 func main() { fmt.Println("hello") }
 GO
 (cd "$work/hello" && GO111MODULE=off go build -o "$work/hello-bin" main.go)
+if [ "$instr" -gt 0 ] && ! command -v valgrind >/dev/null; then
+  echo "INSTR=$instr needs valgrind; counting no instructions" >&2
+  instr=0
+fi
 
 export AUTOAGENT_HOME="$work/home"
-mkdir -p "$AUTOAGENT_HOME" "$work/empty/.autoagent" "$work/true50/.autoagent" "$work/json50/.autoagent" "$work/scripts"
+unset AUTOAGENT_SESSION_ID AGENT_HOOKS_DISABLE AGENT_HOOKS_SKIP
+mkdir -p "$AUTOAGENT_HOME" "$work/scripts"
+for ws in empty true1 true50 json50; do mkdir -p "$work/$ws/.autoagent"; done
 echo '{}' > "$work/empty/.autoagent/config.json"
 cat > "$work/scripts/hook.sh" <<'SH'
 #!/bin/sh
@@ -31,12 +61,17 @@ cat >/dev/null
 echo '{}'
 SH
 chmod +x "$work/scripts/hook.sh"
-python3 - "$work" <<'PY'
-import json, sys
-w = sys.argv[1]
-json.dump({"hooks": {"PreExecutionEnd": [{"command": "true"}] * 50}}, open(f"{w}/true50/.autoagent/config.json", "w"))
-json.dump({"hooks": {"PreExecutionEnd": [{"command": f"{w}/scripts/hook.sh"}] * 50}}, open(f"{w}/json50/.autoagent/config.json", "w"))
-PY
+hooks() { # hooks N COMMAND: a config of N hooks of COMMAND
+  local n=$1 cmd=$2 out='{"hooks": {"PreExecutionEnd": [' i
+  for ((i = 0; i < n; i++)); do
+    [ "$i" -gt 0 ] && out+=','
+    out+="{\"command\": \"$cmd\"}"
+  done
+  printf '%s]}}\n' "$out"
+}
+hooks 1 true > "$work/true1/.autoagent/config.json"
+hooks 50 true > "$work/true50/.autoagent/config.json"
+hooks 50 "$work/scripts/hook.sh" > "$work/json50/.autoagent/config.json"
 cat > "$work/dispatch.sh" <<SH
 #!/usr/bin/env bash
 # The baseline: a bash+jq dispatcher that pipes the payload to each of 50 scripts and reads each
@@ -49,47 +84,48 @@ for i in \$(seq 50); do
 done
 exit 0
 SH
-chmod +x "$work/dispatch.sh"
 cat > "$work/shloop.sh" <<'SH'
 #!/bin/sh
 i=0
 while [ $i -lt 50 ]; do sh -c true; i=$((i+1)); done
 SH
-cat > "$work/bashloop.sh" <<'SH'
-#!/usr/bin/env bash
-for i in $(seq 50); do sh -c true; done
-SH
-chmod +x "$work/shloop.sh" "$work/bashloop.sh"
+chmod +x "$work/dispatch.sh" "$work/shloop.sh"
+# Each workspace's session exists before the timing starts, as it does for an agent's session.
+for ws in empty true1 true50 json50; do "$work/agent-hooks" run PreExecutionEnd --workspace "$work/$ws" >/dev/null; done
 
-# time_ms CMD...: runs CMD `rounds` times, prints "best median" wall milliseconds.
-time_ms() {
-  local samples=()
-  for _ in $(seq "$rounds"); do
-    local s e
-    s=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || true
-    e=$(date +%s%N)
-    samples+=($(( (e - s) / 1000 )))
-  done
-  printf '%s\n' "${samples[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.2f %.2f\n", a[1]/1000, a[int((NR+1)/2)]/1000}'
+pair() { "$work/pairtime" -n "$rounds" -instr "$instr" "$@"; }
+# runs NAME WORKSPACE: `run` with no hooks or the hooks of WORKSPACE, this tree's and BEFORE's
+runs() {
+  local name=$1 ws=$2
+  local args=(run PreExecutionEnd --workspace "$work/$ws")
+  printf '%s\n' -- "$name" "$work/agent-hooks" "${args[@]}"
+  also "$name" "${args[@]}"
 }
+mapfile -t empty < <(runs run empty)
+mapfile -t true50 < <(runs run-50 true50)
+mapfile -t json50 < <(runs run-50-json json50)
 
-report() { # name target ours-best ours-median base-best base-median
-  awk -v n="$1" -v t="$2" -v ob="$3" -v om="$4" -v bb="$5" -v bm="$6" 'BEGIN {
-    printf "%-34s ours %7.2f ms (median %7.2f)  baseline %7.2f ms (median %7.2f)  ratio %.2fx (median %.2fx)  target %s\n", n, ob, om, bb, bm, ob/bb, om/bm, t }'
-}
-
-read -r hb hm < <(time_ms "$work/hello-bin")
-read -r eb em < <(time_ms "$work/agent-hooks" run PreExecutionEnd --workspace "$work/empty")
-report "run, no hooks / Go hello world" "<= 3x" "$eb" "$em" "$hb" "$hm"
-
-read -r sb sm < <(time_ms "$work/shloop.sh")
-read -r tb tm < <(time_ms "$work/agent-hooks" run PreExecutionEnd --workspace "$work/true50")
-report "50 x true / sh loop (dash)" "<= 1.2x" "$tb" "$tm" "$sb" "$sm"
-read -r bb bm < <(time_ms "$work/bashloop.sh")
-report "50 x true / bash loop" "<= 1.2x" "$tb" "$tm" "$bb" "$bm"
-
-read -r db dm < <(time_ms "$work/dispatch.sh")
-read -r jb jm < <(time_ms "$work/agent-hooks" run PreExecutionEnd --workspace "$work/json50")
-report "50 scripts / bash+jq dispatcher" ">= 8x faster" "$jb" "$jm" "$db" "$dm"
-awk -v a="$jm" -v b="$dm" 'BEGIN { printf "  -> agent-hooks is %.1fx faster than the bash+jq dispatcher (median)\n", b/a }'
+echo "1. run with no hooks vs a Go hello world (target <= 2x)"
+pair -- hello "$work/hello-bin" "${empty[@]}" \
+  -- run-cgo0 "$work/agent-hooks-nocgo" run PreExecutionEnd --workspace "$work/empty" \
+  -- version "$work/agent-hooks" version
+echo "2. 50 true hooks vs a dash loop of 50 sh -c true (target <= 1.2x)"
+pair -- dash-loop "$work/shloop.sh" "${true50[@]}"
+echo "3. 1 true hook vs one sh -c true, in-process (target <= 1.5x)"
+go test -run '^$' -bench 'SpawnBaseline|FireTrue$' -count 5 ./hooks/ | awk '
+  /^Benchmark/ { name = $1; sub(/-[0-9]+$/, "", name); wall[name] = wall[name] " " $3; cpu[name] = cpu[name] " " $5 }
+  function median(list,   a, n, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return a[int((n + 1) / 2)]
+  }
+  END {
+    ws = median(wall["BenchmarkSpawnBaseline"]); wf = median(wall["BenchmarkFireTrue"])
+    cs = median(cpu["BenchmarkSpawnBaseline"]); cf = median(cpu["BenchmarkFireTrue"])
+    printf "sh -c true from Go   wall median %8.2f ms  cpu median %8.2f ms\n", ws / 1e6, cs / 1e6
+    printf "one hook (FireTrue)  wall median %8.2f ms  cpu median %8.2f ms  ratio wall %.2fx  cpu %.2fx\n", wf / 1e6, cf / 1e6, wf / ws, cf / cs
+  }'
+if command -v jq >/dev/null; then
+  echo "4. 50 hook scripts vs a bash+jq dispatcher (target: ratio <= 0.125)"
+  "$work/pairtime" -n "$rounds" -- bash-jq "$work/dispatch.sh" "${json50[@]}"
+fi

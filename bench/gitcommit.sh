@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Compares `agent-hooks run PostExecutionEnd` with a git-commit hook against `git add -A && git
-# commit` on the same repository: FILES small tracked files (plus an ignored node_modules of
-# FILES/10 files), MODIFIED of them changed and NEW files added. Each round starts both from
-# identical repositories whose index stat data is fresh, times both (alternating which goes first),
-# checks that both commits have exactly the same tree, and prints the median times and the ratio
-# (git = 1.0). The issue's budget is 1.5x at 50,000 files. With GOGIT=1 it also times go-git's
-# own AddWithOptions{All: true} + Commit (bench/gitcommit/main.go), the baseline the issue
-# measured at 2.9-4.3x.
+# Compares `agent-hooks run PostExecutionEnd` with a git-commit hook, and gitops alone
+# (bench/gitcommit/main.go: gitops.Open + Repo.Commit, nothing else of agent-hooks), against `git
+# add -A && git commit` on the same repository: FILES small tracked files (plus an ignored
+# node_modules of FILES/10 files), MODIFIED of them changed and NEW files added. Each round starts
+# all from identical repositories whose index stat data is fresh, times them (alternating which
+# goes first; wall time, and CPU time, which a busy machine disturbs less) and takes their maximum
+# resident set size with /usr/bin/time (for git, the largest of its two processes), checks that
+# the commits have exactly the same tree, and prints the median times and memory and their ratios
+# (git = 1.0). The budget is 1.5x git's time and 1.5x its memory (issue 11 measures at 200,000
+# files; at a few thousand the Go runtime's fixed ~10 MB dominates the memory ratio).
 #
-# usage: [GOGIT=1] bench/gitcommit.sh [FILES=50000] [MODIFIED=100] [NEW=20] [ROUNDS=5]
+# usage: [KEEP=1] bench/gitcommit.sh [FILES=50000] [MODIFIED=100] [NEW=20] [ROUNDS=5]
+# KEEP=1 leaves the repositories in place (for profiling: bench/gitcommit -memprofile) and says
+# where.
 set -euo pipefail
 
 files=${1:-50000}
@@ -18,11 +22,15 @@ rounds=${4:-5}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/gitcommit-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+if [[ ${KEEP:-0} == 1 ]]; then
+  trap 'echo "kept $work" >&2' EXIT
+else
+  trap 'rm -rf "$work"' EXIT
+fi
 
+[[ -x /usr/bin/time ]] || { echo "bench/gitcommit.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 1; }
 echo "building agent-hooks..." >&2
-(cd "$root" && go build -o "$work/agent-hooks" ./cmd/agent-hooks && go build -o "$work/gogit-commit" ./bench/gitcommit)
-gogit=${GOGIT:-0}
+(cd "$root" && go build -o "$work/agent-hooks" ./cmd/agent-hooks && go build -o "$work/gitops-commit" ./bench/gitcommit)
 
 # From here on nothing of the user's own git or agent-hooks configuration takes part.
 export HOME="$work/home" AUTOAGENT_HOME="$work/home/.autoagent"
@@ -73,20 +81,31 @@ change() { # the same edits in both copies
 now() { date +%s%N; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-# Two copies; a copy has new inodes and ctimes, so refresh the stat data to start both like a
-# working repository. Each round resets them to the base commit and makes the same changes.
-cp -a "$base" "$work/a"
-cp -a "$base" "$work/b"
-git -C "$work/a" update-index -q --refresh
-git -C "$work/b" update-index -q --refresh
-copies=("$work/a" "$work/b")
-if [[ $gogit == 1 ]]; then
-  cp -a "$base" "$work/c"
-  git -C "$work/c" update-index -q --refresh
-  copies+=("$work/c")
-fi
+# Three copies (git, agent-hooks, gitops); a copy has new inodes and ctimes, so refresh the stat
+# data to start each like a working repository. Each round resets them to the base commit and
+# makes the same changes.
+copies=("$work/a" "$work/b" "$work/c")
+for d in "${copies[@]}"; do
+  cp -a "$base" "$d"
+  git -C "$d" update-index -q --refresh
+done
 
-git_times=() ah_times=() gg_times=()
+# measure NAME DIR CMD…: runs CMD in DIR, appending its time (ns) to NAME_times, its CPU time
+# (user + system, ms: what a busy machine disturbs least) to NAME_cpu and its maximum resident set
+# size (KiB) to NAME_rss.
+measure() {
+  local name=$1 dir=$2 t0 t1
+  shift 2
+  t0=$(now)
+  (cd "$dir" && /usr/bin/time -f '%M %U %S' -o "$work/rss" "$@")
+  t1=$(now)
+  eval "${name}_times+=($((t1 - t0)))"
+  read -r rss user sys < <(tail -1 "$work/rss")
+  eval "${name}_rss+=($rss)"
+  eval "${name}_cpu+=($(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%d", (u + s) * 1000 }'))"
+}
+
+git_times=() ah_times=() go_times=() git_rss=() ah_rss=() go_rss=() git_cpu=() ah_cpu=() go_cpu=()
 for ((r = 1; r <= rounds; r++)); do
   for d in "${copies[@]}"; do
     git -C "$d" reset -q --hard "$(git -C "$base" rev-parse HEAD)"
@@ -95,36 +114,41 @@ for ((r = 1; r <= rounds; r++)); do
   for d in "${copies[@]}"; do change "$d"; done
   sync
 
-  run_git() { local t0; t0=$(now); (cd "$work/a" && git add -A && git commit -q -m "Complete issue #1: bench"); git_times+=($(($(now) - t0))); }
-  run_ah() { local t0; t0=$(now); (cd "$work/b" && "$work/agent-hooks" run PostExecutionEnd --data issueNumber=1 --data issueTitle=bench >/dev/null); ah_times+=($(($(now) - t0))); }
-  if ((r % 2)); then run_git; run_ah; else run_ah; run_git; fi
-  if [[ $gogit == 1 ]]; then
-    t0=$(now)
-    "$work/gogit-commit" "$work/c"
-    gg_times+=($(($(now) - t0)))
-  fi
+  run_git() { measure git "$work/a" sh -c 'git add -A && git commit -q -m "Complete issue #1: bench"'; }
+  run_ah() { measure ah "$work/b" sh -c '"$0" run PostExecutionEnd --data issueNumber=1 --data issueTitle=bench >/dev/null' "$work/agent-hooks"; }
+  run_go() { measure go "$work/c" "$work/gitops-commit" .; }
+  case $((r % 3)) in
+  1) run_git; run_ah; run_go ;;
+  2) run_ah; run_go; run_git ;;
+  0) run_go; run_git; run_ah ;;
+  esac
 
   ta=$(git -C "$work/a" rev-parse 'HEAD^{tree}')
-  tb=$(git -C "$work/b" rev-parse 'HEAD^{tree}')
-  if [[ $ta != "$tb" ]]; then
-    echo "round $r: trees differ: git $ta, agent-hooks $tb" >&2
-    git -C "$work/a" ls-tree -r HEAD > "$work/a.tree"
-    git -C "$work/b" ls-tree -r HEAD > "$work/b.tree"
-    diff "$work/a.tree" "$work/b.tree" | head -20 >&2
-    exit 1
-  fi
-  git -C "$work/b" fsck --strict --no-progress >/dev/null 2>&1 || { echo "round $r: git fsck --strict failed" >&2; exit 1; }
-  printf 'round %d: git %d ms, agent-hooks %d ms\n' "$r" $((git_times[-1] / 1000000)) $((ah_times[-1] / 1000000)) >&2
+  for d in "$work/b" "$work/c"; do
+    tb=$(git -C "$d" rev-parse 'HEAD^{tree}')
+    if [[ $ta != "$tb" ]]; then
+      echo "round $r: trees differ: git $ta, $d $tb" >&2
+      git -C "$work/a" ls-tree -r HEAD > "$work/a.tree"
+      git -C "$d" ls-tree -r HEAD > "$work/x.tree"
+      diff "$work/a.tree" "$work/x.tree" | head -20 >&2
+      exit 1
+    fi
+    git -C "$d" fsck --strict --no-progress >/dev/null 2>&1 || { echo "round $r: git fsck --strict failed in $d" >&2; exit 1; }
+  done
+  printf 'round %d: git %d ms %d KiB, agent-hooks %d ms %d KiB, gitops %d ms %d KiB\n' "$r" \
+    $((git_times[-1] / 1000000)) "${git_rss[-1]}" $((ah_times[-1] / 1000000)) "${ah_rss[-1]}" \
+    $((go_times[-1] / 1000000)) "${go_rss[-1]}" >&2
 done
 
-g=$(printf '%s\n' "${git_times[@]}" | median)
-a=$(printf '%s\n' "${ah_times[@]}" | median)
-printf 'files=%d modified=%d new=%d rounds=%d\n' "$files" "$modified" "$new" "$rounds"
+med() { local -n a=$1; printf '%s\n' "${a[@]}" | median; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
-printf 'git add -A && git commit:            %7.1f ms (median)\n' "$(div "$g" 1000000)"
-printf 'agent-hooks run PostExecutionEnd:    %7.1f ms (median)\n' "$(div "$a" 1000000)"
-printf 'ratio (agent-hooks / git):           %7.2fx (budget 1.50x); same tree: yes\n' "$(div "$a" "$g")"
-if [[ $gogit == 1 ]]; then
-  gg=$(printf '%s\n' "${gg_times[@]}" | median)
-  printf 'go-git AddWithOptions{All} + Commit: %7.1f ms (median), %.2fx git\n' "$(div "$gg" 1000000)" "$(div "$gg" "$g")"
-fi
+g=$(med git_times) a=$(med ah_times) o=$(med go_times)
+gc=$(med git_cpu) ac=$(med ah_cpu) oc=$(med go_cpu)
+gm=$(med git_rss) am=$(med ah_rss) om=$(med go_rss)
+printf 'files=%d modified=%d new=%d rounds=%d (medians; same tree: yes)\n' "$files" "$modified" "$new" "$rounds"
+printf '%-34s %9s %8s %9s %7s %7s %7s\n' "" "time ms" "cpu ms" "max RSS" "time" "cpu" "memory"
+row() { printf '%-34s %9.1f %8d %6d MB %6.2fx %6.2fx %6.2fx\n' "$1" "$(div "$2" 1000000)" "$3" $(($4 / 1024)) "$(div "$2" "$g")" "$(div "$3" "$gc")" "$(div "$4" "$gm")"; }
+row "git add -A && git commit" "$g" "$gc" "$gm"
+row "agent-hooks run PostExecutionEnd" "$a" "$ac" "$am"
+row "gitops (bench/gitcommit)" "$o" "$oc" "$om"
+printf 'budget: 1.50x time and 1.50x memory\n' 

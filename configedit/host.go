@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -18,8 +19,39 @@ import (
 type HostHook struct {
 	Event   string
 	Command string
-	Timeout int // seconds
+	Timeout int // in the host's unit (seconds; Gemini CLI's milliseconds)
+	// Extra are members the hook must also hold, set on an existing hook as well (Cursor's
+	// "failClosed": true).
+	Extra []Field
 }
+
+// HostShape is where a host's settings keep a command hook.
+type HostShape struct {
+	// Flat lists the hooks right under the event (Copilot's hooks files), not in matcher groups.
+	Flat bool
+	// CommandKey and TimeoutKey name the hook's command and its timeout in seconds.
+	CommandKey, TimeoutKey string
+	// Empty is a new settings file, before the hooks are added.
+	Empty string
+	// Untyped: a new hook is written without "type" (Cursor's hooks.json has none).
+	Untyped bool
+	// Version, when not 0, is the "version" a file the hooks are added to must say; it is added
+	// where it is missing.
+	Version int
+}
+
+// GroupedShape is the shape Claude Code's settings.json and Codex's hooks.json share.
+var GroupedShape = HostShape{CommandKey: "command", TimeoutKey: "timeout", Empty: "{}\n"}
+
+// CopilotShape is GitHub Copilot CLI's hooks file (.github/hooks/*.json):
+//
+//	{"version": 1, "hooks": {"<event>": [{"type": "command", "bash": "…", "timeoutSec": 30}]}}
+var CopilotShape = HostShape{Flat: true, CommandKey: "bash", TimeoutKey: "timeoutSec", Empty: "{\n  \"version\": 1\n}\n"}
+
+// CursorShape is Cursor's hooks.json:
+//
+//	{"version": 1, "hooks": {"<event>": [{"command": "…", "timeout": 30, "failClosed": true}]}}
+var CursorShape = HostShape{Flat: true, Untyped: true, CommandKey: "command", TimeoutKey: "timeout", Empty: "{}\n", Version: 1}
 
 // SetHostHooks makes the host settings src hold exactly want among the command hooks that mine
 // reports as the caller's (by their command): one for each wanted event, with the wanted
@@ -28,23 +60,21 @@ type HostHook struct {
 // there. A group left with no hooks is removed, and so is an event left with no group. It
 // reports whether anything changed. An empty src is an empty settings file.
 func SetHostHooks(src []byte, want []HostHook, mine func(command string) bool) ([]byte, bool, error) {
-	return converge(src, len(want) > 0, func(src []byte) ([]byte, bool, error) { return hostStep(src, want, mine) })
+	return SetHostHooksIn(GroupedShape, src, want, mine)
 }
 
-// converge applies step, one edit at a time, until it reports nothing left to do, and checks
-// that what it made still parses. An empty src is an empty settings file: {} when something is
-// to be added.
-func converge(src []byte, adding bool, step func([]byte) ([]byte, bool, error)) ([]byte, bool, error) {
+// SetHostHooksIn is SetHostHooks for settings of the given shape.
+func SetHostHooksIn(shape HostShape, src []byte, want []HostHook, mine func(command string) bool) ([]byte, bool, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
-		if !adding {
+		if len(want) == 0 {
 			return src, false, nil
 		}
-		src = []byte("{}\n")
+		src = []byte(shape.Empty)
 	}
 	out := src
 	changed := false
 	for range 10000 {
-		next, did, err := step(out)
+		next, did, err := hostStep(shape, out, want, mine)
 		if err != nil {
 			return nil, false, err
 		}
@@ -62,7 +92,7 @@ func converge(src []byte, adding bool, step func([]byte) ([]byte, bool, error)) 
 }
 
 // hostStep makes one edit towards SetHostHooks' goal; did is false when it is reached.
-func hostStep(src []byte, want []HostHook, mine func(string) bool) (out []byte, did bool, err error) {
+func hostStep(shape HostShape, src []byte, want []HostHook, mine func(string) bool) (out []byte, did bool, err error) {
 	root, err := parse(src)
 	if err != nil {
 		return nil, false, err
@@ -71,6 +101,9 @@ func hostStep(src []byte, want []HostHook, mine func(string) bool) (out []byte, 
 		return nil, false, errors.New("the settings are not a JSON object")
 	}
 	unit := indentUnit(src, root)
+	if v, _ := root.Get("version"); v == nil && shape.Version != 0 && len(want) > 0 {
+		return insertMember(src, root, "version", strconv.Itoa(shape.Version), unit), true, nil
+	}
 	hooksNode, _ := root.Get("hooks")
 	if hooksNode == nil {
 		if len(want) == 0 {
@@ -94,13 +127,20 @@ func hostStep(src []byte, want []HostHook, mine func(string) bool) (out []byte, 
 			}
 			continue
 		}
-		for gi, group := range ev.Value.Elems {
-			list, _ := group.Get("hooks")
-			if group.Kind != jsonpos.Object || list == nil || list.Kind != jsonpos.Array {
+		groups := ev.Value.Elems
+		if shape.Flat {
+			groups = []*node{ev.Value} // the event's list is the one group
+		}
+		for gi, group := range groups {
+			list := group
+			if !shape.Flat {
+				list, _ = group.Get("hooks")
+			}
+			if group.Kind != jsonpos.Object && !shape.Flat || list == nil || list.Kind != jsonpos.Array {
 				continue
 			}
 			for hi, h := range list.Elems {
-				cmd := hostCommand(h)
+				cmd := hostCommand(shape, h)
 				if cmd == nil || !mine(cmd.Str) {
 					continue
 				}
@@ -109,12 +149,21 @@ func hostStep(src []byte, want []HostHook, mine func(string) bool) (out []byte, 
 					if cmd.Str != w.Command {
 						return splice(src, cmd.Start, cmd.End, quoteJSON(w.Command)), true, nil
 					}
-					to, _ := h.Get("timeout")
+					to, _ := h.Get(shape.TimeoutKey)
 					switch {
 					case to == nil:
-						return insertMember(src, h, "timeout", strconv.Itoa(w.Timeout), unit), true, nil
+						return insertMember(src, h, shape.TimeoutKey, strconv.Itoa(w.Timeout), unit), true, nil
 					case string(src[to.Start:to.End]) != strconv.Itoa(w.Timeout):
 						return splice(src, to.Start, to.End, strconv.Itoa(w.Timeout)), true, nil
+					}
+					for _, f := range w.Extra {
+						text := renderJSON(f.Value, "", "", false)
+						switch v, _ := h.Get(f.Key); {
+						case v == nil:
+							return insertMember(src, h, f.Key, text, unit), true, nil
+						case !jsonEqual(src[v.Start:v.End], text):
+							return splice(src, v.Start, v.End, text), true, nil
+						}
 					}
 					continue
 				}
@@ -122,7 +171,7 @@ func hostStep(src []byte, want []HostHook, mine func(string) bool) (out []byte, 
 				switch {
 				case len(list.Elems) > 1:
 					return removeElem(src, list, hi), true, nil
-				case len(ev.Value.Elems) > 1:
+				case len(ev.Value.Elems) > 1 && !shape.Flat:
 					return removeElem(src, ev.Value, gi), true, nil
 				default:
 					return removeMember(src, hooksNode, ev), true, nil
@@ -139,37 +188,93 @@ func hostStep(src []byte, want []HostHook, mine func(string) bool) (out []byte, 
 			return insertMember(src, hooksNode, w.Event, `[]`, unit), true, nil
 		}
 		return insertValue(src, arr, len(arr.Elems), unit, func(ind, unit string, multi bool) string {
-			return renderJSON(hostGroup(w), ind, unit, multi)
+			return renderJSON(hostGroup(shape, w), ind, unit, multi)
 		}), true, nil
 	}
 	return src, false, nil
 }
 
-// hostCommand is the command string of a command hook object, nil for anything else.
-func hostCommand(h *node) *node {
+// hostCommand is the command string of a command hook object, nil for anything else. A flat
+// hook without a type is a command hook (Copilot's default).
+func hostCommand(shape HostShape, h *node) *node {
 	if h.Kind != jsonpos.Object {
 		return nil
 	}
-	if t, _ := h.Get("type"); t == nil || t.Kind != jsonpos.String || t.Str != "command" {
+	t, _ := h.Get("type")
+	if t == nil && !shape.Flat || t != nil && (t.Kind != jsonpos.String || t.Str != "command") {
 		return nil
 	}
-	if c, _ := h.Get("command"); c != nil && c.Kind == jsonpos.String {
+	if c, _ := h.Get(shape.CommandKey); c != nil && c.Kind == jsonpos.String {
 		return c
 	}
 	return nil
 }
 
-// hostGroup is the matcher group a new hook is added in: no matcher (every tool, every source).
-func hostGroup(w HostHook) any {
-	type hook struct {
-		Type    string `json:"type"`
-		Command string `json:"command"`
-		Timeout int    `json:"timeout"`
+// hostGroup is what a new hook is added as: the hook itself in a flat shape, else a matcher
+// group without a matcher (every tool, every source) holding it.
+func hostGroup(shape HostShape, w HostHook) any {
+	kv := []any{"type", "command", shape.CommandKey, w.Command, shape.TimeoutKey, w.Timeout}
+	if shape.Untyped {
+		kv = kv[2:]
 	}
-	type group struct {
-		Hooks []hook `json:"hooks"`
+	for _, f := range w.Extra {
+		kv = append(kv, f.Key, f.Value)
 	}
-	return group{Hooks: []hook{{Type: "command", Command: w.Command, Timeout: w.Timeout}}}
+	hook := newObject(kv...)
+	if shape.Flat {
+		return hook
+	}
+	return newObject("hooks", []any{hook})
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(a []byte, b string) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// object is a JSON object whose keys keep their order.
+type object []struct {
+	key   string
+	value any
+}
+
+// newObject is the object of key, value pairs.
+func newObject(kv ...any) object {
+	var o object
+	for i := 0; i+1 < len(kv); i += 2 {
+		o = append(o, struct {
+			key   string
+			value any
+		}{kv[i].(string), kv[i+1]})
+	}
+	return o
+}
+
+// MarshalJSON implements json.Marshaler.
+func (o object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		var v bytes.Buffer
+		enc := json.NewEncoder(&v)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(m.value); err != nil {
+			return nil, err
+		}
+		b.Write(bytes.TrimRight(v.Bytes(), "\n"))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // renderJSON writes v indented one level below ind (multi) or on one line.

@@ -175,3 +175,43 @@ func TestPosition(t *testing.T) {
 		t.Error("Position of invalid JSON is ok")
 	}
 }
+
+// Copilot's hooks files list the hooks right under the event, with "bash" and "timeoutSec": a
+// new file says "version": 1; the user's hooks and keys keep their bytes, an entry without a
+// "type" is a command hook, and uninstall gives back the same bytes.
+func TestSetHostHooksInCopilotShape(t *testing.T) {
+	t.Parallel()
+	mine := func(cmd string) bool { return strings.HasPrefix(cmd, "agent-hooks hook copilot") }
+	want := []HostHook{{Event: "preToolUse", Command: "agent-hooks hook copilot --event preToolUse --timeout 30", Timeout: 30}}
+	out, changed, err := SetHostHooksIn(CopilotShape, nil, want, mine)
+	if err != nil || !changed {
+		t.Fatal(err, changed)
+	}
+	if w := `{
+  "version": 1,
+  "hooks": {
+    "preToolUse": [
+      {
+        "type": "command",
+        "bash": "agent-hooks hook copilot --event preToolUse --timeout 30",
+        "timeoutSec": 30
+      }
+    ]
+  }
+}
+`; string(out) != w {
+		t.Fatalf("got:\n%s\nwant:\n%s", out, w)
+	}
+	user := "{\"version\": 1, \"x\": [1],\n \"hooks\": {\"preToolUse\": [{\"bash\": \"./audit.sh\"}], \"agentStop\": [{\"bash\": \"agent-hooks hook copilot --event agentStop\"}]}}\n"
+	out, changed, err = SetHostHooksIn(CopilotShape, []byte(user), want, mine)
+	if err != nil || !changed {
+		t.Fatal(err, changed)
+	}
+	if w := "{\"version\": 1, \"x\": [1],\n \"hooks\": {\"preToolUse\": [{\"bash\": \"./audit.sh\"},{\"type\": \"command\", \"bash\": \"agent-hooks hook copilot --event preToolUse --timeout 30\", \"timeoutSec\": 30}]}}\n"; string(out) != w {
+		t.Fatalf("got:\n%s\nwant:\n%s", out, w)
+	}
+	back, _, err := SetHostHooksIn(CopilotShape, out, nil, mine)
+	if err != nil || string(back) != "{\"version\": 1, \"x\": [1],\n \"hooks\": {\"preToolUse\": [{\"bash\": \"./audit.sh\"}]}}\n" {
+		t.Fatalf("uninstall: %s %v", back, err)
+	}
+}

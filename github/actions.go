@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -105,7 +106,7 @@ func (a *Action) Warningf(format string, args ...any) {
 // Actions): the outputs cannot be written.
 var ErrNoOutputFile = errors.New("GITHUB_OUTPUT is not set: step outputs were not written (is this running in GitHub Actions?)")
 
-var outputName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+var outputName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`) })
 
 // SetOutputs writes step outputs to the GITHUB_OUTPUT file. go-githubactions' SetOutput uses a
 // fixed heredoc delimiter, so a value containing it could add outputs of its own; here every
@@ -115,7 +116,7 @@ func (a *Action) SetOutputs(names []string, values map[string]string) error {
 		return ErrNoOutputFile
 	}
 	for _, name := range names {
-		if !outputName.MatchString(name) {
+		if !outputName().MatchString(name) {
 			return fmt.Errorf("output name %q is not valid", name)
 		}
 		if err := a.writeEntry("output", name, values[name]); err != nil {

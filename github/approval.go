@@ -2,8 +2,6 @@ package github
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/approval"
@@ -139,25 +138,11 @@ func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 		a.initiators = append(a.initiators, a.actor)
 	}
 	a.text = a.requestText()
-	if a.id, err = requestID(a.text, inv.Payload); err != nil {
+	a.bound = approval.ToolCallOf(inv.Payload) != nil
+	if a.id, err = approval.RequestID(a.text, inv.Payload); err != nil {
 		return approval.Undecided("github", err, nil)
 	}
 	return a.run(ctx)
-}
-
-// requestID names what a request asks to approve: the request text as the approver reads it and
-// the payload's subject, hashed. A request is for one decision: when either changes it is
-// another request, asked anew, and the answers to the old one do not count for it.
-func requestID(text string, p hooks.Payload) (string, error) {
-	b, err := json.Marshal(struct {
-		Text    string        `json:"text"`
-		Payload hooks.Payload `json:"payload"`
-	}{text, p.Subject()})
-	if err != nil {
-		return "", fmt.Errorf("identify the request: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
 }
 
 // approvalRun is one execution of a github approval hook.
@@ -168,7 +153,7 @@ type approvalRun struct {
 	inv      *hooks.Invocation
 	key      string // which request of the pull request this hook makes (event and hook, or "key")
 	text     string // the request as rendered for the approver
-	id       string // requestID of text and payload
+	id       string // approval.RequestID of text and payload
 	timeout  time.Duration
 	deadline time.Time
 
@@ -181,6 +166,12 @@ type approvalRun struct {
 
 	actor      account   // who started this run (GITHUB_ACTOR), recorded in a request it posts
 	initiators []account // who started the work asked about: never decide unless allowSelf
+
+	// bound is set for a request about an agent's tool call: an approving command counts only
+	// when it names the request (/approve <ref>), and approving reviews do not count, because
+	// neither says which call it approves, and the agent may have asked about another call
+	// since the approver read the request.
+	bound bool
 }
 
 // answerEvents are the events an answer itself starts: their GITHUB_ACTOR is a reviewer or
@@ -330,16 +321,18 @@ func (a *approvalRun) refreshPR(ctx context.Context) error {
 }
 
 // The request comment begins with a hidden marker naming the request's key, the head commit it
-// was made for, the requestID of what it asks and who started the run that asked (login and
+// was made for, the approval.RequestID of what it asks and who started the run that asked (login and
 // id, none outside Actions); the part after the status marker is rewritten as the request
 // progresses. Only a marker at the very start counts: other comments of the same identity may
 // quote one.
-var approvalMarker = regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})"(?: actor="([^"]*)" actor-id="([0-9]*)")? -->`)
+var approvalMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})"(?: actor="([^"]*)" actor-id="([0-9]*)")? -->`)
+})
 
 const statusMarker = "<!-- agent-hooks:status -->"
 
 // findOrPostRequest reuses this hook's latest request (same key, posted by the token's own
-// identity) when it asks for the same thing (same requestID, and the current head when
+// identity) when it asks for the same thing (same approval.RequestID, and the current head when
 // requireHeadCommit), or posts a new one; an undecided earlier request is marked superseded.
 func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 	comments, err := a.c.Comments(ctx, a.t, time.Time{})
@@ -348,7 +341,7 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
 	}
 	for i := len(comments) - 1; i >= 0; i-- {
 		cm := comments[i]
-		m := approvalMarker.FindStringSubmatch(cm.GetBody())
+		m := approvalMarker().FindStringSubmatch(cm.GetBody())
 		if m == nil || m[1] != a.key {
 			continue
 		}
@@ -411,8 +404,8 @@ func (a *approvalRun) requestText() string {
 		msg = "The agent needs approval to continue."
 	}
 	text := strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
-	if tc := toolCallOf(a.inv.Payload); tc != nil {
-		text += "\n\n" + tc.Markdown()
+	if tc := approval.ToolCallOf(a.inv.Payload); tc != nil {
+		text += "\n\n" + toolCallMarkdown(tc)
 	}
 	return text
 }
@@ -449,6 +442,11 @@ func (a *approvalRun) requestBody() string {
 	if a.requireHead {
 		review += fmt.Sprintf(" when it is on the current head `%s`", short(a.head))
 	}
+	arg := ""
+	if a.bound {
+		arg = " " + a.ref()
+		review = "the command must name this request (`" + a.ref() + "`): an approving review, or a command naming another request, approves no tool call"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- agent-hooks:approval key=%q head=%q request=%q", a.key, a.head, a.id)
 	if a.actor.login != "" {
@@ -457,13 +455,22 @@ func (a *approvalRun) requestBody() string {
 	b.WriteString(" -->\n")
 	fmt.Fprintf(&b, "### 🔐 Approval requested · %s\n\n%s\n\n", a.inv.Event, a.text)
 	fmt.Fprintf(&b, "Reply %s to let the agent proceed, or %s to stop it; %s. "+
-		"Decided by %s; %s needed.\n\n", commandList(a.approveWords, ""), commandList(a.rejectWords, " <reason>"), review, who, count)
+		"Decided by %s; %s needed.\n\n", commandList(a.approveWords, arg), commandList(a.rejectWords, arg+" <reason>"), review, who, count)
 	b.WriteString(statusMarker + "\n")
 	b.WriteString(a.waitingStatus())
 	return b.String()
 }
 
+// refPattern matches what names a request in a command (ref).
+var refPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}$`)
+
+// ref is how an approver names this request in a command: the start of its request id.
+func (a *approvalRun) ref() string { return a.id[:8] }
+
 func (a *approvalRun) waitingStatus() string {
+	if a.inv.AsksAgain && a.timeoutAction != hooks.DecisionApprove {
+		return "⏳ **Waiting for a decision**: until then the agent is refused this call, and it picks the decision up when it makes the same call again."
+	}
 	return fmt.Sprintf("⏳ **Waiting for a decision** (up to %s, then %s).", roundDuration(a.timeout), a.timeoutVerb())
 }
 
@@ -518,6 +525,19 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 		if !ok {
 			continue
 		}
+		if a.bound {
+			named, rest, _ := strings.Cut(reason, " ")
+			switch {
+			case strings.EqualFold(named, a.ref()):
+				reason = strings.TrimSpace(rest)
+			case approve || refPattern.MatchString(named):
+				v.ignored = append(v.ignored, fmt.Sprintf("@%s's %s does not name this request (%s %s)", login, command, command, a.ref()))
+				continue
+			}
+			if approve {
+				reason = ""
+			}
+		}
 		votes = append(votes, vote{user: cm.GetUser(), login: login, approve: approve, via: "comment", command: command, url: cm.GetHTMLURL(), reason: reason, at: cm.GetCreatedAt().Time})
 	}
 	for _, rv := range reviews {
@@ -533,6 +553,10 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 		}
 		switch rv.GetState() {
 		case "APPROVED":
+			if a.bound {
+				v.ignored = append(v.ignored, fmt.Sprintf("@%s's approving review does not name a tool call (%s %s does)", login, a.approveWords[0], a.ref()))
+				continue
+			}
 			if a.requireHead && !strings.EqualFold(rv.GetCommitID(), a.head) {
 				v.ignored = append(v.ignored, fmt.Sprintf("@%s approved commit %s, not the head %s", login, short(rv.GetCommitID()), short(a.head)))
 				continue
@@ -680,8 +704,9 @@ func commandList(words []string, arg string) string {
 	return s
 }
 
-// parseCommand reads an approving command, or a rejecting one and its reason (the rest of the
-// comment), from the first word of a comment; commands are case-insensitive.
+// parseCommand reads an approving command and its argument (the request it names, for a
+// request bound to a tool call), or a rejecting one and its reason (the rest of the comment),
+// from the first word of a comment; commands are case-insensitive.
 func (a *approvalRun) parseCommand(body string) (command string, approve bool, reason string, ok bool) {
 	body = strings.TrimSpace(body)
 	first, rest, _ := strings.Cut(body, "\n")
@@ -690,7 +715,7 @@ func (a *approvalRun) parseCommand(body string) (command string, approve bool, r
 	word = strings.ToLower(word)
 	switch {
 	case slices.Contains(a.approveWords, word):
-		return word, true, "", true
+		return word, true, strings.TrimSpace(arg), true // the argument: the request it names
 	case slices.Contains(a.rejectWords, word):
 		reason = strings.TrimSpace(strings.TrimSpace(arg) + "\n" + strings.TrimSpace(rest))
 		return word, false, reason, true
@@ -734,7 +759,8 @@ func (a *approvalRun) finish(ctx context.Context, v verdict) hooks.Outcome {
 		}
 		status = fmt.Sprintf("✅ **Approved** by %s.", strings.Join(by, ", "))
 		out.Status, out.Decision = hooks.StatusOK, hooks.DecisionApprove
-		out.Stdout = fmt.Sprintf("approved by %s on %s (%s)\n", strings.Join(atLogins(v.approvals), ", "), a.t, d.url)
+		out.Reason = fmt.Sprintf("approved by %s on %s (%s)", strings.Join(atLogins(v.approvals), ", "), a.t, d.url)
+		out.Stdout = out.Reason + "\n"
 	} else {
 		details["decision"] = hooks.DecisionBlock
 		reason := d.reason
@@ -789,6 +815,18 @@ func (a *approvalRun) pending(v verdict) hooks.Outcome {
 	}
 }
 
+// leftOpen is the outcome when nobody decided within the wait of a caller that asks again (an
+// agent's tool call, cut short by the agent's timeout or the hook's): the request stays open,
+// waiting, and this call is refused as pending, saying where to decide; the caller's next
+// identical call finds the request and picks the decision up, as a re-run does with wait: false.
+func (a *approvalRun) leftOpen(v verdict) hooks.Outcome {
+	out := a.pending(v)
+	out.Reason = fmt.Sprintf("approval pending on %s (%d of %d approvals): nobody has decided yet; the request stays open at %s, "+
+		"and the same call made again once it is decided picks the decision up", a.t, len(v.approvals), a.minApprovals, a.request.GetHTMLURL())
+	progress(a.inv.Stderr, "approval: still waiting on %s; the request stays open for the next identical call", a.request.GetHTMLURL())
+	return out
+}
+
 // timedOut is the outcome when nobody decided before the deadline. timeoutAction applies only if
 // the latest check succeeded (lastErr nil): after a failed one nobody knows whether someone
 // rejected, and the approval is undecided.
@@ -798,6 +836,9 @@ func (a *approvalRun) timedOut(ctx context.Context, lastErr error) hooks.Outcome
 		out := a.undecided(ctx, fmt.Errorf("no decision on %s within %s, and the last check failed: %w", a.t, roundDuration(a.timeout), lastErr))
 		out.Details["timedOut"] = true
 		return out
+	}
+	if a.inv.AsksAgain && a.timeoutAction != hooks.DecisionApprove {
+		return a.leftOpen(v)
 	}
 	details := a.details(v)
 	details["timedOut"] = true

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/github/githubtest"
 	"github.com/autoagent/agent-hooks/hooks"
 )
@@ -816,7 +817,7 @@ func runAfterForgedRequest(t *testing.T, s *githubtest.Server, login, before str
 	t.Helper()
 	text := "The agent needs approval to continue."
 	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
-	id, err := requestID(text, inv.Payload)
+	id, err := approval.RequestID(text, inv.Payload)
 	if err != nil {
 		t.Fatal(err)
 	}

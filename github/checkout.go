@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -11,7 +12,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-var pullMergeRef = regexp.MustCompile(`^refs/pull/\d+/merge$`)
+var pullMergeRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^refs/pull/\d+/merge$`) })
 
 // PullRequestCheckout reads the pull request a GitHub Actions run was started for, for git-push's
 // checks: from the event payload at GITHUB_EVENT_PATH (pull_request, pull_request_target,
@@ -45,7 +46,7 @@ func PullRequestCheckout(getenv func(string) string) (*gitops.PullRequestCheckou
 	if out.HeadRef == "" || out.BaseRepo == "" {
 		return nil, fmt.Errorf("the %s event payload (GITHUB_EVENT_PATH %q) lacks pull_request.head.ref or pull_request.base.repo", actx.EventName, actx.EventPath)
 	}
-	if pullMergeRef.MatchString(actx.Ref) && actx.SHA != "" {
+	if pullMergeRef().MatchString(actx.Ref) && actx.SHA != "" {
 		out.MergeCommits = append(out.MergeCommits, actx.SHA)
 	}
 	if m, ok := pr["merge_commit_sha"].(string); ok && m != "" && m != actx.SHA {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
@@ -22,10 +23,10 @@ func progress(w io.Writer, format string, args ...any) {
 	}
 }
 
-var unsafeKey = regexp.MustCompile(`[^A-Za-z0-9._:/#@+-]+`)
+var unsafeKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._:/#@+-]+`) })
 
 // markerKey makes a key safe to embed in an HTML comment attribute.
-func markerKey(s string) string { return unsafeKey.ReplaceAllString(s, "-") }
+func markerKey(s string) string { return unsafeKey().ReplaceAllString(s, "-") }
 
 // sameLogin compares GitHub logins, which are case-insensitive.
 func sameLogin(a, b string) bool { return strings.EqualFold(a, b) }

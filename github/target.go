@@ -7,11 +7,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/autoagent/agent-hooks/gitops"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
 // Target is the pull request an event is about.
@@ -114,7 +116,9 @@ func toInt(v any) int {
 	return 0
 }
 
-var prURL = regexp.MustCompile(`^https?://[^/]+/(?:api/v3/)?(?:repos/)?([^/]+)/([^/]+)/pulls?/(\d+)`)
+var prURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^https?://[^/]+/(?:api/v3/)?(?:repos/)?([^/]+)/([^/]+)/pulls?/(\d+)`)
+})
 
 // payloadPR reads pullRequest or prNumber from the hook payload.
 func payloadPR(p hooks.Payload) (owner, repo string, number int, err error) {
@@ -131,7 +135,7 @@ func payloadPR(p hooks.Payload) (owner, repo string, number int, err error) {
 			u = m["url"]
 		}
 		if n := toInt(m["number"]); n > 0 {
-			if um := prURL.FindStringSubmatch(hooks.FormatValue(u)); um != nil {
+			if um := prURL().FindStringSubmatch(hooks.FormatValue(u)); um != nil {
 				return um[1], um[2], n, nil
 			}
 			return "", "", n, nil
@@ -139,7 +143,7 @@ func payloadPR(p hooks.Payload) (owner, repo string, number int, err error) {
 		v = u
 	}
 	s := hooks.FormatValue(v)
-	if m := prURL.FindStringSubmatch(s); m != nil {
+	if m := prURL().FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[3])
 		return m[1], m[2], n, nil
 	}
@@ -151,21 +155,18 @@ func payloadPR(p hooks.Payload) (owner, repo string, number int, err error) {
 
 // originRepo reads owner and repository from the origin remote of the workspace's repository.
 func originRepo(workspace string) (owner, repo string, err error) {
-	r, err := git.PlainOpenWithOptions(workspace, &git.PlainOpenOptions{DetectDotGit: true})
-	if err != nil {
+	origin, err := gitops.Origin(workspace)
+	switch {
+	case errors.Is(err, gitops.ErrNotRepository):
 		return "", "", fmt.Errorf("find the repository: no GITHUB_REPOSITORY and no git repository at %s: %w", workspace, err)
-	}
-	rem, err := r.Remote("origin")
-	if err != nil {
+	case errors.Is(err, gitops.ErrNoRemote):
 		return "", "", fmt.Errorf("find the repository: no GITHUB_REPOSITORY and no origin remote: %w", err)
+	case err != nil:
+		return "", "", fmt.Errorf("find the repository: no GITHUB_REPOSITORY, and the origin remote cannot be used: %w", err)
 	}
-	urls := rem.Config().URLs
-	if len(urls) == 0 {
-		return "", "", errors.New("find the repository: the origin remote has no URL")
-	}
-	owner, repo, ok := ParseRemoteURL(urls[0])
+	owner, repo, ok := ParseRemoteURL(origin)
 	if !ok {
-		return "", "", fmt.Errorf("find the repository: cannot read owner/repo from origin %q", urls[0])
+		return "", "", fmt.Errorf("find the repository: cannot read owner/repo from origin %q", redact.URL(origin))
 	}
 	return owner, repo, nil
 }

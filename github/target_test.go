@@ -61,6 +61,46 @@ func TestFindTarget(t *testing.T) {
 	}
 }
 
+// TestFindTargetInLinkedWorktree reads the origin remote from a `git worktree add` checkout,
+// where agents commonly work: its .git is a file naming a private git directory, and the config
+// holding the remotes lives in the main repository's.
+func TestFindTargetInLinkedWorktree(t *testing.T) {
+	t.Parallel()
+	repo := gitRepo(t, "https://github.com/octo/from-worktree.git")
+	wt := filepath.Join(t.TempDir(), "wt")
+	for _, args := range [][]string{
+		{"-C", repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "init"},
+		{"-C", repo, "worktree", "add", "-q", "-b", "agent", wt},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(wt, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, ws := range []string{wt, filepath.Join(wt, "pkg")} {
+		got, err := FindTarget(env{}.get, ws, hooks.Payload{"prNumber": 7})
+		if want := (Target{"octo", "from-worktree", 7}); err != nil || got != want {
+			t.Errorf("workspace %s: got %+v, %v; want %+v", ws, got, err, want)
+		}
+	}
+}
+
+// TestFindTargetNeverShowsOriginCredentials: an origin URL that names no owner/repo is quoted in
+// the error without the token it carries (actions/checkout-style remotes hold one).
+func TestFindTargetNeverShowsOriginCredentials(t *testing.T) {
+	t.Parallel()
+	repo := gitRepo(t, "https://x-access-token:ghs_origin_secret@github.com/only-one-part")
+	_, err := FindTarget(env{}.get, repo, hooks.Payload{"prNumber": 7})
+	if err == nil || !strings.Contains(err.Error(), "cannot read owner/repo from origin") {
+		t.Fatalf("err = %v, want the origin named as unreadable", err)
+	}
+	if strings.Contains(err.Error(), "ghs_origin_secret") {
+		t.Errorf("the error shows the token: %v", err)
+	}
+}
+
 // gitRepo makes a repository with the real git CLI, with origin set to remote.
 func gitRepo(t *testing.T, remote string) string {
 	t.Helper()

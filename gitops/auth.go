@@ -74,7 +74,7 @@ func (r *Repo) sshAuth(ep *transport.Endpoint) (transport.AuthMethod, []string, 
 	if user == "" {
 		user = "git"
 	}
-	home := r.env.home()
+	home := r.env.getenv("HOME")
 	var signers []ssh.Signer
 	if sock := r.env.getenv("SSH_AUTH_SOCK"); sock != "" {
 		if conn, err := net.Dial("unix", sock); err == nil {

@@ -12,6 +12,10 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
+	"github.com/autoagent/agent-hooks/gitops/internal/gitobj"
+	"github.com/autoagent/agent-hooks/gitops/internal/refs"
 )
 
 // CommitOptions say what to commit and how.
@@ -74,14 +78,11 @@ func (e *HookError) Error() string {
 	return msg
 }
 
-// emptyTree is the id of the tree with no entries.
-var emptyTree = objectID("tree", nil)
-
 // head is what HEAD points at.
 type head struct {
 	branch plumbing.ReferenceName // "" when detached
 	commit plumbing.Hash          // zero on an unborn branch
-	tree   hash20
+	tree   plumbing.Hash
 	merge  []plumbing.Hash // MERGE_HEAD: a merge is being concluded
 }
 
@@ -96,7 +97,7 @@ func (r *Repo) head() (head, error) {
 		t, err := r.repo.Storer.Reference(h.branch)
 		switch {
 		case errors.Is(err, plumbing.ErrReferenceNotFound):
-			h.tree = emptyTree
+			h.tree = gitobj.EmptyTree
 			return h, nil
 		case err != nil:
 			return head{}, fmt.Errorf("read %s: %w", h.branch, err)
@@ -105,11 +106,11 @@ func (r *Repo) head() (head, error) {
 	} else {
 		h.commit = ref.Hash()
 	}
-	c, err := object.GetCommit(r.repo.Storer, h.commit)
+	c, err := r.readCommit(h.commit)
 	if err != nil {
-		return head{}, fmt.Errorf("read HEAD commit %s: %w", h.commit, err)
+		return head{}, fmt.Errorf("read HEAD: %w", err)
 	}
-	h.tree = hash20(c.TreeHash)
+	h.tree = c.TreeHash
 	if b, err := os.ReadFile(filepath.Join(r.GitDir, "MERGE_HEAD")); err == nil {
 		for _, line := range strings.Fields(string(b)) {
 			if m := plumbing.NewHash(line); !m.IsZero() {
@@ -122,48 +123,121 @@ func (r *Repo) head() (head, error) {
 
 // nothingToCommit reports whether a commit of root would change nothing. Concluding a merge
 // always commits, as git does.
-func (hd head) nothingToCommit(root hash20, allowEmpty bool) bool {
+func (hd head) nothingToCommit(root plumbing.Hash, allowEmpty bool) bool {
 	return root == hd.tree && !allowEmpty && len(hd.merge) == 0
 }
 
 // Commit stages the selected changes of the work tree and commits them on the current branch,
 // running the repository's pre-commit, commit-msg and post-commit hooks unless NoVerify. Nothing
 // to commit is not an error: the result says Changes false.
+//
+// The stages, as `git add -A && git commit` goes through them: stage the work tree and store the
+// index (stageForCommit: the repository's state checked, changes staged, Before asked, trees and
+// index written under index.lock), run pre-commit and take the index it leaves (runPreCommit),
+// settle the message with commit-msg (commitMessage), write the commit (writeCommit), move the
+// branch under its lock (advance), conclude a merge, run post-commit.
 func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, error) {
-	now := time.Now
-	if o.Now != nil {
-		now = o.Now
-	}
+	defer r.objs.Close() // the packs a commit read are not kept open
 	out := o.Out
 	if out == nil {
 		out = io.Discard
 	}
-	res := &CommitResult{}
+	res := &CommitResult{Warnings: r.unsupportedWarnings(o.Create != nil)}
 	if o.Create != nil {
 		if err := r.prepareElsewhere(ctx, o.Create); err != nil {
 			return nil, err
 		}
 	}
-	if r.cfg.bool("commit", "", "gpgsign", false) && o.Create == nil {
-		res.Warnings = append(res.Warnings, "commit.gpgSign is set but agent-hooks cannot sign commits; the commit is unsigned")
+	p, err := r.stageForCommit(ctx, o, res)
+	if err != nil || p == nil {
+		return nilIfErr(res, err)
+	}
+	if !o.NoVerify {
+		if p, err = r.runPreCommit(ctx, p, o.AllowEmpty, out); err != nil || p == nil {
+			return nilIfErr(res, err)
+		}
+	}
+	msg, err := r.commitMessage(ctx, o.Message, o.NoVerify, out)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		id        plumbing.Hash
+		committer = p.committer
+		other     *madeElsewhere
+	)
+	if o.Create != nil {
+		if other, err = r.createElsewhere(ctx, o, p.head, p.root, msg, r.now(o)); err != nil {
+			return nil, err
+		}
+		id, committer, msg = other.id, other.commit.Committer, other.commit.Message
+	} else if id, err = r.writeCommit(p, msg); err != nil {
+		return nil, err
+	}
+	if err := r.advance(p.head, id, committer, msg); err != nil {
+		if other != nil {
+			err = fmt.Errorf("%w (%s already has the commit %s: fetch it)", err, other.target.Remote, id)
+		}
+		return nil, err
+	}
+	if other != nil {
+		res.Created = other.created
+		if err := r.trackCreated(other, r.now(o)); err != nil {
+			res.Warnings = append(res.Warnings, err.Error())
+		}
+	}
+	r.concludeMerge(p.head)
+	res.Changes, res.Hash, res.Branch, res.Message, res.Files = true, id.String(), p.head.branch.Short(), msg, p.files
+	if !p.head.commit.IsZero() {
+		res.Parent = p.head.commit.String()
+	}
+	if _, err := r.runGitHook(ctx, "post-commit", nil, out); err != nil {
+		res.Warnings = append(res.Warnings, err.Error())
+	}
+	return res, nil
+}
+
+// nilIfErr is the result of a commit that stopped early: nothing to commit, or an error.
+func nilIfErr(res *CommitResult, err error) (*CommitResult, error) {
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// pending is a commit being made: where HEAD was, the index staged for it and its trees.
+type pending struct {
+	head              head
+	idx               *gitindex.Index
+	trees             *gitindex.Trees
+	root              plumbing.Hash
+	files             []FileChange
+	author, committer object.Signature
+}
+
+// unsupportedWarnings says which of the repository's settings a commit by agent-hooks ignores
+// (signing, unless the commit is made elsewhere, which signs it).
+func (r *Repo) unsupportedWarnings(elsewhere bool) []string {
+	var ws []string
+	if r.cfg.Bool("commit", "", "gpgsign", false) && !elsewhere {
+		ws = append(ws, "commit.gpgSign is set but agent-hooks cannot sign commits; the commit is unsigned")
 	}
 	for _, f := range []string{filepath.Join(r.Root, ".gitattributes"), filepath.Join(r.CommonDir, "info", "attributes")} {
 		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "filter=") {
-			res.Warnings = append(res.Warnings, f+" names clean/smudge filters (Git LFS?); agent-hooks stores file contents as they are, without running filters")
+			ws = append(ws, f+" names clean/smudge filters (Git LFS?); agent-hooks stores file contents as they are, without running filters")
 			break
 		}
 	}
+	return ws
+}
 
-	// Stage, ask Before, and write the index under git's lock; stage again when Before says the
-	// work tree changed or another process changed the index meanwhile.
+// stageForCommit stages the selected changes, asks o.Before, and stores the trees and the index
+// (under git's lock); it stages again when Before says the work tree changed or another process
+// changed the index meanwhile. nil: nothing to commit. Staging warnings go to res.
+func (r *Repo) stageForCommit(ctx context.Context, o CommitOptions, res *CommitResult) (*pending, error) {
 	var (
-		st                *staged
-		tb                *treeBuilder
-		root              hash20
-		hd                head
 		asked             bool
 		author, committer object.Signature
-		err               error
 	)
 	for attempt := 0; ; attempt++ {
 		if attempt > 3 {
@@ -172,45 +246,27 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if hd, err = r.head(); err != nil {
-			return nil, err
-		}
-		idx, err := readIndex(r.indexPath())
+		p, warnings, err := r.stageChanges(o.Selection)
 		if err != nil {
-			return nil, err
-		}
-		if err := r.checkFinished("commit", idx); err != nil {
-			return nil, err
-		}
-		if st, err = r.stage(idx, o.Selection); err != nil {
 			return nil, err
 		}
 		if attempt == 0 {
-			res.Warnings = append(res.Warnings, st.warnings...)
+			res.Warnings = append(res.Warnings, warnings...)
 		}
-		if tb, root, err = buildFromIndex(st.idx); err != nil {
+		if p.head.nothingToCommit(p.root, o.AllowEmpty) {
+			return nil, nil
+		}
+		if p.files, err = r.diff(p.head.tree, p.trees); err != nil {
 			return nil, err
 		}
-		if hd.nothingToCommit(root, o.AllowEmpty) {
-			return res, nil
-		}
-		files, err := r.diff(hd.tree, tb)
-		if err != nil {
-			return nil, err
-		}
-		res.Files = files
 		if !asked {
 			asked = true
 			// Only now that there is something to commit must there be someone to commit it.
-			t := now()
-			if author, err = r.identity("author", o.Author, Person{}, t); err != nil {
-				return nil, err
-			}
-			if committer, err = r.identity("committer", o.Committer, o.Author, t); err != nil {
+			if author, committer, err = r.signatures(o); err != nil {
 				return nil, err
 			}
 			if o.Before != nil {
-				rescan, err := o.Before(ctx, Pending{Branch: hd.branch.Short(), Message: o.Message, Files: files})
+				rescan, err := o.Before(ctx, Pending{Branch: p.head.branch.Short(), Message: o.Message, Files: p.files})
 				if err != nil {
 					return nil, err
 				}
@@ -219,171 +275,151 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 				}
 			}
 		}
-		// Trees first: the index's cache tree must name only trees the repository has.
-		if err := r.writeTrees(tb); err != nil {
-			return nil, err
-		}
-		ok, err := r.writeIndex(st.idx, tb)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			break
+		p.author, p.committer = author, committer
+		if ok, err := r.storeStaged(p); err != nil || ok {
+			return p, err
 		}
 	}
+}
 
-	if !o.NoVerify {
-		run, err := r.runGitHook(ctx, "pre-commit", nil, out)
-		if err != nil {
-			return nil, err
-		}
-		if run.ran && run.exitCode != 0 {
-			return nil, &HookError{Hook: "pre-commit", ExitCode: run.exitCode, Output: run.output}
-		}
-		if run.ran {
-			// The hook may have staged or unstaged files: commit what the index now says.
-			idx, err := readIndex(r.indexPath())
-			if err != nil {
-				return nil, err
-			}
-			if tb, root, err = buildFromIndex(idx); err != nil {
-				return nil, err
-			}
-			if hd.nothingToCommit(root, o.AllowEmpty) {
-				res.Files = nil
-				return res, nil
-			}
-			if res.Files, err = r.diff(hd.tree, tb); err != nil {
-				return nil, err
-			}
-		}
+// stageChanges reads HEAD and the index, refuses to go on in the middle of an unfinished
+// operation, stages the selected changes of the work tree and computes the trees.
+func (r *Repo) stageChanges(sel Selection) (*pending, []string, error) {
+	hd, err := r.head()
+	if err != nil {
+		return nil, nil, err
 	}
+	idx, err := gitindex.Read(r.indexPath())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkFinished("commit", idx); err != nil {
+		return nil, nil, err
+	}
+	st, err := r.stage(idx, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	tb, root, err := buildFromIndex(st.idx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &pending{head: hd, idx: st.idx, trees: tb, root: root}, st.warnings, nil
+}
 
-	msg, err := r.commitMessage(ctx, o.Message, o.NoVerify, out)
+// signatures resolves the author and committer, dated now (see identity).
+func (r *Repo) signatures(o CommitOptions) (author, committer object.Signature, err error) {
+	t := r.now(o)
+	if author, err = r.identity("author", o.Author, Person{}, t); err != nil {
+		return author, committer, err
+	}
+	committer, err = r.identity("committer", o.Committer, o.Author, t)
+	return author, committer, err
+}
+
+// now is o.Now's time, else the clock's.
+func (r *Repo) now(o CommitOptions) time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// storeStaged writes the trees of p, then its index under index.lock: the index's cache tree
+// must name only trees the repository has. ok false: the index changed on disk meanwhile.
+func (r *Repo) storeStaged(p *pending) (ok bool, err error) {
+	if err := r.writeTrees(p.trees); err != nil {
+		return false, err
+	}
+	return r.writeIndex(p.idx, p.trees)
+}
+
+// runPreCommit runs the pre-commit hook. A hook that ran may have staged or unstaged files, so
+// the commit is then made of what the index says afterwards (nil: nothing to commit any more).
+func (r *Repo) runPreCommit(ctx context.Context, p *pending, allowEmpty bool, out io.Writer) (*pending, error) {
+	run, err := r.runGitHook(ctx, "pre-commit", nil, out)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.writeTrees(tb); err != nil {
+	if run.ran && run.exitCode != 0 {
+		return nil, &HookError{Hook: "pre-commit", ExitCode: run.exitCode, Output: run.output}
+	}
+	if !run.ran {
+		return p, nil
+	}
+	idx, err := gitindex.Read(r.indexPath())
+	if err != nil {
 		return nil, err
 	}
-	var (
-		id    plumbing.Hash
-		other *madeElsewhere
-	)
-	if o.Create != nil {
-		if other, err = r.createElsewhere(ctx, o, hd, root, msg, now()); err != nil {
-			return nil, err
-		}
-		id, committer, msg = other.id, other.commit.Committer, other.commit.Message
-	} else {
-		c := &object.Commit{Author: author, Committer: committer, Message: msg, TreeHash: plumbing.Hash(root)}
-		if !hd.commit.IsZero() {
-			c.ParentHashes = append([]plumbing.Hash{hd.commit}, hd.merge...)
-		}
-		obj := r.repo.Storer.NewEncodedObject()
-		if err := c.Encode(obj); err != nil {
-			return nil, fmt.Errorf("encode commit: %w", err)
-		}
-		if id, err = r.repo.Storer.SetEncodedObject(obj); err != nil {
-			return nil, fmt.Errorf("write commit: %w", err)
-		}
-	}
-	if err := r.advance(hd, id, committer, msg); err != nil {
-		if other != nil {
-			err = fmt.Errorf("%w (%s already has the commit %s: fetch it)", err, other.target.Remote, id)
-		}
+	tb, root, err := buildFromIndex(idx)
+	if err != nil {
 		return nil, err
 	}
-	if other != nil {
-		res.Created = other.created
-		if err := r.trackCreated(other, now()); err != nil {
-			res.Warnings = append(res.Warnings, err.Error())
-		}
+	if p.head.nothingToCommit(root, allowEmpty) {
+		return nil, nil
 	}
-	if len(hd.merge) > 0 {
-		for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"} {
-			_ = os.Remove(filepath.Join(r.GitDir, f))
-		}
+	after := *p
+	after.idx, after.trees, after.root = idx, tb, root
+	if after.files, err = r.diff(p.head.tree, tb); err != nil {
+		return nil, err
 	}
-	res.Changes, res.Hash, res.Branch, res.Message = true, id.String(), hd.branch.Short(), msg
-	if !hd.commit.IsZero() {
-		res.Parent = hd.commit.String()
+	return &after, nil
+}
+
+// writeCommit stores the trees of p the repository lacks and the commit object.
+func (r *Repo) writeCommit(p *pending, msg string) (plumbing.Hash, error) {
+	if err := r.writeTrees(p.trees); err != nil {
+		return plumbing.ZeroHash, err
 	}
-	if _, err := r.runGitHook(ctx, "post-commit", nil, out); err != nil {
-		res.Warnings = append(res.Warnings, err.Error())
+	c := &object.Commit{Author: p.author, Committer: p.committer, Message: msg, TreeHash: p.root}
+	if !p.head.commit.IsZero() {
+		c.ParentHashes = append([]plumbing.Hash{p.head.commit}, p.head.merge...)
 	}
-	return res, nil
+	obj := &plumbing.MemoryObject{}
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	id, err := r.writeObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
+	}
+	return id, nil
+}
+
+// concludeMerge removes the state of the merge a commit concluded, as git commit does.
+func (r *Repo) concludeMerge(hd head) {
+	if len(hd.merge) == 0 {
+		return
+	}
+	for _, f := range []string{"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE"} {
+		_ = os.Remove(filepath.Join(r.GitDir, f))
+	}
 }
 
 // buildFromIndex computes the trees of an index, which must have no unresolved conflicts (the
 // pre-commit hook, which may change the index, could have left some).
-func buildFromIndex(idx *index) (*treeBuilder, hash20, error) {
-	if u := idx.unmerged(); len(u) > 0 {
-		return nil, hash20{}, &UnfinishedError{Action: "commit", Unmerged: u}
+func buildFromIndex(idx *gitindex.Index) (*gitindex.Trees, plumbing.Hash, error) {
+	if u := idx.Unmerged(); len(u) > 0 {
+		return nil, plumbing.ZeroHash, &UnfinishedError{Action: "commit", Unmerged: u}
 	}
-	entries := make([]*entry, 0, len(idx.entries))
-	for _, e := range idx.entries {
-		if !e.intentToAdd() {
-			entries = append(entries, e)
-		}
-	}
-	tb, root := buildTrees(entries, idx.tree)
+	tb, root := gitindex.BuildTrees(idx.Entries, idx.Tree)
 	return tb, root, nil
 }
 
-// writeIndex writes idx under index.lock, unless the index on disk is no longer the one idx was
-// read from (ok false: stage again).
-func (r *Repo) writeIndex(idx *index, tb *treeBuilder) (ok bool, err error) {
-	path := r.indexPath()
-	l, err := lock(path, "index")
-	if err != nil {
-		return false, err
-	}
-	defer l.release()
-	if cur, err := indexChecksum(path); err != nil || cur != idx.sum {
-		return false, err
-	}
-	if err := r.smudgeRacy(idx); err != nil {
-		return false, err
-	}
-	if err := l.commit(idx.encode(tb.nodes)); err != nil {
-		return false, fmt.Errorf("write index: %w", err)
-	}
-	return true, nil
-}
-
-// indexChecksum is the trailing checksum of the index file (zero when there is none).
-func indexChecksum(path string) (hash20, error) {
-	var h hash20
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return h, nil
-	}
-	if err != nil {
-		return h, fmt.Errorf("read index: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return h, fmt.Errorf("read index: %w", err)
-	}
-	if fi.Size() < 20 {
-		return h, nil
-	}
-	if _, err := f.ReadAt(h[:], fi.Size()-20); err != nil {
-		return h, fmt.Errorf("read index: %w", err)
-	}
-	return h, nil
+// writeIndex writes idx with the trees of tb under index.lock, unless the index on disk is no
+// longer the one idx was read from (ok false: stage again).
+func (r *Repo) writeIndex(idx *gitindex.Index, tb *gitindex.Trees) (ok bool, err error) {
+	return idx.WriteFile(r.indexPath(), r.Root, tb.Nodes, r.cleaner(idx))
 }
 
 // writeTrees stores the tree objects the builder computed that the repository lacks.
-func (r *Repo) writeTrees(tb *treeBuilder) error {
-	w := r.newObjectWriter()
-	for h, data := range tb.objs {
-		w.add(plumbing.TreeObject, h, data)
+func (r *Repo) writeTrees(tb *gitindex.Trees) error {
+	w := gitobj.NewWriter(r.objects())
+	for h, data := range tb.Objs {
+		w.Add(plumbing.TreeObject, h, data)
 	}
-	tb.objs = map[hash20][]byte{} // written: a second call has nothing to do
-	return w.wait()
+	tb.Objs = map[plumbing.Hash][]byte{} // written: a second call has nothing to do
+	return w.Wait()
 }
 
 // commitMessage cleans the message up as `git commit -m` does, lets the commit-msg hook rewrite
@@ -443,32 +479,32 @@ func cleanupMessage(msg string) string {
 // lock and HEAD's, failing if another process holds either or moved them meanwhile, and recording
 // the move in the reflogs.
 func (r *Repo) advance(hd head, id plumbing.Hash, who object.Signature, msg string) error {
-	u := refUpdate{
-		dirs: refDirs{gitDir: r.GitDir, commonDir: r.CommonDir}, refs: r.repo.Storer,
-		name: hd.branch, old: hd.commit, new: id,
+	u := refs.Update{
+		Dirs: refs.Dirs{GitDir: r.GitDir, CommonDir: r.CommonDir}, Refs: r.repo.Storer,
+		Name: hd.branch, Old: hd.commit, New: id,
 	}
 	if hd.branch == "" {
-		u.name = plumbing.HEAD
+		u.Name = plumbing.HEAD
 	} else {
-		u.also = []plumbing.ReferenceName{plumbing.HEAD}
+		u.Also = []plumbing.ReferenceName{plumbing.HEAD}
 		// HEAD must still be on the branch (git checkout waits for HEAD.lock).
-		u.check = func() error {
+		u.Check = func() error {
 			ref, err := r.repo.Storer.Reference(plumbing.HEAD)
 			if err != nil {
 				return err
 			}
 			if ref.Type() != plumbing.SymbolicReference || ref.Target() != hd.branch {
-				return errRefMoved
+				return refs.ErrMoved
 			}
 			return nil
 		}
 	}
-	if r.cfg.bool("core", "", "logallrefupdates", true) {
-		u.reflog = func() error { return r.writeReflogs(hd, id, who, msg) }
+	if r.cfg.Bool("core", "", "logallrefupdates", true) {
+		u.Reflog = func() error { return r.writeReflogs(hd, id, who, msg) }
 	}
-	err := u.apply()
-	if errors.Is(err, errRefMoved) {
-		return fmt.Errorf("update %s: it moved while committing; nothing was committed", u.name)
+	err := u.Apply()
+	if errors.Is(err, refs.ErrMoved) {
+		return fmt.Errorf("update %s: it moved while committing; nothing was committed", u.Name)
 	}
 	return err
 }

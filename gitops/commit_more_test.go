@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
 )
 
 func TestCommitNothingToCommit(t *testing.T) {
@@ -473,10 +475,10 @@ func TestCommitSelectionKeepsRacyChangesVisible(t *testing.T) {
 			if got := e.gitStdout(t, dir, "diff-files", "--name-only"); got != "a.txt" {
 				t.Errorf("git diff-files = %q, want a.txt", got)
 			}
-			idx, err := readIndex(filepath.Join(dir, ".git", "index"))
+			idx, err := gitindex.Read(filepath.Join(dir, ".git", "index"))
 			must(t, err)
-			for _, en := range idx.entries {
-				if en.name == "c.txt" && en.size == 0 {
+			for _, en := range idx.Entries {
+				if en.Name == "c.txt" && en.Size == 0 {
 					t.Error("the clean racy entry c.txt was smudged")
 				}
 			}

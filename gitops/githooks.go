@@ -21,7 +21,7 @@ const gitHookTimeout = 10 * time.Minute
 // hookFile is the path of the repository's git hook name: in core.hooksPath (relative to the
 // work tree's top) when set, else in the hooks directory of the git directory.
 func (r *Repo) hookFile(name string) string {
-	dir := r.cfg.get("core", "", "hookspath")
+	dir := r.cfg.Get("core", "", "hookspath")
 	switch {
 	case dir == "":
 		dir = filepath.Join(r.CommonDir, "hooks")

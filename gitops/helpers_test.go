@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/gittest"
 )
 
 // testEnv is an isolated environment for the real git CLI and for gitops: its own HOME, no
@@ -88,23 +90,13 @@ func (e *testEnv) newRepo(t *testing.T, files map[string]string) string {
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	gittest.WriteFiles(t, dir, files)
 }
 
 // fsck fails the test unless `git fsck --strict` finds the repository clean.
 func (e *testEnv) fsck(t *testing.T, dir string) {
 	t.Helper()
-	if out, err := e.gitErr(dir, "fsck", "--strict", "--no-progress"); err != nil {
-		t.Fatalf("git fsck --strict: %v\n%s", err, out)
-	}
+	(&gittest.Env{Home: e.home, Vars: e.vars}).Fsck(t, dir)
 }
 
 // copyTree copies a directory (a repository and its work tree) with cp -a.

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
@@ -67,13 +69,13 @@ type pushConfig struct {
 	AllowForkToBase     bool `json:"allowForkToBase"`
 }
 
-var nameEmail = regexp.MustCompile(`^\s*(.*?)\s*<([^<>]+)>\s*$`)
+var nameEmail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(.*?)\s*<([^<>]+)>\s*$`) })
 
 // UnmarshalJSON accepts {"name": …, "email": …} or "Name <email>".
 func (p *Person) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
-		m := nameEmail.FindStringSubmatch(s)
+		m := nameEmail().FindStringSubmatch(s)
 		if m == nil {
 			return fmt.Errorf("want \"Name <email>\", got %q", s)
 		}
@@ -149,8 +151,10 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 	if err != nil {
 		return failed("git-commit: %v", err)
 	}
+	// The session trailer goes in before the commit-msg hook runs, as `git commit --trailer`.
+	message := withTrailer(hooks.ExpandMessage(c.cfg.Message, inv.Payload), SessionTrailer, inv.SessionID)
 	opts := CommitOptions{
-		Message: hooks.ExpandMessage(c.cfg.Message, inv.Payload), NoVerify: c.cfg.NoVerify,
+		Message: message, NoVerify: c.cfg.NoVerify,
 		AllowEmpty: c.cfg.AllowEmpty, Selection: sel, Out: inv.Stderr,
 	}
 	if c.cfg.Author != nil {
@@ -273,7 +277,7 @@ func (c *commitRunner) selection(r *Repo, inv *hooks.Invocation) (Selection, err
 	if len(c.cfg.Files) > 0 {
 		var sel Selection
 		for _, g := range c.cfg.Files {
-			sel.Globs = append(sel.Globs, joinPath(base, strings.TrimPrefix(filepath.ToSlash(g), "./")))
+			sel.Globs = append(sel.Globs, gitindex.JoinPath(base, strings.TrimPrefix(filepath.ToSlash(g), "./")))
 		}
 		return sel, nil
 	}

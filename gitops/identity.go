@@ -25,7 +25,7 @@ var actionsBot = Person{Name: "github-actions[bot]", Email: "41898282+github-act
 func (r *Repo) identity(role string, configured, fallback Person, now time.Time) (object.Signature, error) {
 	env := "GIT_" + strings.ToUpper(role) + "_"
 	pick := func(hook, key string) string {
-		for _, v := range []string{hook, r.cfg.get(role, "", key), r.cfg.get("user", "", key), r.env.getenv(env + strings.ToUpper(key))} {
+		for _, v := range []string{hook, r.cfg.Get(role, "", key), r.cfg.Get("user", "", key), r.env.getenv(env + strings.ToUpper(key))} {
 			if v = strings.TrimSpace(v); v != "" {
 				return v
 			}

@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/refs"
 )
 
 // go-git's file:// transport runs the git-receive-pack program; pushes to local repositories go
@@ -30,5 +32,5 @@ func (localLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
 		return nil, transport.ErrRepositoryNotFound
 	}
 	sto := filesystem.NewStorage(osfs.New(p), cache.NewObjectLRUDefault())
-	return &lockedStorage{Storage: sto, dirs: refDirs{gitDir: p, commonDir: commonDirOf(p)}}, nil
+	return refs.NewLockedStorage(sto, refs.Dirs{GitDir: p, CommonDir: refs.CommonDirOf(p)}), nil
 }

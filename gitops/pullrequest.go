@@ -84,13 +84,13 @@ func urlNamesRepo(raw, repo string) bool {
 		return false
 	}
 	p := ""
-	if hasScheme.MatchString(raw) {
+	if hasScheme().MatchString(raw) {
 		u, err := url.Parse(raw)
 		if err != nil {
 			return false
 		}
 		p = u.Path
-	} else if scpLike.MatchString(raw) {
+	} else if scpLike().MatchString(raw) {
 		_, p, _ = strings.Cut(raw, ":")
 	} else {
 		return false
@@ -109,8 +109,6 @@ func (r *Repo) builtOn(h, base plumbing.Hash) (bool, error) {
 	if h == base {
 		return true, nil
 	}
-	r.storeMu.Lock()
-	defer r.storeMu.Unlock()
 	bc, err := object.GetCommit(r.repo.Storer, base)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return false, nil

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
+	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
 	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
@@ -126,7 +128,7 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = time.Second
 	}
-	idx, err := readIndex(r.indexPath())
+	idx, err := gitindex.Read(r.indexPath())
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +139,7 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	if err != nil {
 		return nil, &PushError{Remote: o.Remote, Reason: fmt.Sprintf("no remote named %q in this repository", o.Remote)}
 	}
-	rawURL := r.cfg.get("remote", o.Remote, "pushurl")
+	rawURL := r.cfg.Get("remote", o.Remote, "pushurl")
 	if rawURL == "" && len(rem.Config().URLs) > 0 {
 		rawURL = rem.Config().URLs[0]
 	}
@@ -304,7 +306,7 @@ func (r *Repo) transportURL(raw string, dst plumbing.ReferenceName) (string, err
 	var p string
 	if u, err := url.Parse(raw); err == nil && u.Scheme == "file" {
 		p = filepath.FromSlash(u.Path)
-	} else if !hasScheme.MatchString(raw) && !scpLike.MatchString(raw) {
+	} else if !hasScheme().MatchString(raw) && !scpLike().MatchString(raw) {
 		// A path; go-git would resolve a relative one against the process's directory.
 		p = filepath.FromSlash(raw)
 		if !filepath.IsAbs(p) {
@@ -360,8 +362,8 @@ func (r *Repo) setUpstream(local, remote string, dst plumbing.ReferenceName) err
 }
 
 var (
-	hasScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-	scpLike   = regexp.MustCompile(`^(?:[^@/:]+@)?[^@/:]+:`) // git@host:owner/repo
+	hasScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`) })
+	scpLike   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[^@/:]+@)?[^@/:]+:`) }) // git@host:owner/repo
 )
 
 // urlError says why a remote URL cannot be read without showing its credentials: Go's URL

@@ -2,7 +2,6 @@ package gitops
 
 import (
 	"context"
-	"crypto/sha1"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/autoagent/agent-hooks/gitops/internal/gitobj"
+	"github.com/autoagent/agent-hooks/gitops/internal/refs"
 	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
@@ -73,7 +74,7 @@ type TreeChange struct {
 
 // ReadBlob reads a blob of the staged tree.
 func (s *StagedCommit) ReadBlob(id string) ([]byte, error) {
-	return s.repo.readBlob(hash20(plumbing.NewHash(id)))
+	return s.repo.readBlob(plumbing.NewHash(id))
 }
 
 // CreatedCommit is the commit a Creator made.
@@ -104,15 +105,15 @@ func (r *Repo) remoteTarget() (RemoteTarget, head, error) {
 		return RemoteTarget{}, hd, fmt.Errorf("the branch %s has no commit yet: the remote builds on a commit it has; push the first commit", hd.branch.Short())
 	}
 	b := hd.branch.Short()
-	name := r.cfg.get("branch", b, "pushremote")
-	for _, v := range []string{r.cfg.get("remote", "", "pushdefault"), r.cfg.get("branch", b, "remote"), "origin"} {
+	name := r.cfg.Get("branch", b, "pushremote")
+	for _, v := range []string{r.cfg.Get("remote", "", "pushdefault"), r.cfg.Get("branch", b, "remote"), "origin"} {
 		if name == "" || name == "." {
 			name = v
 		}
 	}
-	url := r.cfg.get("remote", name, "pushurl")
+	url := r.cfg.Get("remote", name, "pushurl")
 	if url == "" {
-		url = r.cfg.get("remote", name, "url")
+		url = r.cfg.Get("remote", name, "url")
 	}
 	if url == "" {
 		return RemoteTarget{}, hd, fmt.Errorf("no remote named %q with a URL in this repository", name)
@@ -143,7 +144,7 @@ type madeElsewhere struct {
 // createElsewhere has the Creator make the staged commit (tree root on hd, with msg), then
 // stores the very object it made: rebuilt from its signed payload and signature when its id
 // matches, else fetched from the remote. The object must be the staged tree on hd's commits.
-func (r *Repo) createElsewhere(ctx context.Context, o CommitOptions, hd head, root hash20, msg string, when time.Time) (*madeElsewhere, error) {
+func (r *Repo) createElsewhere(ctx context.Context, o CommitOptions, hd head, root plumbing.Hash, msg string, when time.Time) (*madeElsewhere, error) {
 	t, _, err := r.remoteTarget()
 	if err != nil {
 		return nil, fmt.Errorf("commit on the remote: %w; nothing was committed", err)
@@ -181,7 +182,7 @@ func (r *Repo) createElsewhere(ctx context.Context, o CommitOptions, hd head, ro
 		return nil, fmt.Errorf("commit on the remote: %s has the commit %s, but it could not be brought here: %w", t.Remote, created.ID, err)
 	}
 	c := m.commit
-	if c.TreeHash != plumbing.Hash(root) || len(c.ParentHashes) != len(s.Parents) {
+	if c.TreeHash != root || len(c.ParentHashes) != len(s.Parents) {
 		return nil, fmt.Errorf("commit on the remote: %s made %s of tree %s, not of the staged tree %s; the local branch is left as it was", t.Remote, m.id, c.TreeHash, root)
 	}
 	for i, p := range c.ParentHashes {
@@ -193,14 +194,12 @@ func (r *Repo) createElsewhere(ctx context.Context, o CommitOptions, hd head, ro
 }
 
 // treeChanges lists the paths whose entries differ between the trees from and to.
-func (r *Repo) treeChanges(from, to hash20) ([]TreeChange, error) {
-	r.storeMu.Lock()
-	defer r.storeMu.Unlock()
-	a, err := object.GetTree(r.repo.Storer, plumbing.Hash(from))
+func (r *Repo) treeChanges(from, to plumbing.Hash) ([]TreeChange, error) {
+	a, err := object.GetTree(r.repo.Storer, from)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", from, err)
 	}
-	b, err := object.GetTree(r.repo.Storer, plumbing.Hash(to))
+	b, err := object.GetTree(r.repo.Storer, to)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", to, err)
 	}
@@ -243,38 +242,17 @@ func SignedObject(payload, signature string) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// objectHash is git's id of an object of type typ with content data.
-func objectHash(typ plumbing.ObjectType, data []byte) plumbing.Hash {
-	h := sha1.New()
-	fmt.Fprintf(h, "%s %d\x00", typ, len(data))
-	h.Write(data)
-	var id plumbing.Hash
-	copy(id[:], h.Sum(nil))
-	return id
-}
-
 // storeCreated puts the commit m.created names in the repository, rebuilt or fetched, and reads
 // it into m.commit.
 func (r *Repo) storeCreated(ctx context.Context, m *madeElsewhere) error {
 	c := m.created
 	stored := false
 	if c.SignedPayload != "" {
-		if raw, err := SignedObject(c.SignedPayload, c.Signature); err == nil && objectHash(plumbing.CommitObject, raw) == m.id {
-			r.storeMu.Lock()
-			obj := r.repo.Storer.NewEncodedObject()
+		if raw, err := SignedObject(c.SignedPayload, c.Signature); err == nil && gitobj.ID(plumbing.CommitObject, raw) == m.id {
+			obj := &plumbing.MemoryObject{}
 			obj.SetType(plumbing.CommitObject)
-			w, err := obj.Writer()
-			if err == nil {
-				_, err = w.Write(raw)
-				if cerr := w.Close(); err == nil {
-					err = cerr
-				}
-			}
-			if err == nil {
-				_, err = r.repo.Storer.SetEncodedObject(obj)
-			}
-			r.storeMu.Unlock()
-			if err != nil {
+			obj.Write(raw)
+			if _, err := r.writeObject(obj); err != nil {
 				return fmt.Errorf("write commit %s: %w", m.id, err)
 			}
 			stored = true
@@ -286,9 +264,7 @@ func (r *Repo) storeCreated(ctx context.Context, m *madeElsewhere) error {
 		}
 		c.Fetched = true
 	}
-	r.storeMu.Lock()
 	commit, err := object.GetCommit(r.repo.Storer, m.id)
-	r.storeMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("read commit %s: %w", m.id, err)
 	}
@@ -307,9 +283,7 @@ func (r *Repo) fetchBranch(ctx context.Context, t RemoteTarget) error {
 		return err
 	}
 	spec := config.RefSpec(fmt.Sprintf("+refs/heads/%s:refs/remotes/%s/%s", t.Branch, t.Remote, t.Branch))
-	r.storeMu.Lock()
 	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: t.Remote, RemoteURL: u, RefSpecs: []config.RefSpec{spec}, Auth: auth})
-	r.storeMu.Unlock()
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return fmt.Errorf("fetch %s from %s: %s", t.Branch, t.Remote, redact.String(err.Error(), secrets))
 	}
@@ -328,15 +302,15 @@ func (r *Repo) trackCreated(m *madeElsewhere, now time.Time) error {
 	if ref, err := r.repo.Storer.Reference(name); err == nil {
 		old = ref.Hash()
 	}
-	u := refUpdate{dirs: refDirs{gitDir: r.GitDir, commonDir: r.CommonDir}, refs: r.repo.Storer, name: name, old: old, new: m.id}
-	if r.cfg.bool("core", "", "logallrefupdates", true) {
-		u.reflog = func() error {
+	u := refs.Update{Dirs: refs.Dirs{GitDir: r.GitDir, CommonDir: r.CommonDir}, Refs: r.repo.Storer, Name: name, Old: old, New: m.id}
+	if r.cfg.Bool("core", "", "logallrefupdates", true) {
+		u.Reflog = func() error {
 			who := m.commit.Committer
 			line := fmt.Sprintf("%s %s %s <%s> %d %s\tupdate by push\n", old, m.id, who.Name, who.Email, now.Unix(), now.Format("-0700"))
 			return appendLine(filepath.Join(r.CommonDir, "logs", filepath.FromSlash(name.String())), line)
 		}
 	}
-	if err := u.apply(); err != nil {
+	if err := u.Apply(); err != nil {
 		return fmt.Errorf("update %s: %w", name, err)
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/gitobj"
 )
 
 // TestSignedObjectIsGitsObject: a commit git signed (gpgsig header, a signature with an empty
@@ -40,7 +42,7 @@ func TestSignedObjectIsGitsObject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(got) != object || objectHash(plumbing.CommitObject, got).String() != id {
+		if string(got) != object || gitobj.ID(plumbing.CommitObject, got).String() != id {
 			t.Errorf("SignedObject:\n%q\nwant git's object %s:\n%q", got, id, object)
 		}
 	}

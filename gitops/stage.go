@@ -12,9 +12,13 @@ import (
 	"strings"
 	"sync"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/gitattr"
+	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
+	"github.com/autoagent/agent-hooks/gitops/internal/gitobj"
+	"github.com/autoagent/agent-hooks/gitops/internal/ignore"
 )
 
 // Selection restricts staging to some paths; the zero value stages everything, like `git add -A`.
@@ -88,7 +92,7 @@ const maxEOLWarnings = 10
 
 // staged is the index as it will be committed.
 type staged struct {
-	idx      *index
+	idx      *gitindex.Index
 	changed  []string // paths whose entry was added, updated or removed
 	warnings []string
 }
@@ -99,20 +103,20 @@ type staged struct {
 // guarded by mu.
 type stager struct {
 	r          *Repo
-	idx        *index
+	idx        *gitindex.Index
 	sel        Selection
-	pos        map[string]int // entry positions by name (read-only during the walk)
 	fileMode   bool
 	trustCtime bool
-	objects    *objectWriter
-	attrs      *attrSource
-	conv       converter
+	store      *gitobj.Store
+	objects    *gitobj.Writer // writes into store
+	attrs      *gitattr.Source
+	conv       gitattr.Converter
 
-	seen     []bool   // by entry: found in the work tree
-	replaced []*entry // by entry: its new version
+	seen     []bool            // by entry: found in the work tree
+	replaced []*gitindex.Entry // by entry: its new version
 
 	mu          sync.Mutex
-	added       []*entry
+	added       []*gitindex.Entry
 	changed     []string
 	warnings    []string
 	eolWarnings []string // core.safecrlf=warn's, one per file
@@ -124,21 +128,18 @@ type stager struct {
 
 // stage brings idx, which has no unresolved conflicts, in line with the work tree for the selected
 // paths, writing blobs for changed content. The index file is not written.
-func (r *Repo) stage(idx *index, sel Selection) (*staged, error) {
+func (r *Repo) stage(idx *gitindex.Index, sel Selection) (*staged, error) {
 	s := &stager{
 		r: r, idx: idx, sel: sel,
-		pos:        make(map[string]int, len(idx.entries)),
-		seen:       make([]bool, len(idx.entries)),
-		replaced:   make([]*entry, len(idx.entries)),
-		fileMode:   r.cfg.bool("core", "", "filemode", true),
-		trustCtime: r.cfg.bool("core", "", "trustctime", true),
-		objects:    r.newObjectWriter(),
-		conv:       r.converter(),
+		seen:       make([]bool, len(idx.Entries)),
+		replaced:   make([]*gitindex.Entry, len(idx.Entries)),
+		fileMode:   r.cfg.Bool("core", "", "filemode", true),
+		trustCtime: r.cfg.Bool("core", "", "trustctime", true),
+		store:      r.objects(),
+		conv:       gitattr.NewConverter(r.cfg),
 		sem:        make(chan struct{}, max(4, runtime.GOMAXPROCS(0)*2)),
 	}
-	for i, e := range idx.entries {
-		s.pos[e.name] = i
-	}
+	s.objects = gitobj.NewWriter(s.store)
 	ignores, err := r.baseIgnores()
 	if err != nil {
 		return nil, err
@@ -146,9 +147,9 @@ func (r *Repo) stage(idx *index, sel Selection) (*staged, error) {
 	if s.attrs, err = r.loadAttrSource(); err != nil {
 		return nil, err
 	}
-	s.spawn("", false, dirRules{ignores: ignores, attrs: s.attrs.base})
+	s.spawn("", false, dirRules{ignores: ignores, attrs: s.attrs.Base})
 	s.wg.Wait()
-	if err := s.objects.wait(); err != nil {
+	if err := s.objects.Wait(); err != nil {
 		return nil, err
 	}
 	if s.err != nil {
@@ -162,15 +163,15 @@ func (r *Repo) indexPath() string { return filepath.Join(r.GitDir, "index") }
 // hasTrackedUnder reports whether the index has entries below dir.
 func (s *stager) hasTrackedUnder(dir string) bool {
 	p := dir + "/"
-	es := s.idx.entries
-	i := sort.Search(len(es), func(i int) bool { return es[i].name >= p })
-	return i < len(es) && strings.HasPrefix(es[i].name, p)
+	es := s.idx.Entries
+	i := sort.Search(len(es), func(i int) bool { return es[i].Name >= p })
+	return i < len(es) && strings.HasPrefix(es[i].Name, p)
 }
 
 // dirRules are the ignore patterns and attribute files that apply in a directory.
 type dirRules struct {
 	ignores []gitignore.Pattern
-	attrs   attrStack
+	attrs   gitattr.Stack
 }
 
 // spawn reads a directory in a goroutine of its own, as soon as the bound allows.
@@ -211,7 +212,12 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 		return nil
 	}
 	abs := filepath.Join(s.r.Root, filepath.FromSlash(dir))
-	des, err := os.ReadDir(abs)
+	d, err := os.Open(abs)
+	var names []string
+	if err == nil {
+		defer d.Close()
+		names, err = d.Readdirnames(-1)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && dir != "":
 		return nil // removed while walking: its tracked files are deleted
@@ -223,49 +229,58 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 		return fmt.Errorf("read directory %s: %w", abs, err)
 	}
 	attrsInTree := false
-	for _, de := range des {
-		switch {
-		case de.Name() == ".gitignore" && de.Type().IsRegular():
-			var domain []string
-			if dir != "" {
-				domain = strings.Split(dir, "/")
-			}
-			ps, err := readIgnoreFile(filepath.Join(abs, ".gitignore"), domain)
-			if err != nil {
-				return err
-			}
-			// Copy so that sibling directories do not share the appended tail.
-			rules.ignores = append(rules.ignores[:len(rules.ignores):len(rules.ignores)], ps...)
-		case de.Name() == ".gitattributes" && de.Type().IsRegular():
-			attrsInTree = true
+	for _, name := range names {
+		if name != ".gitignore" && name != ".gitattributes" {
+			continue
 		}
+		if st, err := gitindex.StatAt(d, name); err != nil || !st.Mode.IsRegular() {
+			continue
+		}
+		if name == ".gitattributes" {
+			attrsInTree = true
+			continue
+		}
+		var domain []string
+		if dir != "" {
+			domain = strings.Split(dir, "/")
+		}
+		ps, err := ignore.ReadFile(filepath.Join(abs, ".gitignore"), domain)
+		if err != nil {
+			return err
+		}
+		// Copy so that sibling directories do not share the appended tail.
+		rules.ignores = append(rules.ignores[:len(rules.ignores):len(rules.ignores)], ps...)
 	}
 	// As git add does, a .gitattributes missing from the work tree is read from the index, unless
 	// its deletion is being staged: git add -A removes it from the index before it looks at the
 	// attributes of the files of its directory.
-	var fallback *entry
-	if i, ok := s.pos[joinPath(dir, ".gitattributes")]; ok && !s.deletes(s.idx.entries[i]) {
-		fallback = s.idx.entries[i]
+	var fallback *gitindex.Entry
+	if i, ok := s.idx.Find(gitindex.JoinPath(dir, ".gitattributes")); ok && !s.deletes(s.idx.Entries[i]) {
+		fallback = s.idx.Entries[i]
 	}
 	f, err := s.r.readDirAttrs(dir, attrsInTree, fallback)
 	if err != nil {
 		return err
 	}
-	rules.attrs = rules.attrs.with(f)
-	for _, de := range des {
-		name := de.Name()
+	rules.attrs = rules.attrs.With(f)
+	for _, name := range names {
 		if name == ".git" {
 			continue
 		}
-		rel := joinPath(dir, name)
-		typ := de.Type()
+		st, err := gitindex.StatAt(d, name)
 		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // vanished while walking: it is deleted
+		case err != nil:
+			return fmt.Errorf("stat %s: %w", gitindex.JoinPath(dir, name), err)
+		}
+		switch typ := st.Mode.Type(); {
 		case typ.IsDir():
-			if err := s.dir(rel, inIgnored, rules); err != nil {
+			if err := s.dir(gitindex.JoinPath(dir, name), inIgnored, rules); err != nil {
 				return err
 			}
 		case typ.IsRegular() || typ&fs.ModeSymlink != 0:
-			if err := s.file(rel, de, inIgnored, rules); err != nil {
+			if err := s.file(dir, name, st, inIgnored, rules); err != nil {
 				return err
 			}
 		}
@@ -274,13 +289,13 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 }
 
 func (s *stager) dir(rel string, inIgnored bool, rules dirRules) error {
-	if i, ok := s.pos[rel]; ok && s.idx.entries[i].mode == modeGitlink {
+	if i, ok := s.idx.Find(rel); ok && s.idx.Entries[i].Mode == gitindex.ModeGitlink {
 		return s.gitlink(rel, i)
 	}
 	if !s.sel.mayContain(rel) {
 		return nil
 	}
-	ign := inIgnored || ignored(rules.ignores, rel, true)
+	ign := inIgnored || ignore.Ignored(rules.ignores, rel, true)
 	tracked := s.hasTrackedUnder(rel)
 	if ign && !tracked {
 		return nil
@@ -303,19 +318,23 @@ func (s *stager) gitlink(rel string, i int) error {
 	if !s.sel.selects(rel) {
 		return nil
 	}
-	sub, err := git.PlainOpen(filepath.Join(s.r.Root, filepath.FromSlash(rel)))
+	l, err := locateAt(filepath.Join(s.r.Root, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil // an uninitialised submodule: keep what the index has
+	}
+	sub, err := l.open()
+	if err != nil {
+		return nil
 	}
 	head, err := sub.Head()
 	if err != nil {
 		return nil // no commit checked out: git cannot add it either
 	}
-	h := hash20(head.Hash())
-	if i >= 0 && s.idx.entries[i].hash == h {
+	h := head.Hash()
+	if i >= 0 && s.idx.Entries[i].Hash == h {
 		return nil
 	}
-	e := &entry{mode: modeGitlink, hash: h, name: rel}
+	e := &gitindex.Entry{Mode: gitindex.ModeGitlink, Hash: h, Name: rel}
 	if i >= 0 {
 		s.replaced[i] = e
 	}
@@ -324,62 +343,61 @@ func (s *stager) gitlink(rel string, i int) error {
 }
 
 // record notes a staged change: e is new (added) or replaces an entry.
-func (s *stager) record(e *entry, added bool) {
+func (s *stager) record(e *gitindex.Entry, added bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if added {
 		s.added = append(s.added, e)
 	}
-	s.changed = append(s.changed, e.name)
+	s.changed = append(s.changed, e.Name)
 }
 
-func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, rules dirRules) error {
-	i, tracked := s.pos[rel]
+// file stages the file name of dir, whose stat data is st.
+func (s *stager) file(dir, name string, st gitindex.FileStat, inIgnored bool, rules dirRules) error {
+	// A tracked file's path is its entry's name: no path is built for the files of a large tree.
+	i, tracked := s.idx.FindIn(dir, name)
+	var rel string
 	if tracked {
 		s.seen[i] = true
+		rel = s.idx.Entries[i].Name
+	} else {
+		rel = gitindex.JoinPath(dir, name)
 	}
 	if !s.sel.selects(rel) {
 		return nil
 	}
-	var old *entry
+	var old *gitindex.Entry
 	if tracked {
-		old = s.idx.entries[i]
-		if old.skipWorktree() || old.flags&flagAssumeValid != 0 {
+		old = s.idx.Entries[i]
+		if old.SkipWorktree() || old.AssumeValid() {
 			return nil // sparse checkout, or `git update-index --assume-unchanged`: not looked at
 		}
-	} else if inIgnored || ignored(rules.ignores, rel, false) {
+	} else if inIgnored || ignore.Ignored(rules.ignores, rel, false) {
 		return nil
 	}
-	fi, err := de.Info()
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // vanished while walking: it is deleted
-	}
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", rel, err)
-	}
-	st := statOf(fi)
 	mode := s.modeOf(st, old)
-	if old != nil && !old.intentToAdd() && old.mode == mode && st.matches(old, s.trustCtime) && !s.idx.racy(old) {
+	if old != nil && !old.IntentToAdd() && old.Mode == mode && st.Matches(old, s.trustCtime) && !s.idx.Racy(old) {
 		return nil
 	}
-	data, err := s.content(rel, st, rules.attrs, old)
+	h, data, err := s.blob(rel, st, rules.attrs, old)
 	if err != nil {
 		return err
 	}
-	h := objectID("blob", data)
-	if old != nil && !old.intentToAdd() && old.mode == mode && old.hash == h {
+	if old != nil && !old.IntentToAdd() && old.Mode == mode && old.Hash == h {
 		// Same content, new stat data: refresh the entry so the next walk trusts it.
 		e := *old
-		e.setStat(st)
+		e.SetStat(st)
 		s.replaced[i] = &e
 		return nil
 	}
-	s.objects.add(plumbing.BlobObject, h, data)
-	e := &entry{mode: mode, hash: h, name: rel}
-	e.setStat(st)
+	if data != nil {
+		s.objects.Add(plumbing.BlobObject, h, data)
+	}
+	e := &gitindex.Entry{Mode: mode, Hash: h, Name: rel}
+	e.SetStat(st)
 	if old != nil {
-		e.ext = old.ext &^ extIntentToAdd
-		e.flags = old.flags & flagAssumeValid
+		e.Ext = old.Ext &^ gitindex.ExtIntentToAdd
+		e.Flags |= old.Flags & gitindex.FlagAssumeValid
 		s.replaced[i] = e
 	}
 	s.record(e, old == nil)
@@ -388,73 +406,72 @@ func (s *stager) file(rel string, de fs.DirEntry, inIgnored bool, rules dirRules
 
 // modeOf is the index mode of a file: git keeps only the owner's executable bit, and with
 // core.fileMode=false keeps whatever the index had.
-func (s *stager) modeOf(st fileStat, old *entry) uint32 {
+func (s *stager) modeOf(st gitindex.FileStat, old *gitindex.Entry) uint32 {
 	switch {
-	case st.mode&fs.ModeSymlink != 0:
-		return modeSymlink
-	case !s.fileMode && old != nil && (old.mode == modeRegular || old.mode == modeExecutable):
-		return old.mode
-	case s.fileMode && st.mode&0o100 != 0:
-		return modeExecutable
+	case st.Mode&fs.ModeSymlink != 0:
+		return gitindex.ModeSymlink
+	case !s.fileMode && old != nil && (old.Mode == gitindex.ModeRegular || old.Mode == gitindex.ModeExecutable):
+		return old.Mode
+	case s.fileMode && st.Mode&0o100 != 0:
+		return gitindex.ModeExecutable
 	}
-	return modeRegular
+	return gitindex.ModeRegular
 }
 
-// content is what git add stores for a file: its bytes after the clean conversion, or a
-// symlink's target. old is the file's index entry, if any.
-func (s *stager) content(rel string, st fileStat, attrs attrStack, old *entry) ([]byte, error) {
+// blob is what git add stores for a file: the id of its content after the clean conversion, or
+// of a symlink's target, and that content; nil when it was stored while read (a large file).
+// old is the file's index entry, if any.
+func (s *stager) blob(rel string, st gitindex.FileStat, attrs gitattr.Stack, old *gitindex.Entry) (plumbing.Hash, []byte, error) {
 	abs := filepath.Join(s.r.Root, filepath.FromSlash(rel))
-	if st.mode&fs.ModeSymlink != 0 {
+	if st.Mode&fs.ModeSymlink != 0 {
 		t, err := os.Readlink(abs)
 		if err != nil {
-			return nil, fmt.Errorf("read link %s: %w", rel, err)
+			return plumbing.ZeroHash, nil, fmt.Errorf("read link %s: %w", rel, err)
 		}
-		return []byte(filepath.ToSlash(t)), nil
+		data := []byte(filepath.ToSlash(t))
+		return gitobj.ID(plumbing.BlobObject, data), data, nil
 	}
-	b, err := os.ReadFile(abs)
+	ca := s.conv.For(s.attrs.Lookup(attrs, rel))
+	h, data, warning, err := s.r.readClean(abs, rel, s.conv, ca, old, true, s.store)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", rel, err)
-	}
-	out, warning, err := s.r.toGit(s.conv, s.attrs, attrs, rel, b, old, true)
-	if err != nil {
-		return nil, err
+		return plumbing.ZeroHash, nil, err
 	}
 	if warning != "" {
 		s.mu.Lock()
 		s.eolWarnings = append(s.eolWarnings, warning)
 		s.mu.Unlock()
 	}
-	return out, nil
+	return h, data, nil
 }
 
 // deletes reports whether e is removed from the index when its file is not in the work tree.
-func (s *stager) deletes(e *entry) bool {
-	return !e.skipWorktree() && e.flags&flagAssumeValid == 0 && s.sel.selects(e.name)
+func (s *stager) deletes(e *gitindex.Entry) bool {
+	return !e.SkipWorktree() && !e.AssumeValid() && s.sel.selects(e.Name)
 }
 
 // finish builds the new entry list: replaced entries, removed ones (tracked, selected, not
 // found), new files.
 func (s *stager) finish() *staged {
 	old := s.idx
-	out := make([]*entry, 0, len(old.entries)+len(s.added))
-	for i, e := range old.entries {
+	out := make([]*gitindex.Entry, 0, len(old.Entries)+len(s.added))
+	for i, e := range old.Entries {
 		switch {
 		case s.replaced[i] != nil:
 			out = append(out, s.replaced[i])
 		case !s.seen[i] && s.deletes(e):
-			s.changed = append(s.changed, e.name)
+			s.changed = append(s.changed, e.Name)
 		default:
 			out = append(out, e)
 		}
 	}
 	out = append(out, s.added...)
-	sortEntries(out)
-	tree := cacheTree{}
-	for k, v := range old.tree {
+	gitindex.SortEntries(out)
+	tree := gitindex.CacheTree{}
+	for k, v := range old.Tree {
 		tree[k] = v
 	}
 	for _, p := range s.changed {
-		tree.invalidate(p)
+		tree.Invalidate(p)
 	}
 	sort.Strings(s.changed)
 	sort.Strings(s.eolWarnings)
@@ -462,7 +479,7 @@ func (s *stager) finish() *staged {
 		s.eolWarnings = append(s.eolWarnings[:maxEOLWarnings-1], fmt.Sprintf("and %d more files whose line endings the next checkout changes", n-maxEOLWarnings+1))
 	}
 	return &staged{
-		idx:      &index{version: old.version, entries: out, tree: tree, sum: old.sum, mtimeS: old.mtimeS, mtimeN: old.mtimeN},
+		idx:      &gitindex.Index{Version: old.Version, Entries: out, Tree: tree, ResolveUndo: old.ResolveUndo, Sum: old.Sum, MtimeS: old.MtimeS, MtimeN: old.MtimeN},
 		changed:  s.changed,
 		warnings: append(s.warnings, s.eolWarnings...),
 	}

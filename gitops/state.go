@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
 )
 
 // What agent-hooks does while git is in the middle of something, compared with git commit
@@ -120,21 +122,10 @@ func (r *Repo) operation() string {
 	return ""
 }
 
-// unmerged lists the paths of idx with unresolved conflicts.
-func (idx *index) unmerged() []string {
-	var out []string
-	for _, e := range idx.entries {
-		if e.stage() != 0 && (len(out) == 0 || out[len(out)-1] != e.name) {
-			out = append(out, e.name)
-		}
-	}
-	return out
-}
-
 // checkFinished refuses action while idx has unresolved conflicts or an operation other than a
 // merge with every conflict resolved is in progress (and for a push, a merge too).
-func (r *Repo) checkFinished(action string, idx *index) error {
-	e := &UnfinishedError{Action: action, Op: r.operation(), Unmerged: idx.unmerged()}
+func (r *Repo) checkFinished(action string, idx *gitindex.Index) error {
+	e := &UnfinishedError{Action: action, Op: r.operation(), Unmerged: idx.Unmerged()}
 	if len(e.Unmerged) == 0 && (e.Op == "" || e.Op == "merge" && action == "commit") {
 		return nil
 	}

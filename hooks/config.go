@@ -1,5 +1,7 @@
 package hooks
 
+import "encoding/json"
+
 // Config is the effective hook configuration of one workspace: the native project and user
 // configs plus every registered format, validated and ready to run.
 type Config struct {
@@ -16,7 +18,22 @@ type Config struct {
 	Files []string
 	// Warnings are non-fatal diagnostics found while loading.
 	Warnings []Diagnostic
+	// Sections are the top-level keys of the native files that are not the hooks' (such as
+	// "telemetry" and "sessions", which other packages read), in file order: project, extra,
+	// user.
+	Sections map[string][]Section
 	// Extensions are the formats' extensions bound to what they loaded, in the order of the
 	// formats (Loaded.Extension).
 	Extensions []Extension
+}
+
+// Section is one top-level key of a native config file that the hooks do not own, as written,
+// with where it is, so that its owner can name the file and line:column of a bad value.
+type Section struct {
+	Key   string
+	Value json.RawMessage
+	File  string
+	Scope string // project, extra or user
+	Line  int    // of the value
+	Col   int
 }

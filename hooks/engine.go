@@ -36,6 +36,13 @@ type Engine struct {
 	// CanAsk says the caller can ask a person to confirm (an agent host with a permission
 	// prompt): a hook's ask is then the event's decision, not a block (see DecisionAsk).
 	CanAsk bool
+	// Tracer is told when each event and hook starts and ends (telemetry spans); nil traces
+	// nothing.
+	Tracer Tracer
+	// AsksAgain says the caller fires the same event again when this one is refused: an agent
+	// whose tool call is refused tries the call again, and its deadline (the agent's timeout)
+	// is often shorter than a person takes to answer. Built-ins see it as Invocation.AsksAgain.
+	AsksAgain bool
 
 	procs ProcessRunner
 	once  sync.Once
@@ -78,6 +85,16 @@ func (e *Engine) Fire(ctx context.Context, event string, data Payload) (*Result,
 }
 
 func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int) (*Result, error) {
+	if e.Tracer == nil {
+		return e.fireEvent(ctx, event, data, depth)
+	}
+	ctx, end := e.Tracer.StartEvent(ctx, event, data)
+	res, err := e.fireEvent(ctx, event, data, depth)
+	end(res, err)
+	return res, err
+}
+
+func (e *Engine) fireEvent(ctx context.Context, event string, data Payload, depth int) (*Result, error) {
 	if depth > maxNesting {
 		return nil, fmt.Errorf("event %s: hooks fire events %d levels deep; is a hook firing its own event?", event, depth)
 	}
@@ -129,7 +146,7 @@ func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		stop := false
+		stop, halted := false, ""
 		for k, hr := range results {
 			h := group[k]
 			res.Hooks = append(res.Hooks, hr.HookResult)
@@ -143,8 +160,18 @@ func (e *Engine) fire(ctx context.Context, event string, data Payload, depth int
 			if e.apply(event, h, &hr, res) {
 				stop = true
 			}
+			if hr.halt && hr.Status == StatusBlocked && !res.Blocked && halted == "" {
+				stop, halted = true, h.Name
+			}
 		}
 		if stop {
+			if halted != "" && i < len(hooks) {
+				names := make([]string, 0, len(hooks)-i)
+				for _, h := range hooks[i:] {
+					names = append(names, h.Name)
+				}
+				e.warn(res, "after the block of %s, the remaining hooks of %s did not run: %s", halted, event, strings.Join(names, ", "))
+			}
 			break
 		}
 	}
@@ -256,6 +283,7 @@ type groupResult struct {
 	HookResult
 	set         Payload
 	unstartable bool // the hook could not start because of its input (InputError)
+	halt        bool // Outcome.Halt
 }
 
 // runGroup runs one hook, or a run of adjacent parallel hooks concurrently; output of parallel
@@ -293,6 +321,11 @@ func (e *Engine) runGroup(ctx context.Context, event string, payload Payload, gr
 // runOne runs a single hook (or records why it was skipped) and tells the observer.
 func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *Hook, depth int, stdout, stderr io.Writer, sofar *Result) groupResult {
 	start := time.Now()
+	var traceEnv []string
+	endTrace := func(*HookResult) {}
+	if e.Tracer != nil {
+		ctx, traceEnv, endTrace = e.Tracer.StartHook(ctx, event, h)
+	}
 	var o Outcome
 	if reason := e.skipReason(h, payload); reason != "" {
 		o = Outcome{Status: StatusSkipped, Reason: reason}
@@ -302,7 +335,8 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 	} else {
 		inv := &Invocation{
 			Hook: h, Event: event, Payload: payload, Workspace: e.Workspace, SessionID: e.SessionID,
-			Getenv: e.Getenv, Environ: e.Environ, Stdout: orDiscard(stdout), Stderr: orDiscard(stderr), Result: sofar,
+			Getenv: e.Getenv, Environ: append(slices.Clip(e.Environ), traceEnv...), Stdout: orDiscard(stdout), Stderr: orDiscard(stderr), Result: sofar,
+			traceEnv: traceEnv, AsksAgain: e.AsksAgain,
 			Fire: func(ctx context.Context, ev string, data Payload) (*Result, error) {
 				c, err := ResolveEvent(ev, e.Config.CustomEvents)
 				if err != nil {
@@ -317,10 +351,11 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 		o = e.invokeRecovering(ctx, inv, stdout, stderr)
 	}
 	hr := e.hookResult(h, o, time.Since(start))
+	endTrace(&hr)
 	if e.Observer != nil {
 		e.Observer.HookDone(event, h, &hr)
 	}
-	return groupResult{HookResult: hr, set: o.Set, unstartable: o.unstartable}
+	return groupResult{HookResult: hr, set: o.Set, unstartable: o.unstartable, halt: o.Halt}
 }
 
 // invokeRecovering is invoke with a panic (a bug in a built-in type or a format) turned into the
@@ -371,6 +406,7 @@ func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.
 	if p.Timeout == 0 {
 		p.Timeout = h.Timeout
 	}
+	p.Env = append(p.Env, inv.traceEnv...) // the hook's own env may set its own TRACEPARENT
 	for k, v := range h.Env {
 		p.Env = append(p.Env, k+"="+v)
 	}

@@ -11,12 +11,37 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // engineFor loads a project config text and returns an engine over it.
-func engineFor(t *testing.T, config string, reg *Registry, env map[string]string) (*Engine, *bytes.Buffer) {
+// syncBuffer is a buffer that a hook's stdout and stderr copiers may write to at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
+}
+
+func engineFor(t *testing.T, config string, reg *Registry, env map[string]string) (*Engine, *syncBuffer) {
 	t.Helper()
 	if reg == nil {
 		reg = NewRegistry()
@@ -24,7 +49,7 @@ func engineFor(t *testing.T, config string, reg *Registry, env map[string]string
 	le := writeConfig(t, config, "")
 	cfg, err := Load(reg, le)
 	must(t, err)
-	var out bytes.Buffer
+	var out syncBuffer
 	return &Engine{
 		Config: cfg, Workspace: le.Workspace, SessionID: "session-1-abcdef",
 		Getenv: func(k string) string { return env[k] }, Environ: []string{"PATH=" + os.Getenv("PATH")},
@@ -73,9 +98,35 @@ func TestBlockingRules(t *testing.T) {
 		{"json approve", "PreExecutionStart",
 			[]string{cmdHook("a", `echo '{"decision":"approve"}'`, ""), cmdHook("b", "true", "")},
 			false, "approve", "", "a=ok b=ok", 0},
-		{"block on post event is a warning", "PostExecutionEnd",
-			[]string{cmdHook("a", "echo no >&2; exit 2", ""), cmdHook("b", "true", "")},
+		// AutoAgent's "should not block on exit code 2 for Post hooks": a warning, and the following
+		// hooks run
+		{"exit 2 on post event is a warning", "PostExecutionEnd",
+			[]string{cmdHook("a", "echo Cleanup failed >&2; exit 2", ""), cmdHook("b", "true", "")},
 			false, "approve", "", "a=blocked b=ok", 1},
+		// JSON on stdout is read whatever the exit code, as AutoAgent's HookManager and Claude Code do
+		{"json block with exit 1", "Stop",
+			[]string{cmdHook("a", `echo '{"decision":"block","reason":"todos"}'; exit 1`, ""), cmdHook("b", "true", "")},
+			true, "block", "todos", "a=blocked", 0},
+		{"json block with exit 7 and no reason", "PreExecutionEnd",
+			[]string{cmdHook("a", `echo '{"decision":"block"}'; exit 7`, "")},
+			true, "block", "blocked by a", "a=blocked", 0},
+		{"exit 2 on a blockable event keeps stderr as the reason", "PreExecutionEnd",
+			[]string{cmdHook("a", `echo '{"decision":"block","reason":"json"}'; echo stderr >&2; exit 2`, "")},
+			true, "block", "stderr", "a=blocked", 0},
+		{"json block before a timeout", "Stop",
+			[]string{cmdHook("slow", `echo '{"decision":"block","reason":"late"}'; sleep 30`, `"timeout": 300`)},
+			true, "block", "late", "slow=blocked", 0},
+		{"json approve with exit 1 is still an error", "PreExecutionEnd",
+			[]string{cmdHook("a", `echo '{"decision":"approve"}'; exit 1`, ""), cmdHook("b", "true", "")},
+			false, "approve", "", "a=error b=ok", 1},
+		// a JSON block on a Post event stops the event's remaining hooks (a failed check prevents
+		// the following git-commit); the event itself cannot be blocked, so it is a warning
+		{"json block on post event stops the rest", "PostExecutionEnd",
+			[]string{cmdHook("check", `echo '{"decision":"block","reason":"check failed"}'`, ""), cmdHook("commit", "true", "")},
+			false, "approve", "", "check=blocked", 2},
+		{"json block on post event with exit 2", "PostExecutionEnd",
+			[]string{cmdHook("check", `echo '{"decision":"block"}'; exit 2`, ""), cmdHook("commit", "true", "")},
+			false, "approve", "", "check=blocked", 2},
 		{"plain failure is non-blocking", "PreExecutionEnd",
 			[]string{cmdHook("a", "exit 1", ""), cmdHook("b", "true", "")},
 			false, "approve", "", "a=error b=ok", 1},

@@ -3,6 +3,7 @@ package hooks
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The canonical events (SPEC.md section 2).
@@ -72,7 +73,7 @@ var canonicalEvents = []eventInfo{
 
 var (
 	eventByName = map[string]*eventInfo{} // canonical names and aliases
-	validName   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.:-]*$`)
+	validName   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.:-]*$`) })
 )
 
 func init() {
@@ -113,7 +114,7 @@ func KnownEventNames() []string {
 }
 
 // ValidEventName reports whether name is syntactically an event name.
-func ValidEventName(name string) bool { return validName.MatchString(name) }
+func ValidEventName(name string) bool { return validName().MatchString(name) }
 
 // Canonical resolves an event name or alias to its canonical name. Custom events (declared in
 // "customEvents") are their own canonical name. ok is false for an unknown name.

@@ -21,6 +21,10 @@ import (
 // whatever the caller passed.
 type Payload map[string]any
 
+// KeySessionName is the payload key of the session's human name (`session start --name`), which
+// the runner sets when the session has one and the caller did not.
+const KeySessionName = "sessionName"
+
 // Subject is a copy of the payload without the values the engine sets anew on every firing
 // (sessionId, workspace, timestamp): what the event is about rather than when and where it
 // fired, e.g. to tell whether two firings ask for the same decision.
@@ -160,6 +164,12 @@ type Invocation struct {
 	// Fire runs the hooks of another event with the same configuration, e.g. PreGitCommit from
 	// git-commit. data is merged over the current payload.
 	Fire func(ctx context.Context, event string, data Payload) (*Result, error)
+	// AsksAgain says the caller fires the same event again when this firing is refused (see
+	// Engine.AsksAgain): a wait for a person that ends undecided may leave its question open
+	// for that next firing, and refuse this one as pending.
+	AsksAgain bool
+
+	traceEnv []string // the Tracer's variables for the hook's process (TRACEPARENT)
 }
 
 // Outcome is what a hook execution produced, before the engine applies the event's blocking rules.
@@ -175,6 +185,10 @@ type Outcome struct {
 	// PreGitCommit). A block from a blockable nested event blocks the outer event too, even one
 	// that cannot block by itself: the gate the user configured held, and the agent must know.
 	BlockedBy string
+	// Halt stops the event's remaining hooks even on an event that cannot be blocked (where the
+	// block itself is only a warning): the native protocol's JSON block, so that a check failing
+	// on PostExecutionEnd prevents the git-commit configured after it.
+	Halt bool
 	// Set is merged into the payload of the hooks that run after this one (e.g. commitSha).
 	Set Payload
 	// Details are type-specific result fields (decider, url, changes, …), shown in --json output
@@ -223,6 +237,16 @@ type Result struct {
 // Observer is told about every hook execution, skipped ones included (the audit trail).
 type Observer interface {
 	HookDone(event string, h *Hook, r *HookResult)
+}
+
+// Tracer follows events and hooks as they run, for telemetry: StartEvent when an event (nested
+// ones included) starts, with end called with its result; StartHook when a hook starts (skipped
+// ones included), returning the environment its process gets (TRACEPARENT, so that a hook that
+// traces nests under it), with end called with its result. The contexts it returns carry what it
+// needs to nest spans; it must be safe for parallel hooks.
+type Tracer interface {
+	StartEvent(ctx context.Context, event string, payload Payload) (context.Context, func(*Result, error))
+	StartHook(ctx context.Context, event string, h *Hook) (context.Context, []string, func(*HookResult))
 }
 
 // MarshalJSON writes the result with its format-specific Extra fields at the top level.

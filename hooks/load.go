@@ -72,6 +72,12 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 		}
 	}
 	for _, f := range files {
+		for _, sec := range f.sections {
+			if cfg.Sections == nil {
+				cfg.Sections = map[string][]Section{}
+			}
+			cfg.Sections[sec.Key] = append(cfg.Sections[sec.Key], sec)
+		}
 		cfg.Files = append(cfg.Files, f.path)
 		cfg.CustomEvents = append(cfg.CustomEvents, f.customEvents...)
 		if f.stopBlockLimit != nil && cfg.StopBlockLimit == nil {
@@ -144,6 +150,7 @@ type nativeFile struct {
 	disableUserHooks bool
 	stopBlockLimit   *int
 	events           []jsonpos.Member // the members of "hooks", in file order
+	sections         []Section        // the top-level keys that are not hooks' own
 }
 
 // readNative parses a config file; a missing file is (nil, nil, nil), while a link to a missing
@@ -234,8 +241,15 @@ func (f *nativeFile) parse(src []byte) []Diagnostic {
 				return []Diagnostic{f.diag(v.Start, "stopBlockLimit: want a whole number >= 0 (0 = unlimited)")}
 			}
 			f.stopBlockLimit = &n
+		default:
+			// "$schema" is left alone; the sections other packages of agent-hooks own
+			// ("telemetry", "sessions") and other tools' keys (providers, logLevel, …) are kept
+			// as they are.
+			if m.Key != "$schema" {
+				line, col := f.doc.LineCol(v.Start)
+				f.sections = append(f.sections, Section{Key: m.Key, Value: json.RawMessage(f.doc.Raw(v)), File: f.path, Scope: f.scope, Line: line, Col: col})
+			}
 		}
-		// "$schema" and other tools' keys (providers, logLevel, …): not ours, left alone
 	}
 	return nil
 }

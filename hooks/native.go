@@ -13,9 +13,9 @@ import (
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
-// Native is the AutoAgent protocol (SPEC.md section 4): sh -c with {{key}} bound safely, the
-// payload as JSON on stdin and in AUTOAGENT_PAYLOAD; exit 0 ok (a JSON decision on stdout is
-// honoured), exit 2 block with stderr as the reason, anything else an error.
+// Native is the AutoAgent protocol (SPEC.md sections 4 and 10): sh -c with {{key}} bound safely,
+// the payload as JSON on stdin and in AUTOAGENT_PAYLOAD; exit 0 ok, exit 2 a block with stderr as
+// the reason, anything else an error; a JSON block on stdout is honoured whatever the exit code.
 var Native Dialect = nativeDialect{}
 
 type nativeDialect struct{}
@@ -83,11 +83,18 @@ func PayloadEnv(name string, payloadJSON []byte) (variable string, cleanup func(
 	return name + "_FILE=" + path, cleanup, nil
 }
 
+// Interpret reads the outcome as AutoAgent's reference HookManager does: exit 2 blocks with
+// stderr as the reason (on an event that cannot be blocked that is a warning, and the event's
+// other hooks run); any other non-zero exit and a timeout are errors; and then, except after exit
+// 2 on an event that can be blocked, a JSON decision on stdout is read whatever the exit code was:
+// a block blocks (on an event that cannot be blocked it stops the event's remaining hooks, see
+// Outcome.Halt), and the other decisions count after exit 0 only.
 func (nativeDialect) Interpret(inv *Invocation, p *ProcessResult) Outcome {
 	o := Outcome{ExitCode: p.ExitCode, Stdout: p.Stdout, Stderr: p.Stderr}
 	switch {
 	case p.StartErr != nil:
 		o.Status, o.Reason = StatusError, "could not run: "+p.StartErr.Error()
+		return o
 	case p.TimedOut:
 		o.Status, o.Reason = StatusTimeout, fmt.Sprintf("timed out after %s", inv.Hook.timeout())
 	case p.ExitCode == 2:
@@ -95,6 +102,9 @@ func (nativeDialect) Interpret(inv *Invocation, p *ProcessResult) Outcome {
 		o.Reason = strings.TrimSpace(p.Stderr)
 		if o.Reason == "" {
 			o.Reason = "blocked by " + inv.Hook.Name + " (exit code 2)"
+		}
+		if CanBlock(inv.Event) {
+			return o
 		}
 	case p.ExitCode != 0:
 		o.Status = StatusError
@@ -104,19 +114,20 @@ func (nativeDialect) Interpret(inv *Invocation, p *ProcessResult) Outcome {
 		}
 	default:
 		o.Status = StatusOK
-		a, ok, err := ParseAnswer(p.Stdout)
-		switch {
-		case err != nil:
-			o.Status, o.Reason = StatusError, "bad JSON answer: "+err.Error()
-		case ok:
-			o.Decision, o.Reason, o.Feedback = a.Decision, a.Reason, a.Feedback
-			if a.Decision == DecisionBlock {
-				o.Status = StatusBlocked
-				if o.Reason == "" {
-					o.Reason = "blocked by " + inv.Hook.Name
-				}
-			}
+	}
+	a, ok, err := ParseAnswer(p.Stdout)
+	switch {
+	case ok && a.Decision == DecisionBlock:
+		o.Status, o.Decision, o.Reason, o.Feedback, o.Halt = StatusBlocked, DecisionBlock, a.Reason, a.Feedback, true
+		if o.Reason == "" {
+			o.Reason = "blocked by " + inv.Hook.Name
 		}
+	case o.Status != StatusOK:
+		// a failed hook's other answers do not count: it did not finish its work
+	case err != nil:
+		o.Status, o.Reason = StatusError, "bad JSON answer: "+err.Error()
+	case ok:
+		o.Decision, o.Reason, o.Feedback = a.Decision, a.Reason, a.Feedback
 	}
 	return o
 }

@@ -83,6 +83,12 @@ const (
 	quoteWord                  // "${NAME}": unquoted text, $(…), a ${…} word
 	quoteDouble                // ${NAME}: inside "…" or an unquoted here document
 	quoteSingle                // '"${NAME}"': inside '…' (closed, reopened around the value)
+	// quoteArg: a whole argument of a simple command (or word of a for loop's list), written
+	// ${NAME:+"${NAME}"}: an empty value
+	// is no argument at all and any other value one argument, as AutoAgent's and iteratr's
+	// pasted text gives for a word-sized value; a list value is one argument per element
+	// (Expansion builds that reference when it binds the list).
+	quoteArg
 )
 
 // template is a command template analysed once: where each placeholder stands and what it
@@ -166,11 +172,14 @@ func analyse(command string) *template {
 			return t
 		}
 	}
-	c := &placementChecker{prefix: prefix, hits: map[int]string{}, quotes: map[int]quoting{}}
+	c := &placementChecker{prefix: prefix, hits: map[int]string{}, quotes: map[int]quoting{}, args: map[int]bool{}}
 	syntax.Walk(f, c.visit)
 	for i := range t.placeholders {
 		p := &t.placeholders[i]
 		p.quote = c.quotes[i] // quoteInert when the parser did not see it: a comment
+		if p.quote == quoteWord && c.args[i] {
+			p.quote = quoteArg
+		}
 		if why, bad := c.hits[i]; bad {
 			refuse(i, why)
 			return t
@@ -198,12 +207,17 @@ func analyse(command string) *template {
 			p.ref = "${" + name + "}"
 		case quoteSingle:
 			p.ref = `'"${` + name + `}"'`
+		case quoteArg:
+			p.ref = argRef(name)
 		default:
 			p.ref = `"${` + name + `}"`
 		}
 	}
 	return t
 }
+
+// argRef is the reference of a whole argument: no word when the variable is empty, else one.
+func argRef(name string) string { return "${" + name + `:+"${` + name + `}"}` }
 
 func oddBackslashes(s string) bool {
 	n := len(s) - len(strings.TrimRight(s, `\`))
@@ -214,6 +228,7 @@ type placementChecker struct {
 	prefix string
 	hits   map[int]string  // placeholder index -> why it is refused (the outermost reason)
 	quotes map[int]quoting // placeholder index -> how its reference is written
+	args   map[int]bool    // placeholder index -> it is a whole word of a command's arguments or a for list
 	stack  []syntax.Node   // the ancestors of the node being visited
 }
 
@@ -300,6 +315,9 @@ func (c *placementChecker) visit(n syntax.Node) bool {
 	case *syntax.Lit:
 		for _, i := range c.scan(n.Value, nil) {
 			c.quotes[i] = c.quoting(false)
+			if c.args[i] && !c.unquotedContext() {
+				delete(c.args, i)
+			}
 		}
 	case *syntax.SglQuoted:
 		for _, i := range c.scan(n.Value, nil) {
@@ -340,6 +358,7 @@ func (c *placementChecker) visit(n syntax.Node) bool {
 		c.refuse(n.Name, whyName)
 	case *syntax.WordIter:
 		c.refuse(n.Name, whyName)
+		c.wholeWords(n.Items)
 	case *syntax.Stmt:
 		if call, ok := n.Cmd.(*syntax.CallExpr); ok && stdinShell(call) != "" {
 			for _, r := range n.Redirs {
@@ -420,6 +439,21 @@ func (c *placementChecker) quoting(single bool) quoting {
 	return quoteWord
 }
 
+// unquotedContext reports whether the node on top of the stack is outside any "…", here
+// document and `…` (or inside a $(…) within them), where a whole argument's reference (${NAME:+"${NAME}"}) nests quotes the
+// same way in every shell.
+func (c *placementChecker) unquotedContext() bool {
+	for j := len(c.stack) - 1; j >= 0; j-- {
+		switch n := c.stack[j].(type) {
+		case *syntax.DblQuoted, *syntax.Redirect:
+			return false
+		case *syntax.CmdSubst:
+			return !n.Backquotes // $(…) starts afresh, even inside "…"
+		}
+	}
+	return true
+}
+
 // isPattern reports whether child (a word of pe) is matched as a pattern.
 func isPattern(pe *syntax.ParamExp, child syntax.Node) bool {
 	if pe.Repl != nil {
@@ -465,6 +499,9 @@ func (c *placementChecker) call(call *syntax.CallExpr) {
 		}
 	}
 	eff := commandIndex(args)
+	if eff < len(args) && !testCommands[path.Base(args[eff].Lit())] { // [ -n ] is true: an absent operand changes what test tests
+		c.wholeWords(args[eff+1:])
+	}
 	if eff >= len(args) {
 		return
 	}
@@ -523,6 +560,24 @@ func (c *placementChecker) call(call *syntax.CallExpr) {
 	if shellName(args[eff]) != "" {
 		if sh := shellScript(args[eff:]); !sh.cflag && !sh.sflag && sh.operand > 0 {
 			c.refuse(args[eff+sh.operand], "names the script "+name+" runs: the payload would choose the code")
+		}
+	}
+}
+
+// testCommands take their operands as an expression, where an empty operand must stay one.
+var testCommands = map[string]bool{"test": true, "[": true}
+
+// wholeWords marks the placeholders that are whole words of words, the arguments of a command or
+// the list of a for loop: places where the shell splits pasted text into words.
+func (c *placementChecker) wholeWords(words []*syntax.Word) {
+	for _, w := range words {
+		if len(w.Parts) != 1 {
+			continue
+		}
+		if l, ok := w.Parts[0].(*syntax.Lit); ok {
+			if found := c.scan(l.Value, nil); len(found) == 1 && l.Value == c.prefix+strconv.Itoa(found[0])+"z" {
+				c.args[found[0]] = true
+			}
 		}
 	}
 }

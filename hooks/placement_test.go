@@ -57,7 +57,8 @@ var placements = []struct {
 	{name: "assignment", tmpl: `x={{v}}; printf '%s|' "$x"`, want: bar},
 	{name: "assignment before a command", tmpl: `X={{v}} sh -c 'printf "%s|" "$X"'`, want: bar},
 	{name: "export with a value", tmpl: `export X={{v}}; sh -c 'printf "%s|" "$X"'`, want: bar},
-	{name: "for list", tmpl: `for i in {{v}}; do printf '%s|' "$i"; done`, want: bar},
+	{name: "for list", tmpl: `for i in {{v}}; do printf '%s|' "$i"; done`, want: wordOrNone}, // as pasted text: no word when empty
+	{name: "argument of a function", tmpl: `f() { printf '%s|' "$#"; }; f {{v}}`, want: func(v string) string { return map[bool]string{true: "0|", false: "1|"}[v == ""] }},
 	{name: "sh -c positional argument", tmpl: `sh -c 'printf "%s|" "$1"' sh {{v}}`, want: bar},
 	{name: "bash -c positional argument", tmpl: `bash -c 'printf "%s|" "$1"' bash "{{v}}"`, want: bar},
 	{name: "test", tmpl: `[ {{v}} = x ] && printf 'eq|' || printf 'ne|'`, want: func(v string) string { return map[bool]string{true: "eq|", false: "ne|"}[v == "x"] }},
@@ -126,7 +127,13 @@ var placements = []struct {
 	{name: "does not parse", tmpl: `printf '%s|' "{{v}}`},
 }
 
-func bar(v string) string        { return v + "|" }
+func bar(v string) string { return v + "|" }
+func wordOrNone(v string) string {
+	if v == "" {
+		return ""
+	}
+	return bar(v)
+}
 func trimmedBar(v string) string { return strings.TrimRight(v, "\n") + "|" } // $(…) drops trailing newlines
 
 // TestPlacements: wherever a placeholder stands, it is refused when the config is loaded, or the

@@ -77,25 +77,28 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	}
 	setProcessGroup(cmd)
 
-	stdinR, stdinW, err := os.Pipe()
+	// A payload that fits in the pipe's buffer is written before the hook starts, so no goroutine
+	// has to feed it.
+	prefilled := len(p.Stdin) <= stdinPrefill
+	newStdin := os.Pipe // a goroutine writes: closing our end must stop it (pipeDrain)
+	if prefilled {
+		newStdin = inputPipe
+	}
+	stdinR, stdinW, err := newStdin()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := outputPipe()
 	if err != nil {
 		closeAll(stdinR, stdinW)
 		return nil, err
 	}
-	errR, errW, err := os.Pipe()
+	errR, errW, err := outputPipe()
 	if err != nil {
 		closeAll(stdinR, stdinW, outR, outW)
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, outW, errW
-
-	// A payload that fits in the pipe's buffer is written before the hook starts, so no goroutine
-	// has to feed it.
-	prefilled := len(p.Stdin) <= stdinPrefill
 	if prefilled {
 		_, _ = stdinW.Write(p.Stdin)
 		_ = stdinW.Close()
@@ -157,6 +160,7 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	go func() { defer done(); stdout.copyFrom(outR, liveOut) }()
 	go func() { defer done(); stderr.copyFrom(errR, liveErr) }()
 
+	awaitExit(cmd.Process.Pid)
 	waitErr := cmd.Wait()
 	res.Duration = time.Since(start)
 	reapGroup(cmd.Process) // nothing the hook started may outlive it
@@ -306,8 +310,14 @@ type capture struct {
 	dropped int64
 }
 
+// chunks are the read buffers of the copiers, reused from hook to hook: two fresh 32 KiB
+// buffers a hook would make a run of 50 hooks collect garbage.
+var chunks = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
 func (c *capture) copyFrom(r io.Reader, live io.Writer) {
-	chunk := make([]byte, 32*1024)
+	buf := chunks.Get().(*[32 << 10]byte)
+	defer chunks.Put(buf)
+	chunk := buf[:]
 	for {
 		n, err := r.Read(chunk)
 		if n > 0 {

@@ -44,7 +44,8 @@ func Lookup(p Payload, path string) (any, bool) {
 }
 
 // FormatValue renders a payload value as text: strings as they are, numbers and booleans as
-// written in JSON, null as "", objects and arrays as compact JSON.
+// written in JSON, null as "", objects and arrays as compact JSON. (A command template renders a
+// list differently: see ExpandCommand.)
 func FormatValue(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -148,7 +149,10 @@ type argFile struct{ name, value string }
 // ("${AGENT_HOOKS_ARG_1}") that holds the value, and the shell substitutes it as data, whatever
 // quotes, $(...), backticks or newlines it holds. The quoting follows the placeholder's position
 // in the command, as the shell parser sees it (bare, inside '…', inside "…", in ${…}, in a here
-// document), so the value lands exactly as written. Inside comments and quoted here documents
+// document), so the value lands exactly as written. A placeholder that is a whole argument of a
+// command gives what the pasted text gives in AutoAgent and iteratr for a word-sized value: no
+// argument when the value is empty, one argument otherwise, and one argument per element of a list
+// (elsewhere a list is one word, its elements joined by spaces). Inside comments and quoted here documents
 // nothing is expanded; unknown keys stay as written. A template whose placeholders stand where the
 // shell would run a value as code is refused (CheckPlacements; the loaders report it).
 //
@@ -172,11 +176,27 @@ func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
 		// per variable: 0 not looked up yet, 1 bound, 2 not in the payload
 		stateBuf [8]uint8
 		state    = stateBuf[:0]
+		lists    map[int]string // per variable holding a list: the reference of its elements as arguments
 	)
 	if len(t.names) <= len(stateBuf) {
 		state = stateBuf[:len(t.names)]
 	} else {
 		state = make([]uint8, len(t.names))
+	}
+	bind := func(key, name, value string) error {
+		switch {
+		case strings.IndexByte(value, 0) >= 0:
+			return &InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", key)}
+		case len(value) > maxEnvArg || inEnv+len(value) > maxEnvArgs:
+			x.files = append(x.files, argFile{name: name, value: value})
+		default:
+			inEnv += len(value)
+			if x.env == nil {
+				x.env = make([]string, 0, len(t.names))
+			}
+			x.env = append(x.env, name+"="+value)
+		}
+		return nil
 	}
 	b.Grow(len(tmpl) + 24*len(t.placeholders))
 	for _, ph := range t.placeholders {
@@ -193,27 +213,69 @@ func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
 				continue
 			}
 			state[ph.arg] = 1
-			name, value := t.names[ph.arg], FormatValue(v)
-			switch {
-			case strings.IndexByte(value, 0) >= 0:
-				return Expansion{}, &InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", ph.key)}
-			case len(value) > maxEnvArg || inEnv+len(value) > maxEnvArgs:
-				x.files = append(x.files, argFile{name: name, value: value})
-			default:
-				inEnv += len(value)
-				if x.env == nil {
-					x.env = make([]string, 0, len(t.names))
+			name := t.names[ph.arg]
+			elems, isList := listElements(v)
+			value := FormatValue(v)
+			if isList {
+				value = strings.Join(elems, " ")
+			}
+			if err := bind(ph.key, name, value); err != nil {
+				return Expansion{}, err
+			}
+			if isList && t.listArgs(ph.arg) {
+				if lists == nil {
+					lists = map[int]string{}
 				}
-				x.env = append(x.env, name+"="+value)
+				refs := make([]string, len(elems))
+				for k, el := range elems {
+					en := name + "_" + strconv.Itoa(k+1)
+					if err := bind(ph.key, en, el); err != nil {
+						return Expansion{}, err
+					}
+					refs[k] = argRef(en)
+				}
+				lists[ph.arg] = strings.Join(refs, " ")
 			}
 		}
 		b.WriteString(tmpl[last:ph.start])
-		b.WriteString(ph.ref)
+		if ref, ok := lists[ph.arg]; ok && ph.quote == quoteArg {
+			b.WriteString(ref)
+		} else {
+			b.WriteString(ph.ref)
+		}
 		last = ph.end
 	}
 	b.WriteString(tmpl[last:])
 	x.Command = readArgFiles(x.files) + b.String()
 	return x, nil
+}
+
+// listElements returns the text of each element of a list value (as FormatValue renders it), and
+// whether v is a list at all. A list stands in a command as AutoAgent's reference pastes it, its
+// elements joined by spaces: one argument per element where it is a whole argument, and one word
+// of the joined elements anywhere else.
+func listElements(v any) ([]string, bool) {
+	switch l := v.(type) {
+	case []any:
+		out := make([]string, len(l))
+		for i, el := range l {
+			out[i] = FormatValue(el)
+		}
+		return out, true
+	case []string:
+		return l, true
+	}
+	return nil, false
+}
+
+// listArgs reports whether a placeholder of variable arg is a whole argument somewhere.
+func (t *template) listArgs(arg int) bool {
+	for _, ph := range t.placeholders {
+		if ph.arg == arg && ph.quote == quoteArg {
+			return true
+		}
+	}
+	return false
 }
 
 // readArgFiles is the start of a command that reads each value passed through a file into its

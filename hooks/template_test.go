@@ -74,8 +74,9 @@ func TestExpandCommandLeavesUnknownAndInert(t *testing.T) {
 		{"echo {{ not a key }}", "echo {{ not a key }}"},
 		{"echo hi # {{v}}", "echo hi # {{v}}"},
 		{"cat <<'EOF'\n{{v}}\nEOF", "cat <<'EOF'\n{{v}}\nEOF"},
-		{"echo {{v}}", `echo "${AGENT_HOOKS_ARG_1}"`},
-		{"echo {{ v }} {{v}}", `echo "${AGENT_HOOKS_ARG_1}" "${AGENT_HOOKS_ARG_1}"`},
+		{"echo {{v}}", `echo ${AGENT_HOOKS_ARG_1:+"${AGENT_HOOKS_ARG_1}"}`},
+		{"echo {{ v }} {{v}}", `echo ${AGENT_HOOKS_ARG_1:+"${AGENT_HOOKS_ARG_1}"} ${AGENT_HOOKS_ARG_1:+"${AGENT_HOOKS_ARG_1}"}`},
+		{"echo x{{v}}", `echo x"${AGENT_HOOKS_ARG_1}"`},
 	}
 	for _, tc := range tests {
 		got, _ := expand(t, tc.tmpl, Payload{"v": "x"})
@@ -121,6 +122,19 @@ func dangerousNodes(t testing.TB, command string) (counts [4]int, ok bool) {
 // unquotedRefs lists the references to template variables in a command that the shell would
 // split, glob or match as a pattern: every one must be inside "…", or in an unquoted here
 // document outside a pattern.
+// argumentRef reports whether pe is a whole argument's reference, ${X:+"${X}"}.
+func argumentRef(pe *syntax.ParamExp) bool {
+	if pe.Exp == nil || pe.Exp.Op != syntax.AlternateUnsetOrNull || pe.Exp.Word == nil || len(pe.Exp.Word.Parts) != 1 {
+		return false
+	}
+	dq, ok := pe.Exp.Word.Parts[0].(*syntax.DblQuoted)
+	if !ok || len(dq.Parts) != 1 {
+		return false
+	}
+	inner, ok := dq.Parts[0].(*syntax.ParamExp)
+	return ok && inner.Param != nil && inner.Param.Value == pe.Param.Value && inner.Exp == nil
+}
+
 func unquotedRefs(t testing.TB, command string) []string {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
@@ -140,6 +154,9 @@ func unquotedRefs(t testing.TB, command string) []string {
 		pe, ok := n.(*syntax.ParamExp)
 		if !ok || pe.Param == nil || !strings.HasPrefix(pe.Param.Value, "AGENT_HOOKS_ARG_") || strings.HasSuffix(pe.Param.Value, "_FILE") {
 			return true
+		}
+		if argumentRef(pe) {
+			return true // ${X:+"${X}"}: the value, if any, is the quoted word inside
 		}
 		for j := len(stack) - 2; j >= 0; j-- {
 			switch a := stack[j].(type) {
@@ -244,4 +261,42 @@ func FuzzExpandCommand(f *testing.F) {
 			t.Fatalf("unquoted references %v in\n%s", bad, got)
 		}
 	})
+}
+
+// TestExpandCommandEmptyAndListArguments: a whole argument that is empty is no argument and a list
+// is one argument per element, as AutoAgent's pasted text gives (its hook-manager test
+// "should handle array values in interpolation": "Modified: {{filesModified}}" →
+// "Modified: src/auth.ts test/auth.test.ts"); elsewhere a list is one word of its elements joined
+// by spaces. Values stay data throughout.
+func TestExpandCommandEmptyAndListArguments(t *testing.T) {
+	t.Parallel()
+	files := []any{"src/auth.ts", "test/auth.test.ts"}
+	tests := []struct {
+		tmpl string
+		v    any
+		want string
+	}{
+		{`printf '[%s]' {{v}} end`, "", "[end]"},
+		{`printf '[%s]' {{v}} end`, "a b", "[a b][end]"},
+		{`printf '[%s]' x{{v}} end`, "", "[x][end]"},
+		{`printf '[%s]' "{{v}}" end`, "", "[][end]"},
+		{`printf '[%s]' '{{v}}' end`, "", "[][end]"},
+		{`echo "Modified: {{v}}"`, files, "Modified: src/auth.ts test/auth.test.ts\n"},
+		{`printf '[%s]' {{v}}`, files, "[src/auth.ts][test/auth.test.ts]"},
+		{`printf '[%s]' {{v}} "{{v}}" '{{v}}'`, files, "[src/auth.ts][test/auth.test.ts][src/auth.ts test/auth.test.ts][src/auth.ts test/auth.test.ts]"},
+		{`printf '[%s]' x {{v}} y`, []any{}, "[x][y]"},
+		{`printf '[%s]' {{v}}`, []any{"$(touch pwned)", "a b", "*", nil, 2.5, true}, "[$(touch pwned)][a b][*][2.5][true]"},
+		{`printf '[%s]' {{v}}`, []string{"one", "two"}, "[one][two]"},
+		{`printf '[%s]' "$(printf '<%s>' {{v}})"`, files, "[<src/auth.ts><test/auth.test.ts>]"},
+		{`printf '[%s]' --f={{v}}`, files, "[--f=src/auth.ts test/auth.test.ts]"},
+		{`for f in {{v}}; do printf '<%s>' "$f"; done`, files, "<src/auth.ts><test/auth.test.ts>"},
+		{`for f in {{v}}; do printf '<%s>' "$f"; done; echo end`, []any{}, "end\n"},
+		{`for f in x {{v}}; do printf '<%s>' "$f"; done`, "", "<x>"},
+	}
+	for _, tc := range tests {
+		cmd, env := expand(t, tc.tmpl, Payload{"v": tc.v})
+		if got := runSh(t, cmd, env); got != tc.want {
+			t.Errorf("%s with %v: got %q, want %q (command %q)", tc.tmpl, tc.v, got, tc.want, cmd)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,9 @@ import (
 // Event is one line of a session's audit trail: one hook execution (skipped ones included), or an
 // event-level note such as a capped Stop.
 type Event struct {
+	// Seq and Prev chain the trail (see ChainStart): set by Append.
+	Seq        int64     `json:"seq,omitempty"`
+	Prev       string    `json:"prev,omitempty"`
 	Time       time.Time `json:"time"` // when the line was written, as the hook finished
 	Event      string    `json:"event"`
 	Name       string    `json:"name"`
@@ -34,84 +36,106 @@ type Event struct {
 	Details   map[string]any `json:"details,omitempty"`
 }
 
-// Append adds events to the audit trail of session id, one JSON line each, through
-// atomicfile.AppendLines: lines of concurrent processes never interleave, and the trail only ever
-// grows by whole lines (a failed write leaves nothing behind, or at worst a fragment on a line of
-// its own, which Events reports). An event without a time gets the store's clock.
+// Append adds events to the audit trail of session id, one JSON line each, chained to the line
+// before (see ChainStart), through atomicfile.AppendLinesAfter: lines of concurrent processes
+// never interleave nor fork the chain, and the trail only ever grows by whole lines (a failed
+// write leaves nothing behind, or at worst a fragment on a line of its own, which readers
+// report). An event without a time gets the store's clock.
 func (s *Store) Append(id string, events ...Event) error {
 	if !ValidID(id) {
 		return fmt.Errorf("append to audit trail: invalid session id %q", id)
 	}
-	var buf bytes.Buffer
-	for _, e := range events {
-		if e.Time.IsZero() {
-			e.Time = s.now()
-		}
-		e.Time = e.Time.UTC()
-		b, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("encode audit event %s/%s: %w", e.Event, e.Name, err)
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
-	}
-	if buf.Len() == 0 {
+	if len(events) == 0 {
 		return nil
+	}
+	for i := range events {
+		if events[i].Time.IsZero() {
+			events[i].Time = s.now()
+		}
+		events[i].Time = events[i].Time.UTC()
 	}
 	// Appends hold a lock on the trail itself, not the folder's (which would make every hook
 	// wait for other processes' record updates); a write cut short by a full disk is undone, and a
 	// line torn by a killed writer is ended before the next, so no event is glued to a fragment.
-	if err := atomicfile.AppendLines(s.EventsPath(id), buf.Bytes(), 0o600); err != nil {
+	err := atomicfile.AppendLinesAfter(s.EventsPath(id), 0o600, func(last []byte) ([]byte, error) {
+		seq, prev := chainAfter(id, last)
+		var buf bytes.Buffer
+		for _, e := range events {
+			e.Seq, e.Prev = seq, prev
+			b, err := json.Marshal(e)
+			if err != nil {
+				return nil, fmt.Errorf("encode audit event %s/%s: %w", e.Event, e.Name, err)
+			}
+			buf.Write(b)
+			buf.WriteByte('\n')
+			seq, prev = seq+1, lineHash(b)
+		}
+		return buf.Bytes(), nil
+	})
+	if err != nil {
 		return fmt.Errorf("append to audit trail: %w", err)
 	}
 	return nil
 }
 
-// Events reads the audit trail of session id in order. A line that is not a JSON event is skipped
-// and returned as a problem naming its line: a torn line (a write cut short by a crash or a full
-// disk) as such; a session without a trail has no events.
-func (s *Store) Events(id string) (events []Event, problems []error, err error) {
+// OpenTrail opens the audit trail of session id for reading; a session without a trail has an
+// empty one.
+func (s *Store) OpenTrail(id string) (io.ReadCloser, error) {
 	if !ValidID(id) {
-		return nil, nil, fmt.Errorf("read audit trail: invalid session id %q", id)
+		return nil, fmt.Errorf("read audit trail: invalid session id %q", id)
 	}
-	path := s.EventsPath(id)
-	f, err := os.Open(path)
+	f, err := os.Open(s.EventsPath(id))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return io.NopCloser(bytes.NewReader(nil)), nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read audit trail: %w", err)
+		return nil, fmt.Errorf("read audit trail: %w", err)
 	}
-	defer f.Close()
-	r := bufio.NewReader(f)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			var e Event
-			if jerr := json.Unmarshal(line, &e); jerr != nil {
-				problems = append(problems, lineProblem(path, n, line, jerr))
-			} else {
-				events = append(events, e)
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return events, problems, nil
-		}
-		if err != nil {
-			return events, problems, fmt.Errorf("read audit trail %s: %w", path, err)
-		}
-	}
+	return f, nil
 }
 
-// lineProblem describes a line of the trail that is not a JSON event. A line that ends before its
-// JSON does (no newline at the end of the file, or a fragment the next append ended) is a torn
-// line: one write cut short by a crash or a full disk.
-func lineProblem(path string, n int, line []byte, err error) error {
-	var syntax *json.SyntaxError
-	torn := !bytes.HasSuffix(line, []byte("\n")) ||
-		errors.As(err, &syntax) && (syntax.Offset >= int64(len(bytes.TrimRight(line, "\r\n"))) || bytes.Contains(line[1:], []byte(`{"time":`)))
-	if torn {
-		return fmt.Errorf("%s:%d: torn line (a write cut short by a crash or a full disk): %w", path, n, err)
+// EachEvent reads an audit trail from r (named name in messages) and calls fn with every event
+// in order, holding one at a time, with its line number and the line as written (valid only during the call; a line
+// it hands over is valid JSON); with
+// details false the events' details are not decoded. A line that is not a JSON event is skipped
+// and handed to problem, naming its line (a torn line, a write cut short by a crash or a full
+// disk, as such). fn's error stops the reading and is returned.
+func EachEvent(r io.Reader, name string, details bool, fn func(n int, e *Event, line []byte) error, problem func(error)) error {
+	var e Event
+	var in interner
+	err := ScanLines(r, func(n int, line []byte, complete bool) error {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
+		if err := decodeEvent(line, &e, details, &in); err != nil || !complete {
+			if err == nil {
+				err = errors.New("unexpected end of JSON input")
+			}
+			if problem != nil {
+				problem(lineError(name, n, line, complete, err))
+			}
+			return nil
+		}
+		return fn(n, &e, line)
+	})
+	if err != nil {
+		return fmt.Errorf("read audit trail %s: %w", name, err)
 	}
-	return fmt.Errorf("%s:%d: %w", path, n, err)
+	return nil
+}
+
+// Events reads the whole audit trail of session id into memory, in order: for tests and small
+// trails (EachEvent reads any trail in constant space). Lines that are not events are returned as
+// problems.
+func (s *Store) Events(id string) (events []Event, problems []error, err error) {
+	r, err := s.OpenTrail(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	err = EachEvent(r, s.EventsPath(id), true, func(_ int, e *Event, _ []byte) error {
+		events = append(events, *e)
+		return nil
+	}, func(err error) { problems = append(problems, err) })
+	return events, problems, err
 }

@@ -42,7 +42,11 @@ func TestAppendAndReadEvents(t *testing.T) {
 		t.Error("an event without a time did not get the clock's")
 	}
 	for i := range got {
+		if got[i].Seq != int64(i+1) || len(got[i].Prev) != 64 {
+			t.Errorf("event %d: seq %d prev %q, want seq %d and a sha256", i, got[i].Seq, got[i].Prev, i+1)
+		}
 		got[i].Time, in[i].Time = time.Time{}, time.Time{}
+		got[i].Seq, got[i].Prev = 0, ""
 	}
 	if !reflect.DeepEqual(got, in) {
 		t.Errorf("events =\n%+v\nwant\n%+v", got, in)
@@ -198,7 +202,8 @@ func TestLineProblemNamesTornLines(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%q parses", tc.line)
 		}
-		got := lineProblem("trail.jsonl", 3, []byte(tc.line), err).Error()
+		line, complete := strings.CutSuffix(tc.line, "\n")
+		got := lineError("trail.jsonl", 3, []byte(line), complete, err).Error()
 		if strings.HasPrefix(got, "trail.jsonl:3: torn line") != tc.torn || !strings.HasPrefix(got, "trail.jsonl:3: ") {
 			t.Errorf("%q: %s, want torn %v", tc.line, got, tc.torn)
 		}

@@ -3,9 +3,13 @@ package sessions
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -325,5 +329,90 @@ func TestActiveThroughASymlink(t *testing.T) {
 	}
 	if SameWorkspace(real, filepath.Join(base, "elsewhere")) {
 		t.Error("two folders are the same workspace")
+	}
+}
+
+// TestIDOrderIsTheSortedOrder: the folder's ids are handed out exactly in the listing's order
+// (time, then id, newest first), whatever order the folder lists them in, over as many passes as
+// it takes.
+func TestIDOrderIsTheSortedOrder(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 3, firstPass, firstPass + 1, 700} {
+		dir := t.TempDir()
+		var want []string
+		for i := range n {
+			id := fmt.Sprintf("session-%d-%s", 1700000000000+rng.IntN(40), strconv.FormatInt(int64(rng.IntN(5000)+i*5000), 36))
+			mustTime(t, id)
+			if err := os.WriteFile(filepath.Join(dir, id+".json"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, id)
+		}
+		slices.SortFunc(want, func(a, b string) int {
+			if newerID(a, b) {
+				return -1
+			}
+			return 1
+		})
+		order := &idOrder{dir: dir}
+		var got []string
+		for {
+			id, ok, err := order.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			got = append(got, id)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d ids: handed out %v, want %v", n, got, want)
+		}
+	}
+}
+
+func mustTime(t *testing.T, id string) int64 {
+	t.Helper()
+	ms, ok := idTime(id)
+	if !ok {
+		t.Fatalf("invalid id %s", id)
+	}
+	return ms
+}
+
+// TestReadNames: every entry but . and .., once, whatever the folder holds (more names than one
+// read returns).
+func TestReadNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	want := []string{".hidden", "a", "dir", strings.Repeat("long", 60)}
+	for i := range 3000 {
+		want = append(want, fmt.Sprintf("session-%d-x.json", i))
+	}
+	for _, name := range want {
+		if name == "dir" {
+			if err := os.Mkdir(filepath.Join(dir, name), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	if err := readNames(dir, func(name []byte) { got = append(got, string(name)) }); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("readNames: %d names, want %d", len(got), len(want))
+	}
+	err := readNames(filepath.Join(dir, "missing"), func([]byte) {})
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("readNames of a missing folder: %v, want fs.ErrNotExist", err)
 	}
 }

@@ -11,8 +11,10 @@ package sessions
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -39,7 +41,10 @@ func ParseStatus(s string) (Status, error) {
 // Session is one session record. The JSON field names are those of the AutoAgent seed; fields
 // this package does not know (written by another tool) are kept through a read-modify-write.
 type Session struct {
-	ID              string    `json:"id"`
+	ID string `json:"id"`
+	// Name is the session's human name (`session start --name`), what the seed loops call the
+	// session: iteratr's {{session}}, agent-pipelines' ${SESSION}.
+	Name            string    `json:"name,omitempty"`
 	StartTime       time.Time `json:"startTime"`
 	EndTime         time.Time `json:"endTime,omitzero"`
 	Workspace       string    `json:"workspace"`
@@ -63,6 +68,8 @@ type Session struct {
 	// FilesModified are the files the agent's edit tools changed, relative to the workspace, in
 	// the order first changed.
 	FilesModified []string `json:"filesModified,omitempty"`
+	// AuditHead is the last line of the audit trail when the record was written (see ChainStart).
+	AuditHead *AuditHead `json:"auditHead,omitempty"`
 
 	extra map[string]json.RawMessage
 }
@@ -140,6 +147,20 @@ func removeIssue(list []int, n int) []int {
 	return out
 }
 
+// ValidName reports whether name is a valid session name: 1 to 64 letters, digits, _ and -, as
+// iteratr and agent-pipelines require of theirs.
+func ValidName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // ValidID reports whether id has the form session-<unixms>-<random [a-z0-9]>. The seed's generator
 // can yield fewer than six random characters, so ids written by it are accepted too.
 func ValidID(id string) bool {
@@ -148,14 +169,26 @@ func ValidID(id string) bool {
 }
 
 // idTime returns the unix milliseconds in an id (ok false for an invalid id). It is written out
-// rather than a regexp because `session list` checks every name in the folder.
-func idTime(id string) (ms int64, ok bool) {
-	rest, found := strings.CutPrefix(id, "session-")
-	if !found {
+// rather than a regexp, and takes the bytes of a directory entry as they are read, because
+// `session list` checks every name in the folder.
+func idTime[S ~string | ~[]byte](id S) (ms int64, ok bool) {
+	const prefix = "session-"
+	if len(id) <= len(prefix) || string(id[:len(prefix)]) != prefix {
 		return 0, false
 	}
-	digits, random, found := strings.Cut(rest, "-")
-	if !found || len(digits) == 0 || len(digits) > 18 || len(random) == 0 || len(random) > 32 {
+	rest := id[len(prefix):]
+	dash := -1
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == '-' {
+			dash = i
+			break
+		}
+	}
+	if dash < 0 {
+		return 0, false
+	}
+	digits, random := rest[:dash], rest[dash+1:]
+	if len(digits) == 0 || len(digits) > 18 || len(random) == 0 || len(random) > 32 {
 		return 0, false
 	}
 	for i := 0; i < len(digits); i++ {
@@ -191,7 +224,7 @@ func (s Session) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads the known fields and keeps the others.
 func (s *Session) UnmarshalJSON(data []byte) error {
 	var f sessionFields
-	extra, err := unmarshalWithExtra(data, &f)
+	extra, err := unmarshalWithExtra(data, &f, sessionKeys())
 	if err != nil {
 		return err
 	}
@@ -210,7 +243,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads the known fields and keeps the others.
 func (m *Metadata) UnmarshalJSON(data []byte) error {
 	var f metadataFields
-	extra, err := unmarshalWithExtra(data, &f)
+	extra, err := unmarshalWithExtra(data, &f, metadataKeys())
 	if err != nil {
 		return err
 	}
@@ -219,9 +252,9 @@ func (m *Metadata) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// unmarshalWithExtra decodes data into v (a pointer to a struct) and returns the object's keys
-// that v has no field for.
-func unmarshalWithExtra(data []byte, v any) (map[string]json.RawMessage, error) {
+// unmarshalWithExtra decodes data into v (a pointer to a struct whose JSON keys are known) and
+// returns the object's keys that v has no field for.
+func unmarshalWithExtra(data []byte, v any, known map[string]bool) (map[string]json.RawMessage, error) {
 	if err := json.Unmarshal(data, v); err != nil {
 		return nil, err
 	}
@@ -229,16 +262,8 @@ func unmarshalWithExtra(data []byte, v any) (map[string]json.RawMessage, error) 
 	if err := json.Unmarshal(data, &all); err != nil {
 		return nil, err
 	}
-	known, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var knownKeys map[string]json.RawMessage
-	if err := json.Unmarshal(known, &knownKeys); err != nil {
-		return nil, err
-	}
 	for k := range all {
-		if _, ok := knownKeys[k]; ok || isKnownOptional(k) {
+		if known[k] {
 			delete(all, k)
 		}
 	}
@@ -248,15 +273,30 @@ func unmarshalWithExtra(data []byte, v any) (map[string]json.RawMessage, error) 
 	return all, nil
 }
 
-// isKnownOptional lists the fields that are omitted when empty, so that an empty one read from a
-// file is not mistaken for an unknown field.
-func isKnownOptional(key string) bool {
-	switch key {
-	case "endTime", "currentIssue", "stopBlockCount", "subagentStopBlockCount", "agent", "agentSessionId",
-		"filesModified", "gitBranch", "gitCommit", "totalDuration":
-		return true
+// The JSON keys of the fields of a record and of its metadata: a key read from a file that is
+// not one of them is kept as it was.
+var (
+	sessionKeys  = sync.OnceValue(func() map[string]bool { return jsonKeys(reflect.TypeFor[sessionFields]()) })
+	metadataKeys = sync.OnceValue(func() map[string]bool { return jsonKeys(reflect.TypeFor[metadataFields]()) })
+)
+
+// jsonKeys returns the keys encoding/json gives the exported fields of struct type t.
+func jsonKeys(t reflect.Type) map[string]bool {
+	keys := map[string]bool{}
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		keys[name] = true
 	}
-	return false
+	return keys
 }
 
 // marshalWithExtra encodes v (a struct) and appends the extra keys it does not already have.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +74,9 @@ func (s *Store) EventsPath(id string) string { return filepath.Join(s.dir, id+".
 // Params describes a session to create.
 type Params struct {
 	// ID is the id to use; empty generates session-<unixms>-<6 random [a-z0-9]>.
-	ID        string
+	ID string
+	// Name is the session's human name ("" for none; else see ValidName).
+	Name      string
 	Workspace string
 	Command   string
 	Args      []string
@@ -90,6 +93,9 @@ func (s *Store) Create(p Params) (*Session, error) {
 	if p.ID != "" && !ValidID(p.ID) {
 		return nil, fmt.Errorf("create session: invalid id %q (want session-<unixms>-<[a-z0-9]>)", p.ID)
 	}
+	if p.Name != "" && !ValidName(p.Name) {
+		return nil, fmt.Errorf("create session: invalid name %q (want 1 to 64 letters, digits, _ and -)", p.Name)
+	}
 	var sess *Session
 	err := s.locked(func() error {
 		var err error
@@ -100,15 +106,22 @@ func (s *Store) Create(p Params) (*Session, error) {
 }
 
 // OpenActive returns the active session of workspace: the current one if it is active and of
-// that workspace, else the newest such session among the scan newest records, else a new one
-// made from params() (and made current). It holds the lock throughout, so that agent-hooks
-// processes starting together in one workspace agree on one session. created reports a new one.
+// that workspace, else the newest such session (found through the workspace's pointer, else among
+// the scan newest records), else a new one made from params() (and made current). It holds the
+// lock throughout, so that agent-hooks processes starting together in one workspace agree on one
+// session. created reports a new one.
 func (s *Store) OpenActive(workspace string, scan int, params func() Params) (sess *Session, created bool, err error) {
 	err = s.locked(func() error {
-		found, err := s.Active(workspace, scan)
-		if err != nil || found != nil {
-			sess = found
+		found, scanned, err := s.active(workspace, scan)
+		if err != nil {
 			return err
+		}
+		if found != nil {
+			if scanned { // the pointer was missing or stale: the next run needs no scan
+				s.setPointer(s.activeLink(workspace), found.ID)
+			}
+			sess = found
+			return nil
 		}
 		p := params()
 		p.ID, p.Workspace = "", workspace
@@ -120,15 +133,25 @@ func (s *Store) OpenActive(workspace string, scan int, params func() Params) (se
 }
 
 // Active returns the active session of workspace: the current one if it is active and of that
-// workspace, else the newest such session among the scan newest records, else nil.
+// workspace, else the newest such session (found through the workspace's pointer, else among the
+// scan newest records), else nil.
 func (s *Store) Active(workspace string, scan int) (*Session, error) {
+	sess, _, err := s.active(workspace, scan)
+	return sess, err
+}
+
+// active is Active; scanned reports a session found by looking through the records.
+func (s *Store) active(workspace string, scan int) (sess *Session, scanned bool, err error) {
 	if id, err := s.CurrentID(); err == nil {
 		if cur, err := s.read(id); err == nil && cur.Active() && SameWorkspace(cur.Workspace, workspace) {
-			return cur, nil
+			return cur, false, nil
 		}
 	}
+	if sess := s.pointedActive(workspace); sess != nil {
+		return sess, false, nil
+	}
 	found, _, err := s.FindActive(workspace, scan)
-	return found, err
+	return found, found != nil, err
 }
 
 // create writes a new record under the lock and makes it current. It first removes the stale
@@ -161,6 +184,7 @@ func (s *Store) create(p Params) (*Session, error) {
 	}
 	sess := &Session{
 		ID:              id,
+		Name:            p.Name,
 		StartTime:       now.UTC().Truncate(time.Millisecond),
 		Workspace:       p.Workspace,
 		Command:         p.Command,
@@ -245,25 +269,11 @@ func (s *Store) Current() (*Session, error) {
 
 // CurrentID returns the id of the session the `current` link points at, without reading it.
 func (s *Store) CurrentID() (string, error) {
-	link := filepath.Join(s.dir, CurrentLink)
-	target, err := os.Readlink(link)
-	if err != nil {
-		// Where symbolic links cannot be made (Windows without the privilege), `current` is a
-		// file holding the record's name.
-		b, rerr := os.ReadFile(link)
-		if errors.Is(rerr, fs.ErrNotExist) {
-			return "", ErrNoCurrent
-		}
-		if rerr != nil {
-			return "", fmt.Errorf("read %s: %w", link, rerr)
-		}
-		target = strings.TrimSpace(string(b))
+	id, err := readLinkID(filepath.Join(s.dir, CurrentLink))
+	if err == nil && id == "" {
+		return "", ErrNoCurrent
 	}
-	id := strings.TrimSuffix(filepath.Base(target), ".json")
-	if !ValidID(id) {
-		return "", fmt.Errorf("read %s: it points at %q, which is not a session record", link, target)
-	}
-	return id, nil
+	return id, err
 }
 
 // SetCurrent points the `current` link at session id, which must exist.
@@ -282,10 +292,9 @@ func (s *Store) SetCurrent(id string) error {
 	})
 }
 
-// setCurrent replaces the link atomically: a new link under a temporary name renamed over it.
-// A directory in the link's place cannot be renamed over; it is moved aside first (keeping what is
-// in it, under a name `session list` reports), with a warning, so that it does not refuse every
-// session start from then on.
+// setCurrent replaces the link atomically (replaceLink). A directory in the link's place cannot
+// be renamed over; it is moved aside first (keeping what is in it, under a name `session list`
+// reports), with a warning, so that it does not refuse every session start from then on.
 func (s *Store) setCurrent(id string) error {
 	link := filepath.Join(s.dir, CurrentLink)
 	if st, err := os.Lstat(link); err == nil && st.IsDir() {
@@ -295,15 +304,7 @@ func (s *Store) setCurrent(id string) error {
 		}
 		s.warn(fmt.Errorf("%s is a directory, not a link to a session record: moved it to %s", link, aside))
 	}
-	tmp := filepath.Join(s.dir, ".current.tmp")
-	_ = os.Remove(tmp) // left by a crash; we hold the lock, so it is no one else's
-	if err := os.Symlink(id+".json", tmp); err != nil {
-		if err := os.WriteFile(tmp, []byte(id+".json\n"), 0o600); err != nil {
-			return fmt.Errorf("set current session: %w", err)
-		}
-	}
-	if err := atomicfile.Rename(tmp, link); err != nil {
-		_ = os.Remove(tmp)
+	if err := replaceLink(link, id+".json"); err != nil {
 		return fmt.Errorf("set current session: %w", err)
 	}
 	return nil
@@ -334,6 +335,10 @@ func (e *CorruptError) Error() string {
 
 func (e *CorruptError) Unwrap() error { return e.Err }
 
+// ParseRecord reads a session record (as pushed to a remote, say) of session id; name names it
+// in errors (*CorruptError).
+func ParseRecord(name, id string, b []byte) (*Session, error) { return parseRecord(name, id, b) }
+
 func parseRecord(path, id string, b []byte) (*Session, error) {
 	var sess Session
 	if err := json.Unmarshal(b, &sess); err != nil {
@@ -345,9 +350,16 @@ func parseRecord(path, id string, b []byte) (*Session, error) {
 	return &sess, nil
 }
 
-// write replaces the record atomically: temp file, fsync, rename, fsync of the folder. The caller
-// holds the lock.
+// write replaces the record atomically: temp file, fsync, rename, fsync of the folder; then the
+// pointer of its workspace follows (notePointer). The caller holds the lock. The record gets the
+// audit trail's head as it is now.
 func (s *Store) write(sess *Session) error {
+	head, err := s.trailHead(sess.ID)
+	if err != nil {
+		s.warn(fmt.Errorf("session %s: %w; the record keeps the head it had", sess.ID, err)) // the trail's own writes report it too
+	} else if head != nil {
+		sess.AuditHead = head
+	}
 	b, err := json.MarshalIndent(sess, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", sess.ID, err)
@@ -356,6 +368,7 @@ func (s *Store) write(sess *Session) error {
 	if err := atomicfile.WriteFile(s.Path(sess.ID), b, 0o600); err != nil {
 		return fmt.Errorf("write session %s: %w", sess.ID, err)
 	}
+	s.notePointer(sess)
 	return nil
 }
 
@@ -365,4 +378,72 @@ func (s *Store) locked(fn func() error) error {
 		return fmt.Errorf("create sessions folder: %w", err)
 	}
 	return atomicfile.WithLock(filepath.Join(s.dir, lockName), fn)
+}
+
+// TrailFile opens the audit trail of session id for reading at any offset (nil, nil when it has
+// none).
+func (s *Store) TrailFile(id string) (*os.File, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("read audit trail: invalid session id %q", id)
+	}
+	f, err := os.Open(s.EventsPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read audit trail: %w", err)
+	}
+	return f, nil
+}
+
+// Import writes a session taken from elsewhere (pulled from a remote) into the folder: the record
+// as it is (its head included: the trail is not re-read for it, so that verify holds the trail
+// against the head it was pushed with) and the trail. A session already here is replaced only
+// with replace.
+func (s *Store) Import(id string, record []byte, trail io.Reader, replace bool) error {
+	if _, err := parseRecord("pulled record", id, record); err != nil {
+		return fmt.Errorf("import session %s: %w", id, err)
+	}
+	return s.locked(func() error {
+		if _, err := os.Lstat(s.Path(id)); err == nil && !replace {
+			return fmt.Errorf("import session %s: %w (replace it with --force)", id, fs.ErrExist)
+		}
+		tmp, err := os.CreateTemp(s.dir, "."+id+".events.*.tmp")
+		if err != nil {
+			return fmt.Errorf("import session %s: %w", id, err)
+		}
+		defer os.Remove(tmp.Name())
+		_, err = io.Copy(tmp, trail)
+		if err == nil {
+			err = tmp.Sync()
+		}
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = atomicfile.Rename(tmp.Name(), s.EventsPath(id))
+		}
+		if err == nil {
+			err = atomicfile.WriteFile(s.Path(id), record, 0o600)
+		}
+		if err != nil {
+			return fmt.Errorf("import session %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// NewestFirst sorts session ids by the time in them, newest first (as List orders records).
+func NewestFirst(ids []string) {
+	slices.SortFunc(ids, func(a, b string) int {
+		ta, _ := idTime(a)
+		tb, _ := idTime(b)
+		if ta != tb {
+			if ta > tb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(b, a)
+	})
 }

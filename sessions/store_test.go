@@ -159,6 +159,28 @@ func TestInvalidIDsAreRejectedBeforeTouchingFiles(t *testing.T) {
 	}
 }
 
+// TestSessionName: a session's name is kept in its record; one that iteratr and agent-pipelines
+// would refuse is refused before anything is written.
+func TestSessionName(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestStore(t)
+	sess, err := s.Create(Params{Workspace: "/ws", Name: "auth_refactor-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(sess.ID); err != nil || got.Name != "auth_refactor-2" {
+		t.Errorf("read back %+v, %v", got, err)
+	}
+	for _, name := range []string{"a b", "x/y", "ü", strings.Repeat("n", 65), "a.b"} {
+		if _, err := s.Create(Params{Workspace: "/ws", Name: name}); err == nil || !strings.Contains(err.Error(), "invalid name") {
+			t.Errorf("Create with name %q: %v, want invalid name", name, err)
+		}
+	}
+	if list, _, err := s.List(0); err != nil || len(list) != 1 {
+		t.Errorf("sessions after refused names: %d, %v", len(list), err)
+	}
+}
+
 func TestIssueBookkeeping(t *testing.T) {
 	t.Parallel()
 	type step struct {
@@ -514,5 +536,46 @@ func TestCreateWhenCurrentIsADirectory(t *testing.T) {
 	var foreign *ForeignError
 	if err != nil || len(problems) != 1 || !errors.As(problems[0], &foreign) || foreign.Path != filepath.Dir(moved[0]) {
 		t.Errorf("list problems = %v, %v; want the moved folder reported", problems, err)
+	}
+}
+
+// TestKnownKeysAreTheEncodedOnes: the keys a record read keeps as another tool's are exactly
+// those the record's own fields do not encode to (all of them set, none omitted).
+func TestKnownKeysAreTheEncodedOnes(t *testing.T) {
+	t.Parallel()
+	n := 3
+	full := Session{
+		ID: "session-1-a", StartTime: time.Unix(1, 0), EndTime: time.Unix(2, 0), Workspace: "/w", Command: "c",
+		Args: []string{"a"}, IssuesPlanned: []int{1}, IssuesCompleted: []int{1}, IssuesFailed: []int{2},
+		CurrentIssue: &n, Status: StatusActive, Provider: "p", StopBlockCount: 1, SubagentStopBlockCount: 1,
+		Agent: "claude", AgentSessionID: "s", FilesModified: []string{"f"}, AuditHead: &AuditHead{Seq: 1},
+		Name: "n", Metadata: Metadata{GitBranch: "b", GitCommit: "c", TotalDuration: 1},
+	}
+	b, err := json.Marshal(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Metadata map[string]json.RawMessage `json:"metadata"`
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	for name, pair := range map[string]struct {
+		encoded map[string]json.RawMessage
+		known   map[string]bool
+	}{"record": {top, sessionKeys()}, "metadata": {rec.Metadata, metadataKeys()}} {
+		if len(pair.encoded) != len(pair.known) {
+			t.Errorf("%s: %d keys encoded, %d known", name, len(pair.encoded), len(pair.known))
+		}
+		for k := range pair.encoded {
+			if !pair.known[k] {
+				t.Errorf("%s: key %q is encoded but not known", name, k)
+			}
+		}
 	}
 }

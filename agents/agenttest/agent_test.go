@@ -54,10 +54,97 @@ func settingsPath(a Agent, proj string) string {
 	return filepath.Join(proj, ".codex", "hooks.json")
 }
 
+// refusal is the shell command by which a hook refuses a call in the agent's protocol: exit 2
+// with the reason for Claude Code and Codex; Copilot's JSON deny (it does not pass an exit 2's
+// stderr on); Cline's cancel.
+func refusal(a Agent, reason string) string {
+	switch a {
+	case Copilot:
+		return `echo '{"permissionDecision":"deny","permissionDecisionReason":"` + reason + `"}'`
+	case Cline:
+		return `echo '{"cancel":true,"errorMessage":"` + reason + `"}'`
+	}
+	return "echo '" + reason + "' >&2; exit 2"
+}
+
+// preToolUseHook makes command the project's PreToolUse hook for the agent.
+func preToolUseHook(t *testing.T, a Agent, proj, command string) {
+	t.Helper()
+	switch a {
+	case Copilot:
+		b, err := json.Marshal(map[string]any{"version": 1, "hooks": map[string]any{"preToolUse": []any{
+			map[string]any{"type": "command", "bash": command, "timeoutSec": 60}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(proj, ".github", "hooks", "test.json"), b)
+		// Copilot reads .github/hooks only in a git repository.
+		writeFile(t, filepath.Join(proj, ".git", "HEAD"), []byte("ref: refs/heads/main\n"))
+		for _, d := range []string{"objects", "refs"} {
+			if err := os.MkdirAll(filepath.Join(proj, ".git", d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	case Cline:
+		path := filepath.Join(proj, ".clinerules", "hooks", "PreToolUse")
+		writeFile(t, path, []byte("#!/bin/sh\n"+command+"\n"))
+		if err := chmodX(path); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		writeFile(t, settingsPath(a, proj), hookSettings(t, a, command))
+	}
+}
+
+// hookInput is what the harness's check reads of a PreToolUse input, whichever agent sent it.
+type hookInput struct {
+	Event, SessionID, Command string
+}
+
+func readHookInput(a Agent, data []byte) (hookInput, error) {
+	var in struct {
+		SessionID string `json:"session_id"`
+		Event     string `json:"hook_event_name"`
+		ToolInput struct {
+			Command string `json:"command"`
+		} `json:"tool_input"`
+		// Copilot's camelCase input names no event.
+		CamelID  string `json:"sessionId"`
+		ToolName string `json:"toolName"`
+		ToolArgs struct {
+			Command string `json:"command"`
+		} `json:"toolArgs"`
+		// Cline's.
+		HookName string `json:"hookName"`
+		TaskID   string `json:"taskId"`
+		ToolCall struct {
+			Input struct {
+				Commands []string `json:"commands"`
+			} `json:"input"`
+		} `json:"tool_call"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return hookInput{}, err
+	}
+	switch a {
+	case Copilot:
+		if in.ToolName != "bash" {
+			return hookInput{}, nil
+		}
+		return hookInput{"PreToolUse", in.CamelID, in.ToolArgs.Command}, nil
+	case Cline:
+		if in.HookName != "tool_call" || len(in.ToolCall.Input.Commands) != 1 {
+			return hookInput{}, nil
+		}
+		return hookInput{"PreToolUse", in.TaskID, in.ToolCall.Input.Commands[0]}, nil
+	}
+	return hookInput{in.Event, in.SessionID, in.ToolInput.Command}, nil
+}
+
 // TestAgentsRunTheScriptedShellCall is the harness's own end-to-end check, with plain sh hooks
 // and no agent-hooks: the real agent runs the fake model's shell call, fires its PreToolUse hook
-// with the call on stdin, and a hook that exits 2 keeps the command from running while the
-// model receives its reason.
+// with the call on stdin, and a hook that refuses keeps the command from running while the
+// model receives its reason (Cline instead ends the task: the model is asked nothing more).
 func TestAgentsRunTheScriptedShellCall(t *testing.T) {
 	for _, a := range Agents {
 		for _, block := range []bool{false, true} {
@@ -72,9 +159,9 @@ func TestAgentsRunTheScriptedShellCall(t *testing.T) {
 				stdinLog := filepath.Join(dir, "stdin.json")
 				hook := "/bin/cat > " + stdinLog
 				if block {
-					hook += "; echo 'no writes today' >&2; exit 2"
+					hook += "; " + refusal(a, "no writes today")
 				}
-				writeFile(t, settingsPath(a, proj), hookSettings(t, a, hook))
+				preToolUseHook(t, a, proj, hook)
 				srv := StartServer(t, proj, Shell("echo hi > out.txt"))
 				run := &Run{Agent: a, Bin: bin, Server: srv, Dir: proj, Home: filepath.Join(dir, "home"),
 					Path: os.Getenv("PATH"), TrustProject: true, BypassHookTrust: true}
@@ -84,25 +171,25 @@ func TestAgentsRunTheScriptedShellCall(t *testing.T) {
 				if ran := err == nil; ran == block {
 					t.Fatalf("out.txt exists: %v, want %v\n%s", ran, !block, res.Describe(srv))
 				}
-				var in struct {
-					SessionID string `json:"session_id"`
-					Event     string `json:"hook_event_name"`
-					ToolInput struct {
-						Command string `json:"command"`
-					} `json:"tool_input"`
-				}
 				data, err := os.ReadFile(stdinLog)
 				if err != nil {
 					t.Fatalf("the hook did not run: %v\n%s", err, res.Describe(srv))
 				}
-				if err := json.Unmarshal(data, &in); err != nil {
+				in, err := readHookInput(a, data)
+				if err != nil {
 					t.Fatalf("hook stdin %q: %v", data, err)
 				}
-				if in.Event != preToolEvent(a) || in.ToolInput.Command != "echo hi > out.txt" {
+				if in.Event != preToolEvent(a) || in.Command != "echo hi > out.txt" {
 					t.Errorf("hook stdin = %s", data)
 				}
 				if res.SessionID == "" || in.SessionID != res.SessionID {
 					t.Errorf("session id: hook saw %q, the run reported %q", in.SessionID, res.SessionID)
+				}
+				if a == Cline && block {
+					if n := len(srv.ModelRequests()); n != 1 {
+						t.Errorf("%d model requests, want 1: a cancel ends Cline's task", n)
+					}
+					return
 				}
 				results := srv.ToolResults()
 				if len(results) != 1 {

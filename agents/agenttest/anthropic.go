@@ -49,6 +49,19 @@ func anthropicToolResults(body json.RawMessage) []ToolResult {
 	return out
 }
 
+// offers reports whether a Messages request offers the tool name.
+func offers(tools []json.RawMessage, name string) bool {
+	for _, t := range tools {
+		var tool struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(t, &tool) == nil && tool.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // anthropic answers POST /v1/messages as the Messages API does, streaming (SSE) or not.
 func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req anthropicRequest
@@ -69,6 +82,12 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte) 
 	case st.Shell != "":
 		input, _ = json.Marshal(obj{"command": st.Shell, "description": "Run the scripted command"})
 		block = obj{"type": "tool_use", "id": fmt.Sprintf("toolu_agenttest_%d", turn), "name": "Bash"}
+		if offers(req.Tools, "bash") { // Copilot CLI
+			block["name"] = "bash"
+		}
+	case st.Write != nil && offers(req.Tools, "create"): // Copilot CLI
+		input, _ = json.Marshal(obj{"path": s.writePath(st.Write.Path), "file_text": st.Write.Content})
+		block = obj{"type": "tool_use", "id": fmt.Sprintf("toolu_agenttest_%d", turn), "name": "create"}
 	case st.Write != nil:
 		input, _ = json.Marshal(obj{"file_path": s.writePath(st.Write.Path), "content": st.Write.Content})
 		block = obj{"type": "tool_use", "id": fmt.Sprintf("toolu_agenttest_%d", turn), "name": "Write"}

@@ -20,11 +20,26 @@ type Agent string
 const (
 	Claude Agent = "claude" // Claude Code, @anthropic-ai/claude-code
 	Codex  Agent = "codex"  // Codex CLI, @openai/codex
-	Gemini Agent = "gemini" // Gemini CLI, @google/gemini-cli (a node script: node must be on PATH)
+	// Copilot is GitHub Copilot CLI, @github/copilot.
+	Copilot Agent = "copilot"
+	// Cline is the Cline CLI, cline.
+	Cline Agent = "cline"
+	// Gemini is Gemini CLI, @google/gemini-cli (a node script: node must be on PATH).
+	Gemini Agent = "gemini"
 )
 
 // Agents lists them all.
-var Agents = []Agent{Claude, Codex, Gemini}
+var Agents = []Agent{Claude, Codex, Copilot, Cline, Gemini}
+
+// known reports whether a is an agent the harness runs.
+func known(a Agent) bool {
+	for _, x := range Agents {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
 
 // RequireEnv is the variable that, set to 1 (as .ci/run does), turns a missing agent CLI from a
 // skipped test into a failed one, so that a broken install cannot pass CI with no end-to-end test.
@@ -120,6 +135,10 @@ func platformBinaries(a Agent, nm, goos, goarch string) []string {
 			return nil
 		}
 		return []string{filepath.Join(nm, "@openai", "codex-"+goos+"-"+arch, "vendor", triple, "bin", "codex")}
+	case Copilot:
+		return []string{filepath.Join(nm, "@github", "copilot-"+goos+"-"+arch, "copilot")}
+	case Cline:
+		return []string{filepath.Join(nm, "@cline", "cli-"+goos+"-"+arch, "bin", "cline")}
 	case Gemini:
 		return []string{filepath.Join(nm, "@google", "gemini-cli", "bundle", "gemini.js")}
 	}

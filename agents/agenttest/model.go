@@ -1,6 +1,6 @@
-// Package agenttest runs the real agent CLIs (Claude Code, Codex, Gemini CLI) offline for
-// end-to-end hook tests: a scripted fake of the model APIs they call (Anthropic Messages, OpenAI
-// Responses, Gemini generateContent) on
+// Package agenttest runs the real agent CLIs (Claude Code, Codex, GitHub Copilot CLI, Cline,
+// Gemini CLI) offline for end-to-end hook tests: a scripted fake of the model APIs they call
+// (Anthropic Messages, OpenAI Responses, OpenAI chat completions, Gemini generateContent) on
 // 127.0.0.1 that makes them run real tool calls and fire their real hooks, the CLIs' discovery
 // (skip when absent, fail when AGENT_HOOKS_REQUIRE_AGENTS=1), an isolated environment per run,
 // and testscript commands and conditions so that scripts can drive an agent.
@@ -20,7 +20,8 @@ import (
 
 // Step is one scripted model turn: exactly one of Shell, Write, Tool or Text.
 type Step struct {
-	// Shell calls the agent's shell tool with this command: Claude's Bash, Codex's exec_command.
+	// Shell calls the agent's shell tool with this command: Claude's Bash, Codex's exec_command,
+	// Copilot's bash, Cline's run_commands.
 	Shell string `json:"shell,omitempty"`
 	// Write creates a file: Claude's Write tool, Codex's apply_patch (model gpt-5.5).
 	Write *WriteFile `json:"write,omitempty"`
@@ -84,11 +85,12 @@ type ToolResult struct {
 }
 
 // Server is a fake of the Anthropic Messages API (POST /v1/messages), of the OpenAI
-// Responses API (POST /v1/responses) and of the Gemini API (POST
-// /v1beta/models/MODEL:streamGenerateContent) on 127.0.0.1. It answers each model request with the
-// step chosen from the request alone — the number of tool results it already carries — so a
-// retried request gets the same answer; past the last step, and to a request that offers no
-// tools (a side request), it answers the text "done". It records every request.
+// Responses API (POST /v1/responses), of OpenAI's Chat Completions (POST /chat/completions) and
+// of the Gemini API (POST /v1beta/models/MODEL:streamGenerateContent) on 127.0.0.1. It answers
+// each model request with the step chosen from the request alone — the number of tool results
+// it already carries — so a retried request gets the same answer; past the last step, and to a
+// request that offers no tools (a side request), it answers the text "done". It records every
+// request.
 type Server struct {
 	// URL is the server's base URL, http://127.0.0.1:PORT: ANTHROPIC_BASE_URL for Claude; Codex's
 	// provider base_url is URL+"/v1".
@@ -164,6 +166,9 @@ func (s *Server) ToolResults() []ToolResult {
 	if strings.HasPrefix(last.Path, geminiPrefix) {
 		return geminiToolResults(last.Body)
 	}
+	if strings.HasSuffix(last.Path, "/chat/completions") {
+		return chatToolResults(last.Body)
+	}
 	return anthropicToolResults(last.Body)
 }
 
@@ -230,6 +235,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"input_tokens":100}`)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
 		s.openai(w, r, body)
+	case r.Method == http.MethodPost && r.URL.Path == "/chat/completions":
+		s.chat(w, r, body)
 	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, geminiPrefix):
 		s.gemini(w, r, body)
 	default:

@@ -236,3 +236,54 @@ func TestLocateRefusesClaudesStub(t *testing.T) {
 		t.Errorf("Locate with %s = the stub: %v", Claude.EnvVar(), err)
 	}
 }
+
+// chatChunks posts body to the chat/completions fake and returns its data chunks, [DONE] last.
+func chatChunks(t *testing.T, srv *Server, body string) []string {
+	t.Helper()
+	resp, err := http.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestChatStreamsTheScriptedCallsThenDone(t *testing.T) {
+	srv := newServer(t, Shell("echo hi > out.txt"))
+	turn0 := `{"model":"gpt-4o","stream":true,"tools":[{"type":"function","function":{"name":"run_commands"}}],"messages":[{"role":"user","content":"do it"}]}`
+	got := chatChunks(t, srv, turn0)
+	if len(got) != 4 || got[3] != "[DONE]" {
+		t.Fatalf("chunks = %q", got)
+	}
+	for _, want := range []string{`"tool_calls":[{"function":{"arguments":"{\"commands\":[\"echo hi \\u003e out.txt\"]}","name":"run_commands"},"id":"call_agenttest_0","index":0,"type":"function"}]`, `"finish_reason":"tool_calls"`, `"usage":{`} {
+		if !strings.Contains(strings.Join(got, "\n"), want) {
+			t.Errorf("no %s in %q", want, got)
+		}
+	}
+	turn1 := `{"model":"gpt-4o","stream":true,"tools":[{"type":"function","function":{"name":"run_commands"}}],"messages":[{"role":"user","content":"do it"},
+		{"role":"assistant","tool_calls":[{"id":"call_agenttest_0","type":"function","function":{"name":"run_commands","arguments":"{}"}}]},
+		{"role":"tool","tool_call_id":"call_agenttest_0","content":[{"type":"text","text":"hi"}]}]}`
+	got = chatChunks(t, srv, turn1)
+	if !strings.Contains(got[0], `"content":"done"`) || !strings.Contains(got[1], `"finish_reason":"stop"`) {
+		t.Errorf("after the result: %q", got)
+	}
+	if want := []ToolResult{{CallID: "call_agenttest_0", Content: "hi"}}; !reflect.DeepEqual(srv.ToolResults(), want) {
+		t.Errorf("tool results = %+v", srv.ToolResults())
+	}
+}
+
+func TestPlatformBinariesOfCopilotAndCline(t *testing.T) {
+	if got := platformBinaries(Copilot, "/nm", "linux", "amd64"); !reflect.DeepEqual(got, []string{"/nm/@github/copilot-linux-x64/copilot"}) {
+		t.Errorf("copilot = %v", got)
+	}
+	if got := platformBinaries(Cline, "/nm", "darwin", "arm64"); !reflect.DeepEqual(got, []string{"/nm/@cline/cli-darwin-arm64/bin/cline"}) {
+		t.Errorf("cline = %v", got)
+	}
+}

@@ -49,13 +49,18 @@ type Run struct {
 	// Timeout kills the CLI (DefaultTimeout when zero).
 	Timeout time.Duration
 
+	// Model is the model asked for: DefaultCodexModel, DefaultCopilotModel or DefaultClineModel
+	// when empty; Claude's is its own.
+	Model string
+
 	// Codex only.
-	Model string // DefaultCodexModel when empty
 	// TrustProject marks Dir trusted for this run (-c projects...), without which Codex does not
 	// load Dir/.codex/hooks.json; leave it false to test the trust written in Home/.codex/config.toml.
 	TrustProject bool
 	// BypassHookTrust runs hooks not trusted in config.toml (--dangerously-bypass-hook-trust).
 	BypassHookTrust bool
+
+	hubPort int // Cline's hub daemon's port
 }
 
 // Result is what a run produced.
@@ -139,6 +144,24 @@ func (r *Run) Argv() (args, env []string, err error) {
 		if r.BypassHookTrust {
 			args = append(args, "--dangerously-bypass-hook-trust")
 		}
+	case Copilot:
+		// BYOK against the fake's Messages API; COPILOT_OFFLINE keeps it from GitHub. Repo hooks
+		// load in -p mode only in a trusted folder: COPILOT_ALLOW_ALL=true trusts it.
+		env = append(env, "TERM=dumb",
+			"COPILOT_OFFLINE=true",
+			"COPILOT_PROVIDER_TYPE=anthropic",
+			"COPILOT_PROVIDER_BASE_URL="+r.Server.URL,
+			"COPILOT_PROVIDER_API_KEY="+fakeKey,
+			"COPILOT_MODEL="+defaultString(r.Model, DefaultCopilotModel),
+			"COPILOT_AUTO_UPDATE=false",
+			"COPILOT_ALLOW_ALL=true",
+		)
+		args = append(args, "--allow-all-tools", "--output-format", "json")
+		args = append(args, r.Args...)
+		return append(args, "-p", prompt), append(env, r.Env...), nil
+	case Cline:
+		env = append(env, r.clineEnv()...)
+		args = append(args, "--json", "-c", r.Dir)
 	case Gemini:
 		genv, err := r.geminiEnv()
 		if err != nil {
@@ -153,6 +176,20 @@ func (r *Run) Argv() (args, env []string, err error) {
 	}
 	args = append(args, r.Args...)
 	return append(args, prompt), append(env, r.Env...), nil
+}
+
+// DefaultCopilotModel is the model a Copilot run asks for unless it sets one.
+const DefaultCopilotModel = "claude-sonnet-4.5"
+
+// DefaultClineModel is the model a Cline run asks for unless it sets one: the model for which
+// Cline 3.0.65 offers run_commands and apply_patch.
+const DefaultClineModel = "gpt-4o"
+
+func defaultString(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func (r *Run) claudeDebugLog() string { return filepath.Join(r.Home, "claude-debug.log") }
@@ -170,6 +207,10 @@ func (r *Run) Exec(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.Setup(ctx); err != nil {
+		return nil, err
+	}
+	defer r.Cleanup()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
@@ -192,8 +233,9 @@ func (r *Run) Exec(ctx context.Context) (*Result, error) {
 }
 
 // SessionID reads the agent's session id from its JSON output: Claude's result object
-// (--output-format json), Codex's thread.started event (exec --json), Gemini's one indented
-// object (--output-format json).
+// (--output-format json), Codex's thread.started event (exec --json), Copilot's result event
+// (--output-format json), the taskId of Cline's first hook event (--json), Gemini's one
+// indented object (--output-format json).
 func SessionID(a Agent, stdout []byte) string {
 	if a == Gemini {
 		var v struct {
@@ -215,6 +257,8 @@ func SessionID(a Agent, stdout []byte) string {
 			Type      string `json:"type"`
 			SessionID string `json:"session_id"`
 			ThreadID  string `json:"thread_id"`
+			CamelID   string `json:"sessionId"` // Copilot's
+			TaskID    string `json:"taskId"`    // Cline's
 		}
 		if json.Unmarshal(line, &v) != nil {
 			continue
@@ -224,6 +268,10 @@ func SessionID(a Agent, stdout []byte) string {
 			return v.SessionID
 		case a == Codex && v.Type == "thread.started":
 			return v.ThreadID
+		case a == Copilot && v.Type == "result" && v.CamelID != "":
+			return v.CamelID
+		case a == Cline && v.TaskID != "":
+			return v.TaskID
 		}
 	}
 	return ""

@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,7 +33,7 @@ const SessionVar = "AGENT_SESSION_ID"
 //	model-fake requests            print METHOD PATH turn=N per request received
 //	model-fake tool-results        print the tool results the model last received, one a line:
 //	                               error|ok: "content" (quoted; Codex never says error)
-//	agent-run claude|codex|gemini [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]
+//	agent-run claude|codex|copilot|cline|gemini [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]
 //	                               run the agent in the current directory against the fake, with
 //	                               the script's environment (HOME, PATH with agent-hooks, …) and
 //	                               the harness's; its stdout and stderr are the command's, and
@@ -43,7 +44,7 @@ const SessionVar = "AGENT_SESSION_ID"
 //	agent-link claude|codex        put the agent's CLI on the script's PATH, by its name, for
 //	                               commands that look for it there (install codex --trust)
 //
-// Guard a script with the conditions [claude], [codex] and [gemini] (ScriptCondition).
+// Guard a script with the conditions [claude], [codex], [copilot], [cline] and [gemini] (ScriptCondition).
 func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"model-fake": modelFakeCmd,
@@ -70,12 +71,13 @@ func agentLinkCmd(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("PATH", dir+string(os.PathListSeparator)+ts.Getenv("PATH"))
 }
 
-// ScriptCondition evaluates the conditions [claude], [codex] and [gemini]: whether the agent's
-// CLI is installed (and the test not -short). handled is false for any other condition. An agent
-// that is missing while AGENT_HOOKS_REQUIRE_AGENTS=1 is an error, which fails the script.
+// ScriptCondition evaluates the conditions [claude], [codex], [copilot], [cline] and [gemini]:
+// whether the agent's CLI is installed (and the test not -short). handled is false for any other
+// condition. An agent that is missing while AGENT_HOOKS_REQUIRE_AGENTS=1 is an error, which fails
+// the script.
 func ScriptCondition(cond string) (handled, ok bool, err error) {
 	a := Agent(cond)
-	if a != Claude && a != Codex && a != Gemini {
+	if !known(a) {
 		return false, false, nil
 	}
 	if testing.Short() {
@@ -187,8 +189,8 @@ func agentRunCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: agent-run claude|codex|gemini [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]")
 	}
 	a := Agent(args[0])
-	if a != Claude && a != Codex && a != Gemini {
-		ts.Fatalf("agent-run: unknown agent %q (want claude, codex or gemini)", args[0])
+	if !known(a) {
+		ts.Fatalf("agent-run: unknown agent %q (want claude, codex, copilot, cline or gemini)", args[0])
 	}
 	fs := flag.NewFlagSet("agent-run", flag.ContinueOnError)
 	prompt := fs.String("prompt", "", "the user prompt")
@@ -209,6 +211,8 @@ func agentRunCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	argv, env, err := run.Argv()
 	ts.Check(err)
+	ts.Check(run.Setup(context.Background()))
+	defer run.Cleanup()
 	// Through env(1), so that the agent (and its hooks) get the script's environment too.
 	err = ts.Exec("env", append(append(env, bin), argv...)...)
 	stdout := ts.ReadFile("stdout")

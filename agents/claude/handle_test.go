@@ -95,6 +95,44 @@ func TestPayloadOfNativeHooks(t *testing.T) {
 	if p["transcriptPath"] != p["transcript_path"] || !strings.HasPrefix(fmt.Sprint(p["sessionId"]), "session-") || p["timestamp"] == nil {
 		t.Errorf("payload %v", p)
 	}
+	wantCall := map[string]any{"tool": "Bash", "command": "echo failing; exit 3", "reason": "fail", "cwd": e.Workspace, "input": input}
+	if got, _ := json.Marshal(p["toolCall"]); string(got) != mustJSON(t, wantCall) {
+		t.Errorf("toolCall = %s, want %s", got, mustJSON(t, wantCall))
+	}
+}
+
+// TestToolCallOfEachEvent: the tool call an approval shows and is for is in the payload of the
+// events that ask about one (PreToolUse, PermissionRequest), never of those after the call.
+func TestToolCallOfEachEvent(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ event, input, want string }{
+		{hooks.PermissionRequest, "PermissionRequest.Write", `{"cwd":"$W","file":"$W/w.txt","input":{"content":"x","file_path":"$W/w.txt"},"tool":"Write"}`},
+		{hooks.PreToolUse, "PreToolUse.Edit", `"tool":"Edit"`},
+		{hooks.PostToolUse, "PostToolUse.Write", `null`},
+	} {
+		t.Run(tt.input, func(t *testing.T) {
+			t.Parallel()
+			e := hooktest.New(t, config(tt.event, cmd("cat > payload.json")))
+			e.Answer(host, e.Input("claude", tt.input, nil), 0)
+			var p map[string]any
+			if err := json.Unmarshal([]byte(e.Read("payload.json")), &p); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(p["toolCall"])
+			if want := strings.ReplaceAll(tt.want, "$W", e.Workspace); !strings.Contains(string(got), want) {
+				t.Errorf("toolCall = %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestFailClosed: on a blockable event, whatever keeps the hooks from deciding is a deny that

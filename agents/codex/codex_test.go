@@ -104,6 +104,7 @@ func TestHooksThroughCodexInputs(t *testing.T) {
 	t.Parallel()
 	e := hooktest.New(t, `{"hooks": {
 		"PreToolUse": [
+			{"command": "cat > patch.json", "tools": "apply_patch"},
 			{"command": "echo 'needs a person' | { read r; echo \"{\\\"decision\\\":\\\"ask\\\",\\\"reason\\\":\\\"$r\\\"}\"; }", "tools": "Write"},
 			{"command": "cat > pre.json"}],
 		"Stop": [{"command": "cat > stop.json"}]}}`)
@@ -123,6 +124,17 @@ func TestHooksThroughCodexInputs(t *testing.T) {
 	}
 	if pre["agent"] != "codex" || pre["toolName"] != "Bash" || pre["toolUseId"] != "call_1795368562093673818" || pre["turn_id"] == nil || pre["model"] != "gpt-5" {
 		t.Errorf("payload %v", pre)
+	}
+	// The tool call an approval shows: the shell command, and apply_patch's patch as its command.
+	if tc, _ := json.Marshal(pre["toolCall"]); string(tc) != `{"command":"echo hi \u003e out.txt","cwd":"`+e.Workspace+`","input":{"command":"echo hi \u003e out.txt"},"tool":"Bash"}` {
+		t.Errorf("Bash toolCall %s", tc)
+	}
+	var patch map[string]any
+	if err := json.Unmarshal([]byte(e.Read("patch.json")), &patch); err != nil {
+		t.Fatal(err)
+	}
+	if tc, _ := patch["toolCall"].(map[string]any); tc["tool"] != "apply_patch" || !strings.HasPrefix(fmt.Sprint(tc["command"]), "*** Begin Patch\n*** Add File: p.txt") {
+		t.Errorf("apply_patch toolCall %v", patch["toolCall"])
 	}
 	// apply_patch after the call, and a patch a shell command applies before it, are the
 	// session's filesModified; Stop carries them.

@@ -105,32 +105,33 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 	return agents.FilePaths(input, "file_path")
 }
 
-// Common implements agents.Reader.
-func (Host) Common(in *agents.Input) agents.Common {
-	c := agents.Common{
-		SessionID: in.Str("conversation_id"), Cwd: in.Str("cwd"), TranscriptPath: in.Str("transcript_path"),
-		Tool: in.Str("tool_name"), ToolUseID: in.Str("tool_use_id"),
+// Decode implements agents.Decoder: Cursor names the session conversation_id, may give only
+// workspace_roots for the directory, and its own events carry their tool's input at the top.
+func (Host) Decode(in *agents.Input, _ string) error {
+	f := in.Fields
+	in.HostEvent = agents.Str(f, "hook_event_name")
+	in.Session, in.Dir, in.Transcript = agents.Str(f, "conversation_id"), agents.Str(f, "cwd"), agents.Str(f, "transcript_path")
+	in.ToolName, in.UseID = agents.Str(f, "tool_name"), agents.Str(f, "tool_use_id")
+	if in.Session == "" {
+		in.Session = agents.Str(f, "session_id")
 	}
-	if c.SessionID == "" {
-		c.SessionID = in.Str("session_id")
+	if roots, ok := f["workspace_roots"].([]any); ok && len(roots) > 0 && in.Dir == "" {
+		in.Dir, _ = roots[0].(string)
 	}
-	if roots, ok := in.Fields["workspace_roots"].([]any); ok && len(roots) > 0 && c.Cwd == "" {
-		c.Cwd, _ = roots[0].(string)
-	}
-	c.ToolInput = object(in.Fields["tool_input"])
+	in.Args = object(f["tool_input"])
 	switch in.HostEvent {
 	case "beforeShellExecution", "afterShellExecution":
-		c.Tool, c.ToolInput = Shell, map[string]any{"command": in.Fields["command"]}
+		in.ToolName, in.Args = Shell, map[string]any{"command": f["command"]}
 	case "beforeReadFile":
-		c.Tool, c.ToolInput = "Read", map[string]any{"file_path": in.Fields["file_path"]}
+		in.ToolName, in.Args = "Read", map[string]any{"file_path": f["file_path"]}
 	case "afterFileEdit":
-		c.Tool, c.ToolInput = "Write", map[string]any{"file_path": in.Fields["file_path"], "edits": in.Fields["edits"]}
+		in.ToolName, in.Args = "Write", map[string]any{"file_path": f["file_path"], "edits": f["edits"]}
 	case "beforeMCPExecution", "afterMCPExecution":
-		if c.Tool != "" && !strings.HasPrefix(c.Tool, "MCP:") {
-			c.Tool = "MCP:" + c.Tool // as preToolUse names an MCP tool
+		if in.ToolName != "" && !strings.HasPrefix(in.ToolName, "MCP:") {
+			in.ToolName = "MCP:" + in.ToolName // as preToolUse names an MCP tool
 		}
 	}
-	return c
+	return nil
 }
 
 // object is a tool input: an object, or the JSON text of one (beforeMCPExecution's tool_input).
@@ -194,7 +195,7 @@ func (Host) Answer(v *agents.Verdict) ([]byte, error) {
 	if o == (output{}) {
 		return nil, nil
 	}
-	return agents.EncodeJSON(o)
+	return agents.Marshal(o)
 }
 
 // withWarning is a refusal's message for the user, with agent-hooks' warnings after it.

@@ -91,20 +91,16 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 	return agents.FilePaths(input, "file_path")
 }
 
-// Common implements agents.Reader: Claude Code's field names, and PostToolUseFailure for the
+// Decode implements agents.Decoder: Claude Code's keys, and PostToolUseFailure for the
 // AfterTool of a call that failed.
-func (Host) Common(in *agents.Input) agents.Common {
-	c := agents.Common{
-		SessionID: in.Str("session_id"), Cwd: in.Str("cwd"), TranscriptPath: in.Str("transcript_path"),
-		Tool: in.Str("tool_name"),
-	}
-	c.ToolInput, _ = in.Fields["tool_input"].(map[string]any)
+func (Host) Decode(in *agents.Input, _ string) error {
+	agents.ClaudeShape(in)
 	if in.HostEvent == "AfterTool" {
 		if resp, ok := in.Fields["tool_response"].(map[string]any); ok && resp["error"] != nil && resp["error"] != "" {
-			c.Event = hooks.PostToolUseFailure
+			in.Event = hooks.PostToolUseFailure
 		}
 	}
-	return c
+	return nil
 }
 
 // CanAsk implements agents.Host. Gemini has a decision "ask", but a headless or --yolo run

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/configedit"
-	"github.com/autoagent/agent-hooks/hooks"
 )
 
 // Effect is what a finding does to the hooks.
@@ -131,6 +130,10 @@ func (c *checker) check() {
 		c.add(FileIgnored, "", nil, "the settings are not a JSON object")
 		return
 	}
+	if c.host == Copilot {
+		c.checkCopilot(obj)
+		return
+	}
 	if c.host == Claude && obj["disableAllHooks"] == true {
 		c.add(NeverRuns, `remove "disableAllHooks"`, []any{"disableAllHooks"}, `"disableAllHooks": true turns off every hook of every settings file`)
 	}
@@ -138,7 +141,7 @@ func (c *checker) check() {
 		c.geminiSwitches(obj)
 	}
 	if c.host == Cursor {
-		if v, ok := obj["version"]; !ok || v != float64(cursorVersion) {
+		if v, ok := obj["version"]; !ok || v != float64(c.host.settingsShape().Version) {
 			c.add(Misconfigured, `write "version": 1`, []any{"version"}, `no "version": 1, which Cursor's hooks.json starts with`)
 		}
 	}
@@ -178,22 +181,14 @@ func (c *checker) geminiSwitches(obj map[string]any) {
 
 func (c *checker) event(name string, v any) {
 	at := []any{"hooks", name}
-	if !slices.Contains(c.host.Known, name) {
-		fix := ""
-		if s := hooks.Suggest(name, c.host.Known); s != "" {
-			fix = fmt.Sprintf("did you mean %q?", s)
-		} else if _, err := hooks.ResolveEvent(name, nil); err == nil {
-			fix = "an agent-hooks event goes in .autoagent/config.json, not in the host's settings"
-		}
-		c.add(NeverRuns, fix, at, "unknown %s event %q", c.host.Title, name)
-	}
+	c.knownEvent(name, at)
 	groups, ok := v.([]any)
 	if !ok {
 		c.add(FileIgnored, "", at, "hooks.%s is not an array of matcher groups", name)
 		return
 	}
 	for i, g := range groups {
-		if c.host.Flat {
+		if c.host.settingsShape().Flat {
 			c.hook(name, append(append([]any(nil), at...), i), g)
 			continue
 		}
@@ -290,7 +285,7 @@ func (c *checker) hook(event string, at []any, v any) {
 			"%s stops %s hooks after %d s whatever their timeout", c.host.Title, event, max)
 	}
 	if cmd, _ := h["command"].(string); typ == "command" || typ == "" {
-		c.own(event, at, cmd, to, hasTimeout)
+		c.own(event, at, "command", cmd, to, hasTimeout)
 		if c.host.Owns(cmd) && slices.Contains(c.host.FailClosed, event) && h["failClosed"] != true {
 			c.add(Misconfigured, `add "failClosed": true (agent-hooks install cursor)`, at,
 				`agent-hooks' %s hook without "failClosed": true: %s lets the action through when agent-hooks crashes or times out`, event, c.host.Title)
@@ -325,32 +320,32 @@ func (c *checker) geminiMatcher(event string, at []any, m string) {
 
 // own checks one of agent-hooks' hooks: the program on PATH, --timeout given and equal to the
 // host's timeout, within the host's cap.
-func (c *checker) own(event string, at []any, cmd string, timeout float64, hasTimeout bool) {
+func (c *checker) own(event string, at []any, cmdKey, cmd string, timeout float64, hasTimeout bool) {
 	program, host, flagTimeout, ok := ownCommand(cmd)
 	if !ok {
 		return
 	}
 	if host != c.host.Name {
-		c.add(Misconfigured, fmt.Sprintf("use %q", c.host.Command(DefaultTimeout)), append(at, "command"),
+		c.add(Misconfigured, fmt.Sprintf("use %q", c.host.CommandFor(event, DefaultTimeout)), append(at, cmdKey),
 			"%s hooks run %q, which speaks %s's protocol", c.host.Title, cmd, host)
 	}
 	if c.lookPath != nil {
 		if _, err := c.lookPath(program); err != nil {
-			c.add(NeverRuns, "install agent-hooks on the PATH the agent runs with, or write its absolute path", append(at, "command"),
+			c.add(NeverRuns, "install agent-hooks on the PATH the agent runs with, or write its absolute path", append(at, cmdKey),
 				"%s is not on PATH", program)
 		}
 	}
 	switch {
 	case flagTimeout < 0:
-		c.add(Misconfigured, "", append(at, "command"), "--timeout is not a number of seconds")
+		c.add(Misconfigured, "", append(at, cmdKey), "--timeout is not a number of seconds")
 	case !hasTimeout:
 		c.add(Misconfigured, "run agent-hooks install again", at,
 			`no "timeout": the host's default applies, and agent-hooks does not know it`)
 	case flagTimeout == 0:
-		c.add(Misconfigured, "run agent-hooks install again", append(at, "command"),
+		c.add(Misconfigured, "run agent-hooks install again", append(at, cmdKey),
 			"no --timeout: agent-hooks does not know the host's timeout of %s, and may answer after the host gave up on it", seconds(timeout))
 	case flagTimeout != timeout:
-		c.add(Misconfigured, "run agent-hooks install again", append(at, "command"),
+		c.add(Misconfigured, "run agent-hooks install again", append(at, cmdKey),
 			"--timeout %g differs from the host's timeout %g", flagTimeout, timeout)
 	}
 }

@@ -1,5 +1,7 @@
 package hostsettings
 
+import "github.com/autoagent/agent-hooks/configedit"
+
 // Cursor is Cursor's hooks.json (from its documentation: cursor.com/docs/hooks). Its hooks are
 // flat command objects under camelCase events, with timeouts in seconds, and fail open unless
 // they say "failClosed": true.
@@ -16,9 +18,6 @@ var Cursor = &Host{
 		"preCompact", "afterAgentResponse", "afterAgentThought", "beforeTabFileRead", "afterTabFileEdit",
 		"workspaceOpen"},
 	HookTypes:  []string{"command", "prompt"},
-	Flat:       true,
+	shape:      configedit.CursorShape,
 	FailClosed: []string{"preToolUse", "beforeSubmitPrompt", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile"},
 }
-
-// cursorVersion is the "version" of the hooks.json Cursor reads.
-const cursorVersion = 1

@@ -47,6 +47,18 @@ func (h *Host) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report,
 	installed := 0
 	for _, f := range h.Files(env) {
 		st := FileState{Scope: f.Scope, Path: f.Path}
+		if h.Scripts {
+			own, findings, err := doctorScripts(h, f.Path, opt.LookPath)
+			if err != nil {
+				return nil, err
+			}
+			_, err = os.Stat(f.Path)
+			st.Exists, st.AgentHooks = err == nil, own
+			installed += own
+			rep.Findings = append(rep.Findings, findings...)
+			rep.Files = append(rep.Files, st)
+			continue
+		}
 		src, err := os.ReadFile(f.Path)
 		if err == nil {
 			st.Exists = true
@@ -60,6 +72,19 @@ func (h *Host) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report,
 	}
 	if installed == 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("agent-hooks is not installed for %s (agent-hooks install %s [--user])", h.Title, h.Name))
+	}
+	switch {
+	case h == Copilot && installed > 0:
+		for _, f := range Claude.Files(env)[1:] { // Copilot reads the project's Claude settings, not the user's
+			if src, err := os.ReadFile(f.Path); err == nil && Claude.countOwn(src) > 0 {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("Copilot also reads %s, where agent-hooks is installed for Claude Code: Copilot runs agent-hooks twice per event (uninstall one)", f.Path))
+			}
+		}
+		rep.Notes = append(rep.Notes, "Copilot loads a repository's hooks in -p mode only in a folder it trusts (--trust-folder, or COPILOT_ALLOW_ALL=true); its user hooks (--user) always load",
+			"Copilot cannot block a prompt (userPromptSubmitted) nor a session's start: gates on those events only record")
+	case h == Cline && installed > 0:
+		rep.Notes = append(rep.Notes, "Cline refuses a tool only by ending the task: a PreToolUse gate that blocks stops the agent, and the model is not told why",
+			"Cline does not wait for TaskStart, TaskComplete, TaskError, SessionShutdown or UserPromptSubmit hooks: gates on those events only record")
 	}
 	if h == Codex {
 		if err := codexTrust(ctx, env, opt, rep); err != nil {
@@ -121,45 +146,33 @@ func claudeManaged(dir string) []Finding {
 	return out
 }
 
-// countOwn counts agent-hooks' hooks for the host in a settings file.
+// countOwn counts agent-hooks' hooks for the host in a settings file: those in matcher groups,
+// and in a flat shape (Copilot's, Cursor's) those right under the event, where "type" may be
+// left out.
 func (h *Host) countOwn(src []byte) int {
-	if h.Flat {
-		var s struct {
-			Hooks map[string][]struct {
-				Type    string `json:"type"`
-				Command string `json:"command"`
-			} `json:"hooks"`
-		}
-		if json.Unmarshal(src, &s) != nil {
-			return 0
-		}
-		n := 0
-		for _, list := range s.Hooks {
-			for _, hk := range list {
-				if (hk.Type == "" || hk.Type == "command") && h.Owns(hk.Command) {
-					n++
-				}
-			}
-		}
-		return n
-	}
 	var s struct {
-		Hooks map[string][]struct {
-			Hooks []struct {
-				Type    string `json:"type"`
-				Command string `json:"command"`
-			} `json:"hooks"`
-		} `json:"hooks"`
+		Hooks map[string][]map[string]any `json:"hooks"`
 	}
 	if json.Unmarshal(src, &s) != nil {
 		return 0
 	}
+	shape := h.settingsShape()
 	n := 0
-	for _, groups := range s.Hooks {
-		for _, g := range groups {
-			for _, hk := range g.Hooks {
-				if hk.Type == "command" && h.Owns(hk.Command) {
-					n++
+	count := func(hk map[string]any, key string, untyped bool) {
+		typ, typed := hk["type"].(string)
+		if cmd, _ := hk[key].(string); (typ == "command" || untyped && !typed) && h.Owns(cmd) {
+			n++
+		}
+	}
+	for _, list := range s.Hooks {
+		for _, e := range list {
+			if shape.Flat {
+				count(e, shape.CommandKey, true)
+			}
+			group, _ := e["hooks"].([]any)
+			for _, hk := range group {
+				if m, ok := hk.(map[string]any); ok {
+					count(m, "command", false)
 				}
 			}
 		}

@@ -69,8 +69,8 @@ func TestHooksInTheHostsUnits(t *testing.T) {
 		}
 	}
 	closed := map[string]bool{}
-	for _, h := range Cursor.flatHooks(30) {
-		for _, f := range h.Fields {
+	for _, h := range Cursor.Hooks(30) {
+		for _, f := range h.Extra {
 			if f.Key == "failClosed" && f.Value == true {
 				closed[h.Event] = true
 			}

@@ -1,7 +1,7 @@
 // Package hostsettings owns the agent hosts' hook settings as agent-hooks installs into them:
-// where Claude Code, Codex, Gemini CLI and Cursor read their hooks (user, project and local
-// files), the entries `agent-hooks install` merges into them and `uninstall` takes out, and the checks of
-// `agent-hooks doctor` — everything that makes a host silently run no hook at all (a settings
+// where Claude Code, Codex, GitHub Copilot CLI, Cline, Gemini CLI and Cursor read their hooks
+// (user, project and local files, Cline's hook folders), the entries `agent-hooks install`
+// merges into them and `uninstall` takes out, and the checks of `agent-hooks doctor` — everything that makes a host silently run no hook at all (a settings
 // file it ignores, an event it does not know, a Codex project or hook not trusted, agent-hooks
 // not on the host's PATH).
 package hostsettings
@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/autoagent/agent-hooks/configedit"
 )
 
 // Host is an agent host whose hook settings agent-hooks installs into.
@@ -31,12 +33,17 @@ type Host struct {
 	// Millis is set when the host's timeouts are milliseconds (Gemini CLI); --timeout stays
 	// seconds.
 	Millis bool
-	// Flat is set when an event's hooks are the command objects themselves, with no matcher
-	// group around them (Cursor).
-	Flat bool
 	// FailClosed are the events whose agent-hooks entry must say "failClosed": true, without
 	// which the host lets the action through when agent-hooks crashes or times out (Cursor).
 	FailClosed []string
+	// EventFlag: the host's input names no event, so the command install writes says it
+	// (--event; Copilot's camelCase hooks).
+	EventFlag bool
+	// Scripts: the host has no settings file but runs one executable per event from folders
+	// (Cline); Files are those folders.
+	Scripts bool
+
+	shape configedit.HostShape // where its settings keep a hook (zero: configedit.GroupedShape)
 }
 
 // Claude is Claude Code (2.1.197: the events of its settings schema).
@@ -69,7 +76,7 @@ var Codex = &Host{
 }
 
 // Hosts lists every host.
-var Hosts = []*Host{Claude, Codex, Gemini, Cursor}
+var Hosts = []*Host{Claude, Codex, Copilot, Cline, Gemini, Cursor}
 
 // Lookup returns the host named name.
 func Lookup(name string) (*Host, error) {
@@ -95,6 +102,41 @@ const Program = "agent-hooks"
 // answers (a deny where it cannot decide) before the host would kill it.
 func (h *Host) Command(timeout int) string {
 	return Program + " hook " + h.Name + " --timeout " + strconv.Itoa(timeout)
+}
+
+// CommandFor is the command install registers on event: Command, with --event where the
+// host's input does not name the event; without --timeout for Cline, whose timeout no setting
+// changes (agent-hooks knows it).
+func (h *Host) CommandFor(event string, timeout int) string {
+	if h.Scripts {
+		return Program + " hook " + h.Name + " --event " + event
+	}
+	if h.EventFlag {
+		return Program + " hook " + h.Name + " --event " + event + " --timeout " + strconv.Itoa(timeout)
+	}
+	return h.Command(timeout)
+}
+
+// flagValue is the value of a --flag in a command line, "" when it has none.
+func flagValue(cmd, flag string) string {
+	f := strings.Fields(cmd)
+	for i, a := range f {
+		if a == flag && i+1 < len(f) {
+			return f[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// settingsShape is where the host's settings keep a hook.
+func (h *Host) settingsShape() configedit.HostShape {
+	if h.shape.CommandKey == "" {
+		return configedit.GroupedShape
+	}
+	return h.shape
 }
 
 // Timeout is the timeout install writes for event, in seconds: timeout, within the host's cap.
@@ -202,7 +244,7 @@ func (e Env) getenv(k string) string {
 }
 
 // UserDir is the host's user folder: $CLAUDE_CONFIG_DIR or ~/.claude; $CODEX_HOME or ~/.codex;
-// ~/.gemini; ~/.cursor.
+// ~/.gemini; ~/.cursor. (Copilot's and Cline's folders are in their Files.)
 func (h *Host) UserDir(env Env) string {
 	v, dir := "CLAUDE_CONFIG_DIR", ".claude"
 	switch h {
@@ -222,9 +264,13 @@ func (h *Host) UserDir(env Env) string {
 // Files lists the host's hook settings files, user first: Claude's ~/.claude/settings.json,
 // .claude/settings.json and .claude/settings.local.json; Codex's ~/.codex/hooks.json and
 // .codex/hooks.json; Gemini's ~/.gemini/settings.json and .gemini/settings.json; Cursor's
-// ~/.cursor/hooks.json and .cursor/hooks.json.
+// ~/.cursor/hooks.json and .cursor/hooks.json; Copilot's hooks files and Cline's hook folders.
 func (h *Host) Files(env Env) []File {
 	switch h {
+	case Copilot:
+		return copilotFiles(env)
+	case Cline:
+		return clineDirs(env)
 	case Gemini:
 		return []File{
 			{User, filepath.Join(h.UserDir(env), "settings.json")},
@@ -249,9 +295,13 @@ func (h *Host) Files(env Env) []File {
 	}
 }
 
-// InstallFile is the file install writes: the user's (user) or the project's.
+// InstallFile is the file install writes: the user's (user) or the project's (Cline: the
+// folder install writes its scripts in).
 func (h *Host) InstallFile(env Env, user bool) File {
 	files := h.Files(env)
+	if h == Copilot {
+		files = []File{files[0], {Project, filepath.Join(copilotDirs(env)[1].Path, copilotFile)}}
+	}
 	if user {
 		return files[0]
 	}

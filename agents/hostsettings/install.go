@@ -24,7 +24,10 @@ func (h *Host) Hooks(timeout int) []configedit.HostHook {
 	out := make([]configedit.HostHook, len(h.Events))
 	for i, ev := range h.Events {
 		t := h.Timeout(ev, timeout)
-		out[i] = configedit.HostHook{Event: ev, Command: h.Command(t), Timeout: h.written(t)}
+		out[i] = configedit.HostHook{Event: ev, Command: h.CommandFor(ev, t), Timeout: h.written(t)}
+		if slices.Contains(h.FailClosed, ev) {
+			out[i].Extra = []configedit.Field{{Key: "failClosed", Value: true}}
+		}
 	}
 	return out
 }
@@ -35,35 +38,6 @@ func (h *Host) written(seconds int) int {
 		return seconds * 1000
 	}
 	return seconds
-}
-
-// flatHooks are Hooks in Cursor's flat shape, with "failClosed": true where a failure must block.
-func (h *Host) flatHooks(timeout int) []configedit.FlatHook {
-	var out []configedit.FlatHook
-	for _, hh := range h.Hooks(timeout) {
-		fields := []configedit.Field{{Key: "command", Value: hh.Command}, {Key: "timeout", Value: hh.Timeout}}
-		if slices.Contains(h.FailClosed, hh.Event) {
-			fields = append(fields, configedit.Field{Key: "failClosed", Value: true})
-		}
-		out = append(out, configedit.FlatHook{Event: hh.Event, Fields: fields})
-	}
-	return out
-}
-
-// setHooks makes src hold the host's hooks for timeout (none when timeout is 0).
-func (h *Host) setHooks(src []byte, timeout int) ([]byte, bool, error) {
-	if h.Flat {
-		var want []configedit.FlatHook
-		if timeout > 0 {
-			want = h.flatHooks(timeout)
-		}
-		return configedit.SetFlatHooks(src, cursorVersion, want, h.Owns)
-	}
-	var want []configedit.HostHook
-	if timeout > 0 {
-		want = h.Hooks(timeout)
-	}
-	return configedit.SetHostHooks(src, want, h.Owns)
 }
 
 // IgnoredError is a settings file the host ignores as it is: install refuses to add hooks that
@@ -89,17 +63,19 @@ func (e *IgnoredError) Error() string {
 // changed (not when they were already there). A file the host ignores is left alone
 // (*IgnoredError).
 func (h *Host) Install(path string, timeout int) (bool, error) {
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+	if h.Scripts {
+		return installScripts(h, path, timeout)
 	}
+	want := h.Hooks(timeout)
+	shape := h.settingsShape()
 	return configedit.Update(path, func(src []byte) ([]byte, bool, error) {
 		if len(bytes.TrimSpace(src)) == 0 {
-			return h.setHooks(src, timeout)
+			return configedit.SetHostHooksIn(shape, src, want, h.Owns)
 		}
 		if fs := h.CheckSource(path, src, nil); Ignored(fs) {
 			return nil, false, &IgnoredError{Host: h, Findings: fs}
 		}
-		return h.setHooks(src, timeout)
+		return configedit.SetHostHooksIn(shape, src, want, h.Owns)
 	})
 }
 
@@ -109,8 +85,11 @@ func (h *Host) Uninstall(path string) (bool, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
+	if h.Scripts {
+		return uninstallScripts(h, path)
+	}
 	return configedit.Update(path, func(src []byte) ([]byte, bool, error) {
-		return h.setHooks(src, 0)
+		return configedit.SetHostHooksIn(h.settingsShape(), src, nil, h.Owns)
 	})
 }
 

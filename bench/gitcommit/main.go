@@ -1,46 +1,72 @@
-// Command gitcommit is the go-git baseline of bench/gitcommit.sh: it stages a work tree with
-// go-git's own Worktree.AddWithOptions{All: true} and commits with Worktree.Commit, the way a
-// program using go-git directly would, so that the benchmark can show what gitops' single walk
-// saves.
+// Command gitcommit stages every change of a work tree and commits it with gitops, the way the
+// git-commit hook type does but without the rest of agent-hooks (configuration, sessions, audit),
+// so that bench/gitcommit.sh can set its time and memory beside `git add -A && git commit`'s. It
+// can write CPU and heap profiles of that one commit.
 //
-// usage: go run ./bench/gitcommit DIR
+// usage: go run ./bench/gitcommit [-cpuprofile FILE] [-memprofile FILE] DIR
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"os"
-	"time"
+	"runtime"
+	"runtime/pprof"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/autoagent/agent-hooks/gitops"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: gitcommit DIR")
+	cpu := flag.String("cpuprofile", "", "write a CPU profile of the commit to `file`")
+	mem := flag.String("memprofile", "", "write a heap profile (allocations) to `file` after the commit")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: gitcommit [-cpuprofile FILE] [-memprofile FILE] DIR")
 		os.Exit(2)
 	}
-	if err := run(os.Args[1]); err != nil {
+	if err := run(flag.Arg(0), *cpu, *mem); err != nil {
 		fmt.Fprintf(os.Stderr, "gitcommit: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string) error {
-	r, err := git.PlainOpen(dir)
+func run(dir, cpuProfile, memProfile string) error {
+	if memProfile != "" {
+		runtime.MemProfileRate = 64 << 10
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	r, err := gitops.Open(dir, gitops.Env{Getenv: os.Getenv, Environ: os.Environ()})
 	if err != nil {
-		return fmt.Errorf("open %s: %w", dir, err)
+		return err
 	}
-	wt, err := r.Worktree()
+	res, err := r.Commit(context.Background(), gitops.CommitOptions{Message: "Complete issue #1: bench", Out: os.Stderr})
 	if err != nil {
-		return fmt.Errorf("worktree: %w", err)
+		return err
 	}
-	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		return fmt.Errorf("add: %w", err)
+	if !res.Changes {
+		return fmt.Errorf("nothing to commit in %s", dir)
 	}
-	sig := &object.Signature{Name: "Bench", Email: "bench@example.com", When: time.Now()}
-	if _, err := wt.Commit("Complete issue #1: bench", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
-		return fmt.Errorf("commit: %w", err)
+	if memProfile != "" {
+		f, err := os.Create(memProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		runtime.GC() // the profile is as of the last collection: make that now
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			return err
+		}
 	}
 	return nil
 }

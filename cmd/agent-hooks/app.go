@@ -28,6 +28,9 @@ type app struct {
 	environ []string
 	cwd     string
 	start   time.Time // when the process started: an agent's timeout of its hook counts from about then
+	// executable is this program's path ("" when unknown): the telemetry shipper is found
+	// next to it.
+	executable string
 }
 
 // Exit codes of agent-hooks (SPEC.md section 5).
@@ -112,6 +115,7 @@ func Main() int {
 		cwd:     cwd,
 		start:   start,
 	}
+	a.executable, _ = os.Executable()
 	// Orphans of hook processes (a setsid'd grandchild) become ours, to be ended with their hook;
 	// whatever is left when agent-hooks exits is ended then.
 	hooks.AdoptOrphans()
@@ -236,6 +240,7 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 		a.newUninstallCmd(),
 		a.newDoctorCmd(),
 		a.newHookCmd(),
+		a.newTelemetryCmd(),
 		a.newVersionCmd(),
 	)
 	root.SetHelpCommand(newHelpCmd())

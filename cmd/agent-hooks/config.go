@@ -87,7 +87,7 @@ func (a *app) newConfigShowCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory")
-	cmd.Flags().StringVar(&loop, "loop", "", "agent-pipelines loop.yaml")
+	cmd.Flags().StringVar(&loop, "loop", "", "agent-pipelines stage file (stage.yaml, formerly loop.yaml)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -216,7 +216,7 @@ exit 0). --json prints {"valid", "workspace", "files", "hooks", "diagnostics": [
 		},
 	}
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory")
-	cmd.Flags().StringVar(&loop, "loop", "", "agent-pipelines loop.yaml")
+	cmd.Flags().StringVar(&loop, "loop", "", "agent-pipelines stage file (stage.yaml, formerly loop.yaml)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result and every diagnostic as JSON")
 	return cmd
 }

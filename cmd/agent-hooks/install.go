@@ -85,8 +85,8 @@ func (a *app) newInstallCmd() *cobra.Command {
 		workspace string
 	)
 	cmd := &cobra.Command{
-		Use:   "install <claude|codex|gemini|cursor>",
-		Short: "Make an agent (Claude Code, Codex, Gemini CLI, Cursor) run agent-hooks for its hook events",
+		Use:   "install <claude|codex|copilot|cline|gemini|cursor>",
+		Short: "Make an agent (Claude Code, Codex, Copilot CLI, Cline, Gemini CLI, Cursor) run agent-hooks for its hook events",
 		Long: `Register "agent-hooks hook <agent> --timeout N" with "timeout": N on each of the agent's hook
 events that agent-hooks handles, in the project's settings (.claude/settings.json,
 .codex/hooks.json, .gemini/settings.json, .cursor/hooks.json) or with --user in the user's
@@ -102,12 +102,17 @@ it in milliseconds (.gemini/settings.json), and Cursor's entries (.cursor/hooks.
 
 Codex runs a project's hooks only in a trusted project, and any hook only once it is trusted.
 With --trust, install asks codex (--codex, else codex on PATH) to record both in
-~/.codex/config.toml; without it, install says what is missing.`,
+~/.codex/config.toml; without it, install says what is missing.
+
+GitHub Copilot CLI: agent-hooks' own hooks file, .github/hooks/agent-hooks.json (with --user
+~/.copilot/hooks/agent-hooks.json), with "timeoutSec": N on each camelCase event.
+Cline: one script per event in .clinerules/hooks/ (with --user ~/.cline/hooks/), each running
+"agent-hooks hook cline --event <Name>"; Cline's own timeout (120 s) applies, not --timeout.`,
 		Example: `  agent-hooks install claude
   agent-hooks install codex --trust
   agent-hooks install claude --user --timeout 300`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"claude", "codex", "gemini", "cursor"},
+		ValidArgs: []string{"claude", "codex", "copilot", "cline", "gemini", "cursor"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			host, err := hostsettings.Lookup(args[0])
 			if err != nil {
@@ -129,9 +134,12 @@ With --trust, install asks codex (--codex, else codex on PATH) to record both in
 				return fmt.Errorf("install %s: %w", host.Name, err)
 			}
 			where := shortPath(env, file.Path)
-			if changed {
+			switch {
+			case changed && host.Scripts:
+				fmt.Fprintf(a.stderr, "✓ agent-hooks runs for %d %s events (%s)\n", len(host.Events), host.Title, where)
+			case changed:
 				fmt.Fprintf(a.stderr, "✓ agent-hooks runs for %d %s events (%s, timeout %d s)\n", len(host.Events), host.Title, where, timeout)
-			} else {
+			default:
 				fmt.Fprintf(a.stderr, "agent-hooks is already installed for %s (%s)\n", host.Title, where)
 			}
 			if _, err := a.lookPath(hostsettings.Program); err != nil {
@@ -189,7 +197,7 @@ func (a *app) newUninstallCmd() *cobra.Command {
 		workspace string
 	)
 	cmd := &cobra.Command{
-		Use:   "uninstall <claude|codex|gemini|cursor>",
+		Use:   "uninstall <claude|codex|copilot|cline|gemini|cursor>",
 		Short: "Take agent-hooks out of an agent's hook settings",
 		Long: `Remove every "agent-hooks hook <agent>" hook from the project's settings of the agent (or with
 --user the user's), with the matcher groups and events left empty; everything else in the file
@@ -197,7 +205,7 @@ stays as it is. Codex's trust records in ~/.codex/config.toml are left alone.`,
 		Example: `  agent-hooks uninstall claude
   agent-hooks uninstall codex --user`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"claude", "codex", "gemini", "cursor"},
+		ValidArgs: []string{"claude", "codex", "copilot", "cline", "gemini", "cursor"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			host, err := hostsettings.Lookup(args[0])
 			if err != nil {
@@ -232,20 +240,22 @@ func (a *app) newDoctorCmd() *cobra.Command {
 		workspace string
 	)
 	cmd := &cobra.Command{
-		Use:   "doctor [claude|codex|gemini|cursor]",
+		Use:   "doctor [claude|codex|copilot|cline|gemini|cursor]",
 		Short: "Find what would make an agent's hooks silently never run",
-		Long: `Check the hook settings of Claude Code, Codex, Gemini CLI and Cursor (or only the agent named) in the
+		Long: `Check the hook settings of Claude Code, Codex, Copilot CLI, Cline, Gemini CLI and Cursor (or only the agent named) in the
 user's and the project's files for what makes an agent run hooks other than as written, without a word: a
 settings file it ignores (invalid JSON, a hook without its matcher group, "timeout": "5"), an
 event name it does not know, a timeout in milliseconds, agent-hooks not on PATH or given another
 timeout than the agent's, and for Codex a project or a hook it does not trust (asking codex when
 it is on PATH); Gemini CLI's seconds written where it reads milliseconds, hooks it turns off, or
-a matcher naming Claude Code's tools; Cursor's agent-hooks entries that would fail open. Exits 1
-when it finds any.`,
+a matcher naming Claude Code's tools; Cursor's agent-hooks entries that would fail open. Copilot
+CLI's hooks files (.github/hooks/*.json, ~/.copilot/hooks/*.json) are checked the same way, with
+"version": 1 and an --event that matches the event; Cline's hook folders for files named after no
+event, files it cannot run, and agent-hooks not on PATH. Exits 1 when it finds any.`,
 		Example: `  agent-hooks doctor
   agent-hooks doctor claude --json`,
 		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: []string{"claude", "codex", "gemini", "cursor"},
+		ValidArgs: []string{"claude", "codex", "copilot", "cline", "gemini", "cursor"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			hosts := hostsettings.Hosts
 			if len(args) == 1 {

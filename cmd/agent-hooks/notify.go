@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -68,7 +69,7 @@ A webhook can also be configured as a hook in config.json:
 	return cmd
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func (a *app) newNotifySetupCmd() *cobra.Command {
 	var name, url, urlEnv, title string
@@ -105,7 +106,7 @@ SessionEnd,Error).`,
 			if url != "" && urlEnv != "" {
 				return errors.New("give --url or --url-env, not both")
 			}
-			if urlEnv != "" && !envName.MatchString(urlEnv) {
+			if urlEnv != "" && !envName().MatchString(urlEnv) {
 				return fmt.Errorf("--url-env: %q is not an environment variable name", urlEnv)
 			}
 			if url == "" && urlEnv == "" {

@@ -28,7 +28,26 @@ func sessTime(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return t.UTC().Format("2006-01-02 15:04:05Z")
+	return string(appendSessTime(nil, t))
+}
+
+// appendSessTime appends t as sessTime prints it ("2006-01-02 15:04:05Z", in UTC), without the
+// layout parsing of time.Format: a trail of a million lines prints a million of them.
+func appendSessTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	two := func(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(b, "2006-01-02 15:04:05Z")
+	}
+	b = two(two(b, y/100), y%100)
+	b = two(append(b, '-'), int(mo))
+	b = two(append(b, '-'), d)
+	b = two(append(b, ' '), h)
+	b = two(append(b, ':'), mi)
+	b = two(append(b, ':'), s)
+	return append(b, 'Z')
 }
 
 func sessIssues(list []int) string {

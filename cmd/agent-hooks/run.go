@@ -62,7 +62,7 @@ Exit codes: 0 proceed, 2 blocked (the reason on stderr), 3 skip (PreIteration on
 	fl.StringArrayVar(&f.data, "data", nil, "event data key=value (numbers, true/false and JSON stay typed); repeatable")
 	fl.StringVar(&f.session, "session", "", "session id (default $AUTOAGENT_SESSION_ID, else the workspace's active session)")
 	fl.StringVar(&f.workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
-	fl.StringVar(&f.loop, "loop", "", "agent-pipelines loop.yaml to read hooks from (default <workspace>/loop.yaml)")
+	fl.StringVar(&f.loop, "loop", "", "agent-pipelines stage file to read hooks from (default <workspace>/stage.yaml, else loop.yaml)")
 	fl.StringVar(&f.config, "config", "", "one more hook config file, loaded after the project's and before the user's (the Action's config input)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON result object on stdout")
 	return cmd

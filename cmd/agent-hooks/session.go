@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -37,12 +37,15 @@ the same workspace, else starts one.`,
 		a.newSessionListCmd(),
 		a.newSessionCurrentCmd(),
 		a.newSessionResumeCmd(),
+		a.newSessionVerifyCmd(),
+		a.newSessionPushCmd(),
+		a.newSessionPullCmd(),
 	)
 	return cmd
 }
 
 func (a *app) newSessionStartCmd() *cobra.Command {
-	var workspace, provider string
+	var workspace, provider, name string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "start [flags] [-- COMMAND [ARG...]]",
@@ -53,6 +56,7 @@ recorded. The command and arguments after -- are recorded as the session's comma
 (default: agent-hooks session start).`,
 		Example: `  agent-hooks session start
   agent-hooks session start --provider claude --json
+  agent-hooks session start --name auth-refactor
   agent-hooks session start --workspace ./repo -- autoagent run --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := a.newRunner()
@@ -63,7 +67,7 @@ recorded. The command and arguments after -- are recorded as the session's comma
 			if len(args) > 0 {
 				command, cmdArgs = args[0], args[1:]
 			}
-			sess, err := r.Start(runner.StartRequest{Workspace: workspace, Command: command, Args: cmdArgs, Provider: provider})
+			sess, err := r.Start(runner.StartRequest{Workspace: workspace, Command: command, Args: cmdArgs, Provider: provider, Name: name})
 			if err != nil {
 				return err
 			}
@@ -73,6 +77,7 @@ recorded. The command and arguments after -- are recorded as the session's comma
 	fl := cmd.Flags()
 	fl.StringVar(&workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
 	fl.StringVar(&provider, "provider", "", "the agent's primary provider, recorded in the session (claude, gemini, …)")
+	fl.StringVar(&name, "name", "", "the session's human name (letters, digits, _ and -; at most 64): every payload carries it as sessionName, and it is iteratr's {{session}}")
 	fl.BoolVar(&asJSON, "json", false, "print the session record instead of its id")
 	return cmd
 }
@@ -143,12 +148,14 @@ Exit codes: 0 ended, 2 Stop blocked, 1 failure.`,
 
 func (a *app) newSessionShowCmd() *cobra.Command {
 	var asJSON, events bool
+	var remote remoteFlags
 	cmd := &cobra.Command{
 		Use:   "show [ID]",
 		Short: "Show a session (default $AUTOAGENT_SESSION_ID, else the current one)",
 		Long: `Show a session's record: status, workspace, times, issues, git branch and commit.
 --events adds its audit trail, one line per hook execution. --json prints the record as stored
-(with --events, an "events" array is added to it).`,
+(with --events, an "events" array is added to it, with the trail's lines as they were written).
+The trail is read line by line, so a trail of millions of lines shows at once in constant memory.`,
 		Example: `  agent-hooks session show
   agent-hooks session show session-1704067200000-abc123 --events
   agent-hooks session show --json | jq .issuesCompleted`,
@@ -162,48 +169,40 @@ func (a *app) newSessionShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if remote.set() {
+				if id == "" {
+					return errors.New("session show --remote: name the session (agent-hooks session list --remote lists them)")
+				}
+				rs, err := r.LookupRemote(cmd.Context(), id, remote.request())
+				if err != nil {
+					return err
+				}
+				return a.showSession(rs.Session, remoteTrail(rs), asJSON, events)
+			}
 			sess, err := r.Lookup(id)
 			if err != nil {
 				return err
 			}
-			var trail []sessions.Event
-			if events {
-				var problems []error
-				if trail, problems, err = r.Store().Events(sess.ID); err != nil {
-					return err
-				}
-				a.reportProblems(problems)
-			}
-			if asJSON {
-				if !events {
-					return writeJSON(a.stdout, sess)
-				}
-				b, err := json.Marshal(sess)
-				if err != nil {
-					return err
-				}
-				var obj map[string]any
-				if err := json.Unmarshal(b, &obj); err != nil {
-					return err
-				}
-				if trail == nil {
-					trail = []sessions.Event{}
-				}
-				obj["events"] = trail
-				return writeJSON(a.stdout, obj)
-			}
-			return printSession(a.stdout, sess, trail, events)
+			src := localTrail(r.Store(), sess.ID)
+			return a.showSession(sess, src, asJSON, events)
 		},
 	}
+	remote.flags(cmd, "show the session as it was last pushed to this remote (read into a cache under $AUTOAGENT_HOME/remote-sessions, nothing checked out)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session record as JSON")
 	cmd.Flags().BoolVar(&events, "events", false, "include the audit trail")
 	return cmd
 }
 
-func printSession(w io.Writer, s *sessions.Session, trail []sessions.Event, events bool) error {
+// printSession prints a session's record as `session show` does, buffered: tabwriter writes
+// every cell on its own, which on an unbuffered stdout is a system call each.
+func printSession(out io.Writer, s *sessions.Session) error {
+	w := bufio.NewWriter(out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
 	row("id", s.ID)
+	if s.Name != "" {
+		row("name", s.Name)
+	}
 	row("status", string(s.Status))
 	row("workspace", s.Workspace)
 	row("started", sessTime(s.StartTime))
@@ -236,26 +235,13 @@ func printSession(w io.Writer, s *sessions.Session, trail []sessions.Event, even
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if !events {
-		return nil
-	}
-	fmt.Fprintln(w)
-	if len(trail) == 0 {
-		_, err := fmt.Fprintln(w, "no hook has run in this session")
-		return err
-	}
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tEVENT\tHOOK\tSOURCE\tSTATUS\tEXIT\tMS\tDECISION\tREASON")
-	for _, e := range trail {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", sessTime(e.Time), e.Event, e.Name,
-			e.Source, e.Status, e.ExitCode, e.DurationMs, sessDash(e.Decision), sessLine(e.Reason))
-	}
-	return tw.Flush()
+	return w.Flush()
 }
 
 func (a *app) newSessionListCmd() *cobra.Command {
 	var limit int
 	var asJSON bool
+	var remote remoteFlags
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List sessions, newest first",
@@ -274,6 +260,24 @@ and skipped. The current session is marked with *.`,
 			if err != nil {
 				return err
 			}
+			if remote.set() {
+				list, problems, err := r.RemoteSessions(cmd.Context(), remote.request(), limit)
+				if err != nil {
+					return err
+				}
+				a.reportProblems(problems)
+				if asJSON {
+					if list == nil {
+						list = []*runner.RemoteSession{}
+					}
+					return writeJSON(a.stdout, list)
+				}
+				recs := make([]*sessions.Session, len(list))
+				for i, rs := range list {
+					recs[i] = rs.Session
+				}
+				return printSessionList(a.stdout, recs, "")
+			}
 			store := r.Store()
 			list, problems, err := store.List(limit)
 			if err != nil {
@@ -287,22 +291,33 @@ and skipped. The current session is marked with *.`,
 				return writeJSON(a.stdout, list)
 			}
 			current, _ := store.CurrentID()
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "  ID\tSTATUS\tSTARTED\tDONE/FAILED/PLANNED\tWORKSPACE")
-			for _, s := range list {
-				mark := " "
-				if s.ID == current {
-					mark = "*"
-				}
-				fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, s.Status, sessTime(s.StartTime),
-					len(s.IssuesCompleted), len(s.IssuesFailed), len(s.IssuesPlanned), s.Workspace)
-			}
-			return tw.Flush()
+			return printSessionList(a.stdout, list, current)
 		},
 	}
+	remote.flags(cmd, "list the sessions pushed to this remote instead, newest first (reading only the records shown)")
 	cmd.Flags().IntVar(&limit, "limit", 10, "how many sessions to show (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of session records")
 	return cmd
+}
+
+// printSessionList prints sessions as `session list` does, marking the current one, buffered
+// (see printSession).
+func printSessionList(out io.Writer, list []*sessions.Session, current string) error {
+	w := bufio.NewWriter(out)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ID\tSTATUS\tSTARTED\tDONE/FAILED/PLANNED\tWORKSPACE")
+	for _, s := range list {
+		mark := " "
+		if s.ID == current {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, s.Status, sessTime(s.StartTime),
+			len(s.IssuesCompleted), len(s.IssuesFailed), len(s.IssuesPlanned), s.Workspace)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 func (a *app) newSessionCurrentCmd() *cobra.Command {
@@ -358,5 +373,165 @@ it. A completed or failed session cannot be resumed. Prints the id.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session record")
+	return cmd
+}
+
+func (a *app) newSessionVerifyCmd() *cobra.Command {
+	var asJSON bool
+	var remote remoteFlags
+	cmd := &cobra.Command{
+		Use:   "verify [ID]",
+		Short: "Check that a session's audit trail is as it was written",
+		Long: `Check the hash chain of a session's audit trail (default $AUTOAGENT_SESSION_ID, else the
+current session). Every line carries its number in the chain ("seq") and the SHA-256 of the line
+before it ("prev"), and the session record keeps the head (the last line when the record was last
+written): a line changed, inserted or removed breaks the chain, and lines cut from the end fall
+short of the head. verify reports the first line that is not as written and exits 1.
+
+A trail written before agent-hooks chained its trails verifies as "unchained" (exit 0): there is
+nothing to check it against. Lines that are not events at all (a write cut short by a crash) are
+reported on stderr; the chain passes over them. The trail is read line by line, in constant
+memory.
+
+A session pushed with "agent-hooks session push" verifies the same way with --remote.
+
+Exit codes: 0 intact (or unchained), 1 broken or failure.`,
+		Example: `  agent-hooks session verify
+  agent-hooks session verify session-1704067200000-abc123 --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			r, err := a.newRunner()
+			if err != nil {
+				return err
+			}
+			if remote.set() {
+				if id == "" {
+					return errors.New("session verify --remote: name the session")
+				}
+				rs, err := r.LookupRemote(cmd.Context(), id, remote.request())
+				if err != nil {
+					return err
+				}
+				v, err := verifySession(rs.Session, remoteTrail(rs))
+				if err != nil {
+					return err
+				}
+				return a.printVerification(rs.ID, v, asJSON)
+			}
+			sess, err := r.Lookup(id)
+			if err != nil {
+				return err
+			}
+			v, err := verifySession(sess, localTrail(r.Store(), sess.ID))
+			if err != nil {
+				return err
+			}
+			return a.printVerification(sess.ID, v, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"session", "status", "lines", "chained", "unchained", "head", "afterHead", "problems", "break"}`)
+	remote.flags(cmd, "verify the session as it was last pushed to this remote")
+	return cmd
+}
+
+// remoteFlags are --remote and --workspace of the commands that read or write sessions on a
+// remote.
+type remoteFlags struct {
+	remote    string
+	workspace string
+	changed   func() bool
+}
+
+func (f *remoteFlags) flags(cmd *cobra.Command, usage string) {
+	cmd.Flags().StringVar(&f.remote, "remote", "", usage)
+	cmd.Flags().StringVar(&f.workspace, "workspace", "", "the repository whose remote it is (default the nearest ancestor with .autoagent or .git)")
+	f.changed = func() bool { return cmd.Flags().Changed("remote") }
+}
+
+func (f *remoteFlags) set() bool { return f.changed != nil && f.changed() }
+
+func (f *remoteFlags) request() runner.RemoteRequest {
+	return runner.RemoteRequest{Remote: f.remote, Workspace: f.workspace}
+}
+
+func (a *app) newSessionPushCmd() *cobra.Command {
+	var remote remoteFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "push [ID]",
+		Short: "Push a session and its audit trail to refs/agent-hooks/sessions/<id> on a remote",
+		Long: `Push a session (default $AUTOAGENT_SESSION_ID, else the current one) to the remote of its
+workspace's repository (--remote, else the config's "sessions": {"remote"}, else origin), as
+the commit of refs/agent-hooks/sessions/<id>: its record (session.json) and its audit trail
+(events/, cut at line ends into chunks), on top of the session's previous push. One ref per
+session, so runners pushing their own sessions never contend; nothing else on the remote
+changes. Credentials are git-push's: GITHUB_TOKEN or GH_TOKEN for https remotes of GitHub,
+ssh keys or agent for ssh remotes.
+
+"sessions": {"push": true} in config.json pushes every session when it ends.
+Read pushed sessions back with session list --remote, show --remote, verify --remote, pull.`,
+		Example: `  agent-hooks session push
+  agent-hooks session push session-1704067200000-abc123 --remote origin
+  git ls-remote origin 'refs/agent-hooks/sessions/*'`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			r, err := a.newRunner()
+			if err != nil {
+				return err
+			}
+			res, err := r.PushSession(cmd.Context(), id, remote.request())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, res)
+			}
+			_, err = fmt.Fprintf(a.stdout, "%s %s (%d trail chunk(s))\n", res.Ref, res.Commit[:12], res.Chunks)
+			return err
+		},
+	}
+	remote.flags(cmd, "the remote to push to (default the config's sessions.remote, else origin)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"Ref", "Commit", "Parent", "Chunks", "Attempts"}`)
+	return cmd
+}
+
+func (a *app) newSessionPullCmd() *cobra.Command {
+	var remote remoteFlags
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "pull ID...",
+		Short: "Copy sessions pushed to a remote into the local sessions folder",
+		Long: `Copy sessions as they were last pushed to the remote (--remote, else the config's
+"sessions": {"remote"}, else origin) into $AUTOAGENT_HOME/sessions, record and audit trail, so
+that show, verify and resume work on them as on any local session. A session that is already
+here is left alone unless --force.`,
+		Example: `  agent-hooks session pull session-1704067200000-abc123
+  agent-hooks session list --remote origin --json | jq -r '.[].id' | xargs agent-hooks session pull`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := a.newRunner()
+			if err != nil {
+				return err
+			}
+			for _, id := range args {
+				rs, err := r.PullSession(cmd.Context(), id, remote.request(), force)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "%s %s\n", rs.ID, rs.Status)
+			}
+			return nil
+		},
+	}
+	remote.flags(cmd, "the remote to pull from (default the config's sessions.remote, else origin)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace a session that is already here")
 	return cmd
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"github.com/autoagent/agent-hooks/agents"
 	"github.com/autoagent/agent-hooks/agents/claude"
+	"github.com/autoagent/agent-hooks/agents/cline"
 	"github.com/autoagent/agent-hooks/agents/codex"
+	"github.com/autoagent/agent-hooks/agents/copilot"
 	"github.com/autoagent/agent-hooks/agents/cursor"
 	"github.com/autoagent/agent-hooks/agents/gemini"
 	"github.com/autoagent/agent-hooks/approval"
@@ -30,6 +32,7 @@ func (a *app) newRunner() (*runner.Runner, error) {
 	return &runner.Runner{
 		Getenv: a.getenv, Environ: a.environ, Cwd: a.cwd, Stdout: a.stdout, Stderr: a.stderr,
 		AutoagentHome: home, UserHome: userHome, NewRegistry: a.newRegistry,
+		Executable: a.executable, Version: currentVersion().Version,
 	}, nil
 }
 
@@ -53,6 +56,8 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.RegisterFormat(hostfmt.Codex())
 	reg.RegisterFormat(hostfmt.Gemini())
 	reg.RegisterFormat(hostfmt.Cursor())
+	reg.RegisterFormat(hostfmt.Copilot())
+	reg.RegisterFormat(hostfmt.Cline())
 	if testRegistry != nil {
 		testRegistry(reg)
 	}
@@ -67,9 +72,11 @@ var testRegistry func(*hooks.Registry)
 // agentHosts are the coding agents `agent-hooks hook` speaks to, by name: one package each.
 func agentHosts() map[string]agents.Host {
 	return map[string]agents.Host{
-		"claude": claude.Host{},
-		"codex":  codex.Host{},
-		"gemini": gemini.Host{},
-		"cursor": cursor.Host{},
+		"claude":  claude.Host{},
+		"codex":   codex.Host{},
+		"copilot": copilot.Host{},
+		"cline":   cline.Host{},
+		"gemini":  gemini.Host{},
+		"cursor":  cursor.Host{},
 	}
 }

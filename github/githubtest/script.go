@@ -36,7 +36,9 @@ var (
 //	                                     add the team with members (STATE active, the default, or
 //	                                     pending)
 //	github-fake token-perms PERMS        limit the token to PERMS (contents=read,issues=write,…)
-//	github-fake comment N LOGIN BODY     add a comment now (-old: an hour ago)
+//	github-fake comment N LOGIN BODY     add a comment now (-old: an hour ago); {ref} in BODY is
+//	                                     the ref of the latest approval request on N (the start
+//	                                     of its request id: /approve {ref} answers a tool call)
 //	github-fake review N LOGIN STATE [BODY]
 //	github-fake on-request comment N LOGIN BODY
 //	github-fake on-request review N LOGIN STATE [BODY]
@@ -162,7 +164,15 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		if rest[0] == "-old" {
 			at, rest = time.Now().Add(-time.Hour), rest[1:]
 		}
-		server(ts).AddComment(atoi(ts, rest[0]), rest[1], strings.Join(rest[2:], " "), at)
+		s, pr, body := server(ts), atoi(ts, rest[0]), strings.Join(rest[2:], " ")
+		if strings.Contains(body, "{ref}") {
+			ref := s.RequestRef(pr)
+			if ref == "" {
+				ts.Fatalf("github-fake comment: no approval request on #%d for {ref}", pr)
+			}
+			body = strings.ReplaceAll(body, "{ref}", ref)
+		}
+		s.AddComment(pr, rest[1], body, at)
 	case "review":
 		need(4)
 		server(ts).AddReview(atoi(ts, args[1]), args[2], args[3], strings.Join(args[4:], " "), "", time.Time{})

@@ -272,6 +272,24 @@ func (s *Server) addCommentLocked(pr int, login, body string, at time.Time) *Com
 	return c
 }
 
+// requestMarker finds the request id in the marker an approval request comment begins with.
+var requestMarker = regexp.MustCompile(`^<!-- agent-hooks:approval [^>]*request="([0-9a-f]{64})"`)
+
+// RequestRef is how an approver names the latest approval request on pull request pr in a
+// command (the start of its request id: /approve REF answers a tool call), "" when there is none.
+func (s *Server) RequestRef(pr int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.comments) - 1; i >= 0; i-- {
+		if c := s.comments[i]; c.PR == pr {
+			if m := requestMarker.FindStringSubmatch(c.Body); m != nil {
+				return m[1][:8]
+			}
+		}
+	}
+	return ""
+}
+
 // AddReview adds a review by login on commit (empty: the current head), timestamped now (or at).
 func (s *Server) AddReview(pr int, login, state, body, commit string, at time.Time) Review {
 	s.mu.Lock()

@@ -41,7 +41,7 @@ exit 0
 
 // record writes which hook ran, and what it saw, to order.log.
 func record(tag string) string {
-	return "#!/bin/sh\nstdin=$(cat)\nprintf '%s %s %s\\n' " + tag + " \"$(echo \"$stdin\" | jq -r .runId)\" \"$(echo \"$BREAKPOINT_PAYLOAD\" | jq -r .runId)\" >> \"$REPO_ROOT/order.log\"\n"
+	return "#!/bin/sh\nstdin=$(cat)\nprintf '%s %s %s\\n' " + tag + " \"$(echo \"$stdin\" | jq -r .runId)\" \"$(echo \"$HOOK_PAYLOAD\" | jq -r .runId)\" >> \"$REPO_ROOT/order.log\"\n"
 }
 
 func newWorkspace(t *testing.T) *seedtest.Workspace {
@@ -100,15 +100,19 @@ func TestDiscoveryOrder(t *testing.T) {
 	var got []string
 	for _, e := range out.ExecutedHooks {
 		rel, _ := filepath.Rel(filepath.Dir(w.Dir), e.HookPath)
-		got = append(got, strings.Join([]string{rel, e.Location, e.Status, strconv.Itoa(e.ExitCode), e.Stderr}, " "))
+		code := "-"
+		if e.ExitCode != nil {
+			code = strconv.Itoa(*e.ExitCode)
+		}
+		got = append(got, strings.Join([]string{rel, e.HookName, e.HookLocation, e.Status, code}, " "))
 	}
 	want := []string{
-		"ws/.a5c/hooks/on-run-start/10-first.sh per-repo success 0 ",
-		"ws/.a5c/hooks/on-run-start/15-fails.sh per-repo failed 3 broken\n",
-		"ws/.a5c/hooks/on-run-start/20-second.sh per-repo success 0 ",
-		"home/.config/babysitter/hooks/on-run-start/a-user.sh per-user success 0 ",
-		"home/.config/babysitter/hooks/on-run-start/b-user.sh per-user success 0 ",
-		"ws/plugins/babysitter/hooks/on-run-start/a-plugin.sh plugin success 0 ",
+		"ws/.a5c/hooks/on-run-start/10-first.sh 10-first.sh per-repo success -",
+		"ws/.a5c/hooks/on-run-start/15-fails.sh 15-fails.sh per-repo failed 3",
+		"ws/.a5c/hooks/on-run-start/20-second.sh 20-second.sh per-repo success -",
+		"home/.config/babysitter/hooks/on-run-start/a-user.sh a-user.sh per-user success -",
+		"home/.config/babysitter/hooks/on-run-start/b-user.sh b-user.sh per-user success -",
+		"ws/plugins/babysitter/hooks/on-run-start/a-plugin.sh a-plugin.sh plugin success -",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("executedHooks\n%q\nwant\n%q", got, want)
@@ -119,7 +123,7 @@ func TestEnvironment(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
 	w.Write("plugins/babysitter/README.md", "the plugin\n", 0o644)
-	w.Write(".a5c/hooks/on-score/env.sh", "#!/bin/sh\necho \"$REPO_ROOT|$CLAUDE_PLUGIN_ROOT\"\necho \"$BREAKPOINT_PAYLOAD\" | jq -c '{target, score, eventName}'\n", 0o755)
+	w.Write(".a5c/hooks/on-score/env.sh", "#!/bin/sh\necho \"$REPO_ROOT|$CLAUDE_PLUGIN_ROOT\"\necho \"$HOOK_PAYLOAD\" | jq -c '{target, score, eventName}'\n", 0o755)
 	w.Write(".autoagent/config.json", `{"customEvents": ["on-score"]}`, 0o644)
 	res := w.Fire("on-score", "target", "code-quality", "score", 85)
 	want := w.Dir + "|" + filepath.Join(w.Dir, "plugins", "babysitter") + "\n" + `{"target":"code-quality","score":85,"eventName":"on-score"}` + "\n"
@@ -133,9 +137,9 @@ func TestRunCompleteOrFail(t *testing.T) {
 	w := newWorkspace(t)
 	w.Write(".a5c/hooks/on-run-complete/done.sh", "#!/bin/sh\necho complete\n", 0o755)
 	w.Write(".a5c/hooks/on-run-fail/alert.sh", "#!/bin/sh\necho failed\n", 0o755)
-	ranOnly := func(want string, data ...any) {
+	ranOnly := func(event, want string, data ...any) {
 		t.Helper()
-		res := w.Fire(hooks.SessionEnd, data...)
+		res := w.Fire(event, data...)
 		var ran []string
 		for _, h := range res.Hooks {
 			if h.Status != hooks.StatusSkipped {
@@ -146,13 +150,20 @@ func TestRunCompleteOrFail(t *testing.T) {
 			t.Errorf("%v: ran %v, want only %s", data, ran, want)
 		}
 	}
-	ranOnly("on-run-complete/done.sh")
-	ranOnly("on-run-complete/done.sh", "status", "completed")
-	ranOnly("on-run-fail/alert.sh", "status", "failed")
-	ranOnly("on-run-fail/alert.sh", "status", "Error")
-	ranOnly("on-run-fail/alert.sh", "success", false)
-	ranOnly("on-run-fail/alert.sh", "error", "task crashed")
-	ranOnly("on-run-complete/done.sh", "success", true)
+	// babysitter's SDK dispatches on-run-complete or on-run-fail itself; each runs only its own
+	// folder, whatever the payload says.
+	ranOnly("on-run-fail", "on-run-fail/alert.sh", "status", "completed")
+	ranOnly("on-run-fail", "on-run-fail/alert.sh")
+	ranOnly("on-run-complete", "on-run-complete/done.sh", "status", "failed", "error", "x")
+	ranOnly("on-run-complete", "on-run-complete/done.sh", "success", false)
+	// The canonical SessionEnd (agent-hooks session end) has no babysitter name: the payload tells.
+	ranOnly(hooks.SessionEnd, "on-run-complete/done.sh")
+	ranOnly(hooks.SessionEnd, "on-run-complete/done.sh", "status", "completed")
+	ranOnly(hooks.SessionEnd, "on-run-fail/alert.sh", "status", "failed")
+	ranOnly(hooks.SessionEnd, "on-run-fail/alert.sh", "status", "Error")
+	ranOnly(hooks.SessionEnd, "on-run-fail/alert.sh", "success", false)
+	ranOnly(hooks.SessionEnd, "on-run-fail/alert.sh", "error", "task crashed")
+	ranOnly(hooks.SessionEnd, "on-run-complete/done.sh", "success", true)
 }
 
 func TestFailureNeverBlocks(t *testing.T) {
@@ -207,8 +218,11 @@ func TestExampleWorkspace(t *testing.T) {
 	}
 	res := w.Fire("on-breakpoint", "question", "Approve?", "runId", "run-1", "title", "Review")
 	executed, _ := res.Extra[babysitter.ExtraExecutedHooks].([]babysitter.ExecutedHook)
-	if len(executed) != 2 || executed[0].Location != "per-repo" || executed[1].Location != "plugin" || executed[0].Stdout != "{\"status\": \"notified\"}\n" {
+	if len(executed) != 2 || executed[0].HookLocation != "per-repo" || executed[1].HookLocation != "plugin" {
 		t.Errorf("executedHooks %+v", executed)
+	}
+	if got := res.Extra[babysitter.ExtraOutput]; got == nil {
+		t.Errorf("output %v", got)
 	}
 }
 

@@ -2,6 +2,8 @@ package babysitter
 
 import (
 	"context"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
@@ -10,27 +12,40 @@ import (
 // ExtraExecutedHooks is the key of the aggregate in hooks.Result.Extra (and --json output).
 const ExtraExecutedHooks = "executedHooks"
 
-// ExecutedHook is one entry of executedHooks, as babysitter's dispatcher reports it.
+// ExtraOutput is the key of the hooks' stdout, as the SDK's HookResult.output.
+const ExtraOutput = "output"
+
+// ExecutedHook is one entry of executedHooks: the babysitter SDK's HookExecutionResult. HookPath is
+// the hook's real path (the SDK writes "unknown"); ExitCode is set for a failed hook only, and
+// Error when it did not exit by itself (a timeout).
 type ExecutedHook struct {
-	HookPath string `json:"hookPath"`
-	Location string `json:"location"`
-	Status   string `json:"status"` // success or failed
-	ExitCode int    `json:"exitCode"`
-	Stdout   string `json:"stdout"`
-	Stderr   string `json:"stderr"`
+	HookPath     string `json:"hookPath"`
+	HookName     string `json:"hookName"`
+	HookLocation string `json:"hookLocation"` // per-repo, per-user or plugin
+	Status       string `json:"status"`       // success or failed
+	ExitCode     *int   `json:"exitCode,omitempty"`
+	Error        string `json:"error,omitempty"`
 }
 
 // extension adds executedHooks to the result of every event that had babysitter hooks. Format.Load
 // returns it with the workspace's babysitter hooks.
 type extension struct{}
 
-// BeforeEvent implements hooks.Extension: on SessionEnd it tells on-run-complete from on-run-fail.
+// BeforeEvent implements hooks.Extension: on SessionEnd it tells on-run-complete from on-run-fail
+// by the name the event was fired with, else by the payload.
 func (extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
 	if e.Event != hooks.SessionEnd {
 		return nil
 	}
-	if _, set := e.Payload[RunOutcomeKey]; !set {
-		e.Payload[RunOutcomeKey] = runOutcome(e.Payload)
+	switch e.Payload["eventAlias"] {
+	case "on-run-fail":
+		e.Payload[RunOutcomeKey] = "fail"
+	case "on-run-complete":
+		e.Payload[RunOutcomeKey] = "complete"
+	default:
+		if _, set := e.Payload[RunOutcomeKey]; !set {
+			e.Payload[RunOutcomeKey] = runOutcome(e.Payload)
+		}
 	}
 	return nil
 }
@@ -50,12 +65,15 @@ func runOutcome(p hooks.Payload) string {
 	return "complete"
 }
 
-// AfterEvent implements hooks.Extension.
+// AfterEvent implements hooks.Extension: the SDK's HookResult fields executedHooks and output.
 func (extension) AfterEvent(_ context.Context, _ *hooks.EventInfo, res *hooks.Result) error {
 	if res == nil {
 		return nil
 	}
-	var executed []ExecutedHook
+	var (
+		executed []ExecutedHook
+		stdout   strings.Builder
+	)
 	seen := false
 	for _, h := range res.Hooks {
 		if h.Format != Name {
@@ -65,13 +83,19 @@ func (extension) AfterEvent(_ context.Context, _ *hooks.EventInfo, res *hooks.Re
 		if h.Status == hooks.StatusSkipped {
 			continue
 		}
-		eh := ExecutedHook{HookPath: h.File, Status: "success", ExitCode: h.ExitCode, Stdout: h.Stdout, Stderr: h.Stderr}
+		stdout.WriteString(h.Stdout)
+		eh := ExecutedHook{HookPath: h.File, Status: "success"}
 		if p, ok := h.Details["hookPath"].(string); ok {
 			eh.HookPath = p
 		}
-		eh.Location, _ = h.Details["location"].(string)
+		eh.HookName = filepath.Base(eh.HookPath)
+		eh.HookLocation, _ = h.Details["location"].(string)
 		if h.Status != hooks.StatusOK {
-			eh.Status = "failed"
+			code := h.ExitCode
+			eh.Status, eh.ExitCode = "failed", &code
+			if h.Status == hooks.StatusTimeout {
+				eh.Error = h.Reason
+			}
 		}
 		executed = append(executed, eh)
 	}
@@ -85,5 +109,19 @@ func (extension) AfterEvent(_ context.Context, _ *hooks.EventInfo, res *hooks.Re
 		res.Extra = map[string]any{}
 	}
 	res.Extra[ExtraExecutedHooks] = executed
+	if out, ok := output(stdout.String()); ok {
+		res.Extra[ExtraOutput] = out
+	}
 	return nil
+}
+
+// output is the SDK's HookResult.output of the hooks' stdout: its JSON value when it is JSON,
+// else the trimmed text; none when there is no text.
+func output(stdout string) (any, bool) {
+	var v any
+	if err := json.Unmarshal([]byte(stdout), &v); err == nil {
+		return v, true
+	}
+	s := strings.TrimSpace(stdout)
+	return s, s != ""
 }

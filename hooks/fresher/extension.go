@@ -11,7 +11,8 @@ import (
 
 // extension carries what fresher keeps for a whole loop across the separate `agent-hooks run`
 // calls of one session: when the loop started (FRESHER_STARTED_AT in every later hook) and that a
-// hook aborted it (FRESHER_FINISH_TYPE=hook_abort in the finished hook). Both are kept per session
+// hook aborted it (FRESHER_FINISH_TYPE=manual in the finished hook, as fresher v2's
+// set_finish(Manual); an abort from started marks it too). Both are kept per session
 // in EventInfo.State and never override what the caller put in the payload. Format.Load returns
 // it with the workspace's fresher hooks.
 type extension struct {
@@ -57,7 +58,7 @@ func (x *extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
 	return nil
 }
 
-// AfterEvent implements hooks.Extension: a fresher hook that aborted marks the loop hook_abort.
+// AfterEvent implements hooks.Extension: a fresher hook that aborted marks the loop FinishAbort.
 func (x *extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Result) error {
 	if e.State == nil || res == nil || e.Event == hooks.SessionEnd {
 		return nil

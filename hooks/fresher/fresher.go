@@ -1,13 +1,20 @@
 // Package fresher reads fresher's hooks (.fresher/hooks/started, next_iteration, finished) and
-// runs them the way fresher's run_hook does: the file itself is executed with the FRESHER_*
-// variables of package seedfmt, a timeout of FRESHER_HOOK_TIMEOUT seconds (default 30), and
-// fresher's exit-code conventions — 0 continue, 1 warning (skip the iteration on next_iteration),
-// 2 abort (FRESHER_FINISH_TYPE=hook_abort), 124 timeout, anything else an error that is logged.
+// runs them the way fresher v2's run_hook (src/hooks.rs) does: the file itself is executed in the
+// workspace with the FRESHER_* variables of package seedfmt and fresher's exit-code conventions —
+// 0 continue; 1 skip, which only next_iteration heeds (the iteration is skipped; started and
+// finished go on silently); 2 abort, which started and next_iteration heed (the loop ends with
+// FRESHER_FINISH_TYPE=manual, as fresher's set_finish(Manual)) and finished ignores; anything
+// else, 124 included, an error that is logged and the loop goes on.
 //
-// FRESHER_HOOKS_ENABLED=false disables every hook and FRESHER_HOOK_<NAME>_ENABLED=false one of
-// them (recorded as skipped). A hook file that is not executable is a warning, as in fresher.
-// Scripts under .fresher/hooks/custom/ are not lifecycle hooks: the main hooks call them (they run
-// in the workspace, so the relative path works) and loading only checks that they are executable.
+// Settings are fresher's: .fresher/config.toml [hooks] enabled and timeout (seconds; defaults
+// true and 30 without the file), overridden by FRESHER_HOOKS_ENABLED (enabled only when it
+// lowercases to "true") and FRESHER_HOOK_TIMEOUT (a u32, else ignored). A config.toml fresher
+// would refuse to start with ([hooks] missing, a wrong type) is an error naming file:line:col.
+// [fresher] mode is FRESHER_MODE unless the payload or the environment sets it.
+//
+// agent-hooks adds, beyond fresher: FRESHER_HOOK_<NAME>_ENABLED=false disables one hook (recorded
+// as skipped), a hook file that is not executable is a warning, and scripts under
+// .fresher/hooks/custom/ (called by the main hooks) are checked to be executable.
 package fresher
 
 import (
@@ -27,11 +34,12 @@ import (
 // Name is the format's name in sources and `config show`.
 const Name = "fresher"
 
-// DefaultTimeout is fresher's hook timeout when FRESHER_HOOK_TIMEOUT is not set.
+// DefaultTimeout is fresher's hook timeout without config.toml.
 const DefaultTimeout = 30 * time.Second
 
-// FinishAbort is FRESHER_FINISH_TYPE after a hook asked to abort (exit 2).
-const FinishAbort = "hook_abort"
+// FinishAbort is FRESHER_FINISH_TYPE after a hook asked to abort (exit 2): fresher v2 ends the
+// loop with FinishType::Manual (v1's hook_abort is gone).
+const FinishAbort = "manual"
 
 // points are fresher's hook files and the canonical events they run on.
 var points = seedfmt.Points{
@@ -72,17 +80,10 @@ func readHooks(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	var diags []hooks.Diagnostic
-	timeout := DefaultTimeout
-	if s := getenv("FRESHER_HOOK_TIMEOUT"); s != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n <= 0 {
-			diags = append(diags, seedfmt.Warning(dir, 0, 0, "FRESHER_HOOK_TIMEOUT=%q is not a positive number of seconds; using %d", s, int(DefaultTimeout/time.Second)))
-		} else {
-			timeout = time.Duration(n) * time.Second
-		}
+	set, diags, err := readSettings(env, getenv)
+	if err != nil || hasError(diags) {
+		return nil, diags, err
 	}
-	allEnabled := !disabled(getenv("FRESHER_HOOKS_ENABLED"))
 
 	var out []*hooks.Hook
 	for _, p := range points {
@@ -107,10 +108,10 @@ func readHooks(env hooks.LoadEnv) ([]*hooks.Hook, []hooks.Diagnostic, error) {
 			Type:    hooks.TypeCommand,
 			Event:   p.Event,
 			Command: path,
-			Timeout: timeout,
-			Enabled: allEnabled && !disabled(getenv(enableVar)),
+			Timeout: set.Timeout,
+			Enabled: set.Enabled && !disabled(getenv(enableVar)),
 			Source:  hooks.Source{Format: Name, Scope: "project", File: path},
-			Dialect: Dialect{},
+			Dialect: Dialect{Mode: set.Mode},
 		})
 	}
 	more, err := checkDir(dir)
@@ -165,7 +166,16 @@ func checkDir(dir string) ([]hooks.Diagnostic, error) {
 	return diags, nil
 }
 
-// disabled reports whether an enable switch says no.
+func hasError(diags []hooks.Diagnostic) bool {
+	for _, d := range diags {
+		if d.Severity == hooks.SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// disabled reports whether agent-hooks' per-hook enable switch says no.
 func disabled(v string) bool {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "false", "0", "no", "off":
@@ -175,16 +185,21 @@ func disabled(v string) bool {
 }
 
 // Dialect runs a fresher hook file.
-type Dialect struct{}
+type Dialect struct {
+	Mode string // config.toml's [fresher] mode: FRESHER_MODE unless the payload or environment sets it
+}
 
 // Prepare implements hooks.Dialect: the hook file runs directly with the FRESHER_* variables and
 // the payload on stdin.
-func (Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	stdin, err := seedfmt.PayloadJSON(inv.Payload)
 	if err != nil {
 		return hooks.Process{}, err
 	}
 	env := seedfmt.FresherEnv(inv.Payload, inv.Workspace)
+	if _, ok := inv.Payload["mode"]; !ok && d.Mode != "" && (inv.Getenv == nil || inv.Getenv("FRESHER_MODE") == "") {
+		env = append(env, "FRESHER_MODE="+d.Mode)
+	}
 	env = append(env, "FRESHER_HOOK_TIMEOUT="+strconv.Itoa(int(inv.Hook.Timeout/time.Second)))
 	return hooks.Process{Argv: []string{inv.Hook.Command}, Env: env, Stdin: stdin}, nil
 }
@@ -199,21 +214,17 @@ func (Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Ou
 		}
 		return o
 	}
-	switch p.ExitCode {
-	case 0:
-	case 1:
-		if inv.Event == hooks.PreIteration {
-			o.Decision, o.Reason = hooks.DecisionSkip, fmt.Sprintf("hook %s asked to skip the iteration (exit 1): %s", name, seedfmt.Reason(p))
-		} else {
-			o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %s returned warning (exit 1): %s", name, seedfmt.Reason(p))
-		}
-	case 2:
+	switch {
+	case p.ExitCode == 0:
+	case p.ExitCode == 1 && inv.Event == hooks.PreIteration:
+		o.Decision, o.Reason = hooks.DecisionSkip, fmt.Sprintf("hook %s asked to skip the iteration (exit 1): %s", name, seedfmt.Reason(p))
+	case p.ExitCode == 2 && inv.Event != hooks.SessionEnd:
 		o.Status, o.Decision = hooks.StatusBlocked, hooks.DecisionBlock
 		o.Reason = fmt.Sprintf("hook %s requested abort (exit 2): %s", name, seedfmt.Reason(p))
 		o.Set = hooks.Payload{"finishType": FinishAbort}
 		o.Details = map[string]any{"finishType": FinishAbort}
-	case 124:
-		o.Status, o.Reason = hooks.StatusTimeout, fmt.Sprintf("hook %s timed out (exit 124)", name)
+	case p.ExitCode == 1 || p.ExitCode == 2:
+		// a skip outside next_iteration, an abort from finished: fresher goes on silently
 	default:
 		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %s failed with exit code %d: %s", name, p.ExitCode, seedfmt.Reason(p))
 	}

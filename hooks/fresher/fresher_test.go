@@ -78,7 +78,7 @@ func TestStartedTemplate(t *testing.T) {
 		}
 	}
 
-	// building without a plan: the template aborts (exit 2), a block with finish type hook_abort.
+	// building without a plan: the template aborts (exit 2), a block ending the loop as manual.
 	res = w.Fire(hooks.SessionStart, "mode", "building")
 	if !res.Blocked || res.Decision != hooks.DecisionBlock {
 		t.Fatalf("building: got decision %q blocked %v", res.Decision, res.Blocked)
@@ -87,12 +87,12 @@ func TestStartedTemplate(t *testing.T) {
 		t.Errorf("reason %q, exit %d", res.Reason, res.Hooks[0].ExitCode)
 	}
 	if got := res.Set["finishType"]; got != fresher.FinishAbort {
-		t.Errorf("finishType = %v, want hook_abort", got)
+		t.Errorf("finishType = %v, want manual", got)
 	}
 
-	// The finished hook of the same session is told the loop was aborted by a hook.
+	// The finished hook of the same session is told the loop was stopped (fresher v2: manual).
 	res = w.Fire("finished")
-	if out := res.Hooks[0].Stdout; !strings.Contains(out, "Finish type: hook_abort") {
+	if out := res.Hooks[0].Stdout; !strings.Contains(out, "Finish type: manual") {
 		t.Errorf("finished stdout %q lacks the finish type", out)
 	}
 }
@@ -161,12 +161,12 @@ func TestExitCodes(t *testing.T) {
 		decision    string
 	}{
 		{hooks.SessionStart, "started", "exit 0", hooks.StatusOK, hooks.DecisionApprove},
-		{hooks.SessionStart, "started", "exit 1", hooks.StatusError, hooks.DecisionApprove},
+		{hooks.SessionStart, "started", "exit 1", hooks.StatusOK, hooks.DecisionApprove}, // only next_iteration skips
 		{hooks.PreIteration, "next_iteration", "exit 1", hooks.StatusOK, hooks.DecisionSkip},
 		{hooks.PreIteration, "next_iteration", "exit 2", hooks.StatusBlocked, hooks.DecisionBlock},
 		{hooks.SessionStart, "started", "exit 3", hooks.StatusError, hooks.DecisionApprove},
-		{hooks.SessionStart, "started", "exit 124", hooks.StatusTimeout, hooks.DecisionApprove},
-		{hooks.SessionEnd, "finished", "exit 2", hooks.StatusBlocked, hooks.DecisionApprove}, // SessionEnd cannot block
+		{hooks.SessionStart, "started", "exit 124", hooks.StatusError, hooks.DecisionApprove}, // no meaning in fresher v2
+		{hooks.SessionEnd, "finished", "exit 2", hooks.StatusOK, hooks.DecisionApprove},       // finished ignores an abort
 	}
 	for _, tt := range tests {
 		t.Run(tt.hook+"/"+tt.exit, func(t *testing.T) {

@@ -159,20 +159,8 @@ func (f Format) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagnostic) {
 	// What the host makes of the file: one it ignores is an error here (a gate written there
 	// must not silently not run); a part of it that never runs is a warning.
 	host, _ := hostsettings.Lookup(f.host)
-	var diags []hooks.Diagnostic
-	findings := host.CheckSource(fl.path, src, nil)
-	for _, fd := range findings {
-		if fd.Effect == hostsettings.Misconfigured {
-			continue // doctor's business: the hook runs
-		}
-		d := warn(fd.Line, fd.Col, "%s; %s", fd.Problem, strings.Replace(string(fd.Effect), "the host", title(f.host), 1))
-		if fd.Effect == hostsettings.FileIgnored {
-			d.Severity = hooks.SeverityError
-			d.Message += " (agent-hooks doctor)"
-		}
-		diags = append(diags, d)
-	}
-	if hostsettings.Ignored(findings) {
+	diags, ignored := findings(host, fl.path, src)
+	if ignored {
 		return nil, diags
 	}
 	if f.host == "cursor" {
@@ -349,11 +337,4 @@ func toolMatcher(event string, m *string) (matcher *hooks.Matcher, bad string) {
 		return nil, fmt.Sprintf("matcher %q is not a regular expression agent-hooks can read: %v", *m, err)
 	}
 	return &hooks.Matcher{Field: field, Regex: re}, ""
-}
-
-func title(host string) string {
-	if h, err := hostsettings.Lookup(host); err == nil {
-		return h.Title
-	}
-	return host
 }

@@ -27,34 +27,45 @@ type pending struct {
 // BeforeEvent implements hooks.Extension; iteratr needs nothing before the hooks run.
 func (extension) BeforeEvent(context.Context, *hooks.EventInfo) error { return nil }
 
-// AfterEvent implements hooks.Extension.
+// AfterEvent implements hooks.Extension: the event's piped output goes where iteratr's
+// orchestrator sends it. session_start and on_task_complete: to the pending buffer only;
+// pre_iteration: the drained buffer, then its own; post_iteration: at once, in iteratr's
+// post-iteration frame, not buffered; on_error: at once, in its recovery frame; session_end: the
+// drained buffer (iteratr's final delivery; session_end's own output is never piped).
 func (extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Result) error {
 	if res == nil {
 		return nil
 	}
-	own := piped(res)
-	stateful := e.State != nil
-	var deliver []string
+	own := strings.Join(piped(res), "\n")
+	var deliver string
 	var err error
 	switch e.Event {
-	case hooks.SessionStart, hooks.PostIteration, hooks.PostExecutionEnd:
-		deliver = own
-		if stateful && len(own) > 0 {
+	case hooks.SessionStart, hooks.PostExecutionEnd:
+		if e.State != nil && own != "" {
 			err = seedfmt.UpdateState(e.State, stateName, func(p *pending) (bool, error) {
-				p.Outputs = append(p.Outputs, own...)
+				p.Outputs = append(p.Outputs, own)
 				return true, nil
 			})
 		}
 	case hooks.PreIteration, hooks.SessionEnd:
-		if stateful {
+		var buffered []string
+		if e.State != nil {
 			err = seedfmt.UpdateState(e.State, stateName, func(p *pending) (bool, error) {
-				deliver = p.Outputs
-				p.Outputs = nil
-				return len(deliver) > 0, nil
+				buffered, p.Outputs = p.Outputs, nil
+				return len(buffered) > 0, nil
 			})
 		}
-		if e.Event == hooks.PreIteration {
-			deliver = append(deliver, own...)
+		if e.Event == hooks.PreIteration && own != "" {
+			buffered = append(buffered, own)
+		}
+		deliver = strings.Join(buffered, "\n")
+	case hooks.PostIteration:
+		if own != "" {
+			deliver = fmt.Sprintf(postIterationFrame, hooks.FormatValue(e.Payload["iteration"]), own)
+		}
+	case hooks.Error:
+		if own != "" {
+			deliver = fmt.Sprintf(onErrorFrame, hooks.FormatValue(e.Payload["iteration"]), hooks.FormatValue(e.Payload["error"]), own)
 		}
 	default:
 		deliver = own
@@ -62,14 +73,29 @@ func (extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Re
 	if err != nil {
 		return fmt.Errorf("iteratr pending output: %w", err)
 	}
-	if len(deliver) > 0 {
+	if deliver != "" {
 		if res.Extra == nil {
 			res.Extra = map[string]any{}
 		}
-		res.Extra[ExtraAgentOutput] = join(deliver)
+		res.Extra[ExtraAgentOutput] = deliver
 	}
 	return nil
 }
+
+// The frames iteratr (v0.8.0 and later) puts around post_iteration output and on_error output.
+// iteratr asks the agent to stop rather than continue after an error when the iteration already
+// has a summary and no task is in progress, which agent-hooks cannot see: it always sends the
+// first form.
+const (
+	postIterationFrame = "[POST-ITERATION HOOKS - iteration #%s]\n" +
+		"The following output is from post-iteration hooks (linting, vetting, etc.).\n" +
+		"If there are errors or issues, fix them now. Do NOT pick a new task.\n" +
+		"When done fixing (or if no issues), STOP immediately.\n\n%s"
+	onErrorFrame = "[ON-ERROR HOOKS - iteration #%s]\n" +
+		"The iteration encountered an error: %s\n\n" +
+		"Diagnostic output from error hooks:\n%s\n\n" +
+		"Fix the issue and continue completing your current task."
+)
 
 // piped lists the non-empty piped outputs of the event's iteratr hooks, in run order.
 func piped(res *hooks.Result) []string {
@@ -81,21 +107,9 @@ func piped(res *hooks.Result) []string {
 		if p, _ := h.Details["pipeOutput"].(bool); !p {
 			continue
 		}
-		if s, _ := h.Details["output"].(string); strings.TrimSpace(s) != "" {
+		if s, _ := h.Details["output"].(string); s != "" {
 			out = append(out, s)
 		}
 	}
 	return out
-}
-
-// join concatenates outputs as iteratr does, each on its own lines.
-func join(outputs []string) string {
-	var b strings.Builder
-	for _, s := range outputs {
-		b.WriteString(s)
-		if !strings.HasSuffix(s, "\n") {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }

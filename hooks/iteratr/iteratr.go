@@ -1,25 +1,26 @@
 // Package iteratr reads iteratr's hook configuration (.iteratr.hooks.yml in the workspace) and
-// runs its hooks the way iteratr does: each command with `sh -c` in the workspace, a timeout in
-// seconds (default 30), the template variables {{session}} {{iteration}} {{task_id}}
-// {{task_content}} {{error}} bound to the payload through package seedfmt (as quoted variable
-// references, so no value becomes shell syntax), and failures and timeouts turned into output
-// that never stops the session.
+// runs its hooks the way iteratr (v0.16) does: each command with `sh -c` in the workspace, a
+// timeout in seconds (default 30), the template variables {{session}} (the session's name)
+// {{iteration}} {{task_id}} {{task_content}} {{error}} bound, for each hook type, to what iteratr
+// sets there (as quoted variable references through package hooks, so no value becomes shell
+// syntax; an empty one is no word, as in iteratr), and failures and timeouts turned into output
+// that never stops the session. Like iteratr it skips hooks without a command and ignores fields
+// it does not know, with a warning.
 //
-// Output of hooks with `pipe_output: true` is meant for the agent: the format's extension puts it
-// in the event result's "agentOutput" and keeps the piped output of session_start,
-// post_iteration and on_task_complete in a per-session pending buffer, delivered first (in the
-// order it was made) in the next pre_iteration's agentOutput and then drained; whatever is still
-// pending when the session ends is delivered in session_end's agentOutput (iteratr's final
-// delivery).
+// Output of hooks with `pipe_output: true` is meant for the agent, and the format's extension
+// puts it in the event result's "agentOutput" where iteratr's orchestrator sends it: session_start
+// and on_task_complete output waits in a per-session pending buffer, delivered first in the next
+// pre_iteration's agentOutput (then drained) or, at the end, in session_end's; post_iteration and
+// on_error output is delivered at once, in iteratr's frames.
 package iteratr
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,6 +122,10 @@ func (p *parser) parseHooks(m *yaml.Node) []*hooks.Hook {
 			p.Errorf(v, "%s: expected a list of hooks", k.Value)
 		default:
 			for _, item := range v.Content {
+				if seedfmt.IsNull(item) {
+					p.Warnf(item, "%s: empty list item, skipped (as iteratr does)", k.Value)
+					continue
+				}
 				if h := p.parseHook(k.Value, event, item); h != nil {
 					out = append(out, h)
 				}
@@ -150,15 +155,12 @@ func (p *parser) parseHook(point, event string, n *yaml.Node) *hooks.Hook {
 				}
 			}
 		case "timeout":
-			err = v.Decode(&hc.Timeout)
-			if err == nil && hc.Timeout < 0 {
-				err = fmt.Errorf("must not be negative")
-			}
+			err = v.Decode(&hc.Timeout) // zero or negative: the default, as in iteratr
 		case "pipe_output":
 			err = v.Decode(&hc.PipeOutput)
 		default:
-			p.Errorf(k, "%s: %s", point, seedfmt.UnknownKey("hook field", k.Value, hookFields))
-			ok = false
+			// iteratr ignores fields it does not know; a typo still deserves a word
+			p.Warnf(k, "%s: %s (ignored, as iteratr does)", point, seedfmt.UnknownKey("hook field", k.Value, hookFields))
 			return
 		}
 		if err != nil {
@@ -166,16 +168,16 @@ func (p *parser) parseHook(point, event string, n *yaml.Node) *hooks.Hook {
 			ok = false
 		}
 	})
-	if !hasCommand || strings.TrimSpace(hc.Command) == "" {
-		p.Errorf(n, "%s: hook has no command", point)
-		return nil
-	}
 	if !ok {
 		return nil
 	}
-	if event == hooks.SessionEnd && hc.PipeOutput {
-		// iteratr ignores pipe_output on session_end: no iteration is left to see it.
-		p.Warnf(n, "%s: pipe_output is ignored (no iteration follows the end of the session)", point)
+	if !hasCommand || hc.Command == "" {
+		p.Warnf(n, "%s: hook has no command, skipped (as iteratr does)", point)
+		return nil
+	}
+	if event == hooks.SessionEnd {
+		// iteratr ignores pipe_output on session_end without a word (its own example sets it
+		// there): no iteration is left to see the output.
 		hc.PipeOutput = false
 	}
 	timeout := DefaultTimeout
@@ -212,9 +214,36 @@ type Dialect struct {
 	PipeOutput bool
 }
 
+// bound are the template variables iteratr sets for each hook type besides {{session}}; the
+// others expand to nothing there, whatever the payload holds (iteratr has no iteration at
+// session_start, session_end and on_task_complete).
+var bound = map[string][]string{
+	hooks.SessionStart:     nil,
+	hooks.PreIteration:     {"iteration"},
+	hooks.PostIteration:    {"iteration"},
+	hooks.Error:            {"iteration", "error"},
+	hooks.PostExecutionEnd: {"task_id", "task_content"},
+	hooks.SessionEnd:       nil,
+}
+
+// Vars are the values of iteratr's template variables for a hook of event: {{session}} is the
+// session's name (seedfmt.SessionName), the others come from the payload where iteratr sets them
+// for that hook type and are empty elsewhere.
+func Vars(p hooks.Payload, sessionID, event string) hooks.Payload {
+	vars := seedfmt.IteratrVars(p, seedfmt.SessionName(p, sessionID))
+	if names, known := bound[event]; known {
+		for k := range vars {
+			if k != "session" && !slices.Contains(names, k) {
+				vars[k] = ""
+			}
+		}
+	}
+	return vars
+}
+
 // Prepare implements hooks.Dialect: sh -c with iteratr's template variables bound.
 func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
-	x, err := hooks.ExpandCommand(inv.Hook.Command, seedfmt.IteratrVars(inv.Payload, inv.SessionID))
+	x, err := hooks.ExpandCommand(inv.Hook.Command, Vars(inv.Payload, inv.SessionID, inv.Hook.Event))
 	if err != nil {
 		return hooks.Process{}, err
 	}
@@ -240,27 +269,28 @@ func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.
 		o.Reason = fmt.Sprintf("hook timed out after %s", inv.Hook.Timeout)
 	}
 	if d.PipeOutput {
-		o.Details = map[string]any{"pipeOutput": true, "output": output(p, o.Reason)}
+		o.Details = map[string]any{"pipeOutput": true, "output": output(inv.Hook, p)}
 	}
 	return o
 }
 
-// output is what iteratr hands the agent for one hook: stdout then stderr, raw, and on failure
-// the error.
-func output(p *hooks.ProcessResult, failure string) string {
-	var b bytes.Buffer
-	b.WriteString(p.Stdout)
+// output is the text iteratr hands the agent for one hook (its hooks.Execute): stdout, then
+// "\n[stderr]\n" and stderr if there is any; a failure is preceded by "[Hook command failed:
+// exit status N]\n", and a timeout gives "[Hook timed out after Ns]\nPartial output:\n" and stdout
+// only.
+func output(h *hooks.Hook, p *hooks.ProcessResult) string {
+	switch {
+	case p.StartErr != nil:
+		return fmt.Sprintf("[Hook command failed: %v]\n", p.StartErr)
+	case p.TimedOut:
+		return fmt.Sprintf("[Hook timed out after %ds]\nPartial output:\n%s", int(h.Timeout/time.Second), p.Stdout)
+	}
+	out := p.Stdout
 	if p.Stderr != "" {
-		if b.Len() > 0 && !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
-			b.WriteByte('\n')
-		}
-		b.WriteString(p.Stderr)
+		out += "\n[stderr]\n" + p.Stderr
 	}
-	if failure != "" {
-		if b.Len() > 0 && !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
-			b.WriteByte('\n')
-		}
-		b.WriteString(failure + "\n")
+	if p.ExitCode != 0 {
+		out = fmt.Sprintf("[Hook command failed: exit status %d]\n", p.ExitCode) + out
 	}
-	return b.String()
+	return out
 }

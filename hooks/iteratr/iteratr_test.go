@@ -73,12 +73,8 @@ func TestDiagnostics(t *testing.T) {
 	}{
 		{"typo in hook type", "hooks:\n  pre_iteraton:\n    - command: make lint\n",
 			`2:3: error: unknown iteratr hook point "pre_iteraton"; did you mean "pre_iteration"?`},
-		{"typo in field", "hooks:\n  post_iteration:\n    - command: go test\n      pipe_ouput: true\n",
-			`4:7: error: post_iteration: unknown hook field "pipe_ouput"; did you mean "pipe_output"?`},
 		{"bad timeout", "hooks:\n  on_error:\n    - command: git diff\n      timeout: soon\n",
 			"4:16: error: on_error: timeout: cannot unmarshal !!str `soon` into int"},
-		{"no command", "hooks:\n  session_start:\n    - timeout: 5\n",
-			"3:7: error: session_start: hook has no command"},
 		{"bad YAML", "hooks:\n  session_start:\n    - command: \"unterminated\n",
 			"3:1: error: invalid YAML: found unexpected end of stream"},
 		{"not a list", "hooks:\n  session_start:\n    command: make\n",
@@ -124,7 +120,7 @@ hooks:
     - command: "echo \"error in iteration {{iteration}}: {{error}}\""
 `)
 	evil := "$(touch pwned); `touch pwned2` 'quoted' \"dq\""
-	res := w.Fire("on_task_complete", "taskId", "TAS-7", "taskContent", evil)
+	res := w.Fire("on_task_complete", "taskId", "TAS-7", "taskContent", evil, "iteration", 4)
 	if got, want := res.Hooks[0].Stdout, w.Session+"|TAS-7|"+evil+"|\n"; got != want {
 		t.Errorf("stdout %q, want %q", got, want)
 	}
@@ -159,7 +155,7 @@ hooks:
 	if got, want := seedtest.Statuses(res), []string{"echo lint failed >&2; exit 2=error", "sleep 20=timeout", "echo still runs=ok"}; !slices.Equal(got, want) {
 		t.Errorf("statuses %v, want %v", got, want)
 	}
-	want := "lint failed\nhook failed: exit code 2\nhook timed out after 1s\nstill runs\n"
+	want := "[Hook command failed: exit status 2]\n\n[stderr]\nlint failed\n\n[Hook timed out after 1s]\nPartial output:\n\nstill runs\n"
 	if got := res.Extra[iteratr.ExtraAgentOutput]; got != want {
 		t.Errorf("agentOutput %q, want %q", got, want)
 	}
@@ -197,15 +193,16 @@ hooks:
 		data  []any
 		want  string
 	}{
-		{"session_start", nil, "setup done\n"},
-		{"pre_iteration", []any{"iteration", 1}, "setup done\nlint 1\n"},
-		{"post_iteration", []any{"iteration", 1}, "tests after 1\n"},
-		{"on_task_complete", []any{"taskId", "T1"}, "validated T1\n"},
-		{"on_error", []any{"error", "crash"}, "diff for crash\n"}, // immediate, not buffered
-		{"pre_iteration", []any{"iteration", 2}, "tests after 1\nvalidated T1\nlint 2\n"},
-		{"pre_iteration", []any{"iteration", 3}, "lint 3\n"}, // drained
-		{"post_iteration", []any{"iteration", 3}, "tests after 3\n"},
-		{"session_end", nil, "tests after 3\n"}, // final delivery of what is pending
+		{"session_start", nil, ""}, // to the pending buffer only: the first iteration shows it
+		{"pre_iteration", []any{"iteration", 1}, "setup done\n\nlint 1\n"},
+		{"pre_iteration", []any{"iteration", 2}, "lint 2\n"},                         // drained: once only
+		{"post_iteration", []any{"iteration", 2}, postFrame("2", "tests after 2\n")}, // at once, framed
+		{"on_task_complete", []any{"taskId", "T1"}, ""},                              // buffered
+		{"on_task_complete", []any{"taskId", "T2"}, ""},
+		{"on_error", []any{"iteration", 3, "error", "crash"}, errorFrame("3", "crash", "diff for crash\n")},
+		{"pre_iteration", []any{"iteration", 3}, "validated T1\n\nvalidated T2\n\nlint 3\n"},
+		{"on_task_complete", []any{"taskId", "T3"}, ""},
+		{"session_end", nil, "validated T3\n"}, // final delivery of what is pending
 		{"pre_iteration", []any{"iteration", 4}, "lint 4\n"},
 	}
 	for i, s := range steps {
@@ -215,11 +212,25 @@ hooks:
 	}
 
 	// Another session has its own buffer.
-	w.Fire("post_iteration", "iteration", 9)
+	w.Fire("on_task_complete", "taskId", "T9")
 	w.Session = "session-2-other0"
 	if got := agent(w.Fire("pre_iteration", "iteration", 1)); got != "lint 1\n" {
 		t.Errorf("other session: agentOutput %q, want only its own output", got)
 	}
+}
+
+func postFrame(iteration, output string) string {
+	return "[POST-ITERATION HOOKS - iteration #" + iteration + "]\n" +
+		"The following output is from post-iteration hooks (linting, vetting, etc.).\n" +
+		"If there are errors or issues, fix them now. Do NOT pick a new task.\n" +
+		"When done fixing (or if no issues), STOP immediately.\n\n" + output
+}
+
+func errorFrame(iteration, err, output string) string {
+	return "[ON-ERROR HOOKS - iteration #" + iteration + "]\n" +
+		"The iteration encountered an error: " + err + "\n\n" +
+		"Diagnostic output from error hooks:\n" + output + "\n\n" +
+		"Fix the issue and continue completing your current task."
 }
 
 func TestPendingBufferConcurrent(t *testing.T) {
@@ -239,7 +250,7 @@ func TestPendingBufferConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	got, _ := w.Fire(hooks.PreIteration).Extra[iteratr.ExtraAgentOutput].(string)
-	lines := strings.Split(strings.TrimSpace(got), "\n")
+	lines := strings.Split(strings.ReplaceAll(strings.TrimSpace(got), "\n\n", "\n"), "\n")
 	slices.Sort(lines)
 	var want []string
 	for i := range n {
@@ -258,7 +269,7 @@ func TestSessionEndIgnoresPipeOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Message, "pipe_output is ignored") || cfg.Warnings[0].Line != 3 {
+	if len(cfg.Warnings) != 0 { // as in iteratr, whose own example sets it there
 		t.Errorf("warnings %v", cfg.Warnings)
 	}
 	if res := w.Fire(hooks.SessionEnd); res.Extra[iteratr.ExtraAgentOutput] != nil {
@@ -277,7 +288,7 @@ func TestExampleWorkspace(t *testing.T) {
 	}
 	w.Fire("on_task_complete", "taskId", "T1", "taskContent", "Write the parser")
 	out, _ := w.Fire(hooks.PreIteration, "iteration", 1).Extra[iteratr.ExtraAgentOutput].(string)
-	for _, want := range []string{"validated task T1: Write the parser\n", "TODO: the agent should notice this line", "hook failed: exit code 1\n", "README.md\n"} {
+	for _, want := range []string{"validated task T1: Write the parser\n", "TODO: the agent should notice this line", "[Hook command failed: exit status 1]\n", "README.md\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("agentOutput %q lacks %q", out, want)
 		}

@@ -55,7 +55,7 @@ func (p *parser) parseAwait(point, event string, v *yaml.Node) {
 		}
 	}
 	if typ != "await_poll" {
-		p.Warnf(v, "hooks.%s: %s hooks are not run from loop.yaml; use an approval or webhook hook in .autoagent/config.json", point, typ)
+		p.Warnf(v, "hooks.%s: %s hooks are not run from the stage file; use an approval or webhook hook in .autoagent/config.json", point, typ)
 		return
 	}
 	var a awaitPoll

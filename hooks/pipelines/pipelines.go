@@ -1,12 +1,21 @@
-// Package pipelines reads agent-pipelines' hooks: the `hooks:` map of a loop's loop.yaml (in the
-// workspace, or the file given with `run --loop FILE`) and the global hook functions of
-// ~/.config/agent-pipelines/hooks.sh ($XDG_CONFIG_HOME honoured). It runs them the way
-// scripts/lib/hooks.sh does: the loop's own command first (evaluated by bash, so ${SESSION},
-// ${ITERATION}, ${PROGRESS_FILE}, ${ERROR}, … expand from the environment, never as shell text),
-// then the global function of the same name, unless the loop sets `hooks.disable_global: true`.
-// Both get the LOOP_* variables of package seedfmt. A failure is a warning: the loop goes on.
+// Package pipelines reads agent-pipelines' hooks: the `hooks:` map of a stage's stage.yaml (its
+// name since agent-pipelines renamed loops to stages; the older loop.yaml is read too), in the
+// workspace or the file given with `run --loop FILE`, and the global hook functions of
+// ${XDG_CONFIG_HOME:-~/.config}/agent-pipelines/hooks.sh. It runs them the way the hooks plan
+// (docs/plans/lifecycle-hooks-implementation.md) describes: the stage's own command first
+// (evaluated by bash, so ${SESSION}, ${ITERATION}, ${PROGRESS_FILE}, ${ERROR}, … expand from the
+// environment, never as shell text), then the global function of the same name, unless the
+// stage sets `hooks.disable_global: true`. Both get the PIPELINE_* variables and their older
+// LOOP_* names (package seedfmt), SESSION_NAME and the engine's CLAUDE_PIPELINE_SESSION and
+// CLAUDE_PIPELINE_TYPE. The session is the loop's session name (the payload's sessionName, as
+// in `run.sh <stage> <session>`), else the agent-hooks session id. A failure is a warning: the
+// loop goes on.
 //
-// Global functions are called with the arguments the seed documents for them:
+// Values read as agent-pipelines reads them (PyYAML, then jq's `// empty`): a hook that is null
+// or false is no hook; disable_global is true for a YAML boolean true (yes/on included) or the
+// text "true".
+//
+// Global functions are called with the arguments the plan documents for them:
 //
 //	on_session_start      session
 //	on_iteration_start    session iteration
@@ -17,10 +26,10 @@
 //	on_checkpoint         session iteration
 //	on_approval_required  session iteration
 //
-// `checkpoints.every: N` in loop.yaml makes the format's extension fire Checkpoint after every Nth
-// PostIteration. A `type: await_poll` hook becomes an approval hook with the http-poll provider
-// (await.go), and the seed's webhooks.yaml beside hooks.sh becomes webhook hooks (webhooks.go).
-// await_webhook (a callback server), await_input and spawn are reported as not run.
+// `checkpoints.every: N` in the stage file makes the format's extension fire Checkpoint after
+// every Nth PostIteration. A `type: await_poll` hook becomes an approval hook with the http-poll
+// provider (await.go), and the plan's webhooks.yaml beside hooks.sh becomes webhook hooks
+// (webhooks.go). await_webhook (a callback server), await_input and spawn are reported as not run.
 package pipelines
 
 import (
@@ -43,7 +52,10 @@ import (
 // Name is the format's name in sources and `config show`.
 const Name = "agent-pipelines"
 
-// LoopFileName is the loop configuration looked for in the workspace.
+// StageFileName is the stage configuration looked for in the workspace.
+const StageFileName = "stage.yaml"
+
+// LoopFileName is StageFileName's former name, read when there is no stage.yaml.
 const LoopFileName = "loop.yaml"
 
 // points are agent-pipelines' hook points and their canonical events.
@@ -58,7 +70,7 @@ var points = seedfmt.Points{
 	{Name: "on_approval_required", Event: hooks.ApprovalRequired},
 }
 
-// globalArgs are the payload keys of each global function's arguments ("" is the session id).
+// globalArgs are the payload keys of each global function's arguments ("" is the session name).
 var globalArgs = map[string][]string{
 	"on_session_start":      {""},
 	"on_iteration_start":    {"", "iteration"},
@@ -73,7 +85,7 @@ var globalArgs = map[string][]string{
 // StageComplete is the event of on_stage_complete, which has no canonical counterpart.
 const StageComplete = "on_stage_complete"
 
-// Format loads loop.yaml and the global hooks file.
+// Format loads the stage file (stage.yaml or loop.yaml) and the global hooks file.
 type Format struct{}
 
 // New returns the agent-pipelines format.
@@ -82,7 +94,7 @@ func New() Format { return Format{} }
 // Name implements hooks.Format.
 func (Format) Name() string { return Name }
 
-// Loop is what agent-pipelines hooks need from a loop.yaml.
+// Loop is what agent-pipelines hooks need from a stage file (stage.yaml, formerly loop.yaml).
 type Loop struct {
 	File            string
 	Hooks           []*hooks.Hook
@@ -90,14 +102,18 @@ type Loop struct {
 	CheckpointEvery int
 }
 
-// LoopPath is the loop.yaml that env selects: LoopFile (relative to the workspace) or
-// loop.yaml in the workspace.
+// LoopPath is the stage file that env selects: LoopFile (relative to the workspace), else the
+// workspace's stage.yaml, else its loop.yaml.
 func LoopPath(env hooks.LoadEnv) string {
 	if env.LoopFile != "" {
 		if filepath.IsAbs(env.LoopFile) {
 			return env.LoopFile
 		}
 		return filepath.Join(env.Workspace, env.LoopFile)
+	}
+	stage := filepath.Join(env.Workspace, StageFileName)
+	if k, err := seedfmt.Stat(stage); err != nil || k != seedfmt.Missing {
+		return stage // an unreadable stage.yaml is reported when it is read
 	}
 	return filepath.Join(env.Workspace, LoopFileName)
 }
@@ -106,18 +122,9 @@ func LoopPath(env hooks.LoadEnv) string {
 // ~/.config/agent-pipelines/hooks.sh.
 // It is "" when the project disables user hooks.
 func GlobalPath(env hooks.LoadEnv) string {
-	if env.DisableUserHooks {
+	base := seedfmt.ConfigHome(env)
+	if env.DisableUserHooks || base == "" {
 		return ""
-	}
-	base := ""
-	if env.Getenv != nil {
-		base = env.Getenv("XDG_CONFIG_HOME")
-	}
-	if base == "" {
-		if env.UserHome == "" {
-			return ""
-		}
-		base = filepath.Join(env.UserHome, ".config")
 	}
 	return filepath.Join(base, "agent-pipelines", "hooks.sh")
 }
@@ -148,8 +155,8 @@ func (Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 	return l, nil
 }
 
-// ReadLoop reads the loop.yaml env selects. A missing loop.yaml is an empty Loop, unless it was
-// named with --loop.
+// ReadLoop reads the stage file env selects. A missing one is an empty Loop, unless it was named
+// with --loop.
 func ReadLoop(env hooks.LoadEnv) (*Loop, []hooks.Diagnostic, error) {
 	file := LoopPath(env)
 	loop := &Loop{File: file}
@@ -161,6 +168,12 @@ func ReadLoop(env hooks.LoadEnv) (*Loop, []hooks.Diagnostic, error) {
 		return nil, nil, fmt.Errorf("read loop file: %w", err)
 	}
 	p := &parser{YAMLFile: seedfmt.YAMLFile{Path: file}, loop: loop}
+	if env.LoopFile == "" && filepath.Base(file) == StageFileName {
+		old := filepath.Join(env.Workspace, LoopFileName)
+		if k, err := seedfmt.Stat(old); err == nil && k != seedfmt.Missing {
+			p.Diags = append(p.Diags, seedfmt.Warning(old, 0, 0, "ignored: %s (loop.yaml's current name) is read instead", StageFileName))
+		}
+	}
 	p.parse(data)
 	return loop, p.Diags, nil
 }
@@ -189,9 +202,7 @@ func (p *parser) parse(data []byte) {
 // parseHook reads one entry of the hooks map.
 func (p *parser) parseHook(k, v *yaml.Node) {
 	if k.Value == "disable_global" {
-		if err := v.Decode(&p.loop.DisableGlobal); err != nil {
-			p.Errorf(v, "hooks.disable_global: expected true or false")
-		}
+		p.parseDisableGlobal(v)
 		return
 	}
 	event, ok := points.Event(k.Value)
@@ -199,6 +210,8 @@ func (p *parser) parseHook(k, v *yaml.Node) {
 	case !ok:
 		p.Errorf(k, "%s", seedfmt.UnknownPoint(Name, k.Value, append(points.Names(), "disable_global")))
 	case seedfmt.IsNull(v):
+	case v.Kind == yaml.ScalarNode && v.Tag == "!!bool" && !isTrue(v):
+		p.Warnf(v, "hooks.%s: %s is no hook (as agent-pipelines reads it); remove it or give a command", k.Value, v.Value)
 	case v.Kind == yaml.MappingNode:
 		p.parseAwait(k.Value, event, v)
 	case v.Kind != yaml.ScalarNode:
@@ -221,6 +234,29 @@ func (p *parser) parseHook(k, v *yaml.Node) {
 			Dialect: Dialect{},
 		})
 	}
+}
+
+// parseDisableGlobal reads hooks.disable_global as agent-pipelines does (`json_get` is jq's
+// `.hooks.disable_global // empty`, compared with "true"): a YAML boolean (yes/on included, as
+// PyYAML reads them) or the text true or false. Any other value is an error rather than a silent
+// "no".
+func (p *parser) parseDisableGlobal(v *yaml.Node) {
+	switch {
+	case seedfmt.IsNull(v):
+		p.loop.DisableGlobal = false
+	case v.Kind == yaml.ScalarNode && v.Tag == "!!str" && (v.Value == "true" || v.Value == "false"):
+		p.loop.DisableGlobal = v.Value == "true"
+	default:
+		if err := v.Decode(&p.loop.DisableGlobal); err != nil {
+			p.Errorf(v, "hooks.disable_global: expected true or false")
+		}
+	}
+}
+
+// isTrue reports whether a !!bool node is true.
+func isTrue(v *yaml.Node) bool {
+	var b bool
+	return v.Decode(&b) == nil && b
 }
 
 // parseCheckpoint reads one entry of the checkpoints map.
@@ -298,11 +334,11 @@ func argNames(keys []string) []string {
 	return out
 }
 
-// Dialect runs an agent-pipelines hook: a loop.yaml command, or (Global set) a function of the
+// Dialect runs an agent-pipelines hook: a stage file's command, or (Global set) a function of the
 // global hooks file.
 type Dialect struct {
 	Global string   // the hooks.sh defining the function inv.Hook.Command
-	Args   []string // payload keys of its arguments; "" is the session id
+	Args   []string // payload keys of its arguments; "" is the session name
 }
 
 // globalScript sources the hooks file and calls the function with the remaining arguments.
@@ -314,7 +350,7 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	if err != nil {
 		return hooks.Process{}, err
 	}
-	env := seedfmt.LoopEnv(inv.Payload, inv.SessionID)
+	env := seedfmt.LoopEnv(inv.Payload, seedfmt.SessionName(inv.Payload, inv.SessionID))
 	argv := []string{"bash", "-c", inv.Hook.Command}
 	if d.Global != "" {
 		argv = []string{"bash", "-c", globalScript, "agent-pipelines", d.Global, inv.Hook.Command}
@@ -327,7 +363,7 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 
 func argValue(inv *hooks.Invocation, key string) string {
 	if key == "" {
-		return inv.SessionID
+		return seedfmt.SessionName(inv.Payload, inv.SessionID)
 	}
 	for _, v := range seedfmt.Table {
 		if v.Keys[0] == key {

@@ -247,7 +247,7 @@ func TestDiagnostics(t *testing.T) {
 		{name: "await_poll without a condition", loop: "hooks:\n  on_approval_required:\n    type: await_poll\n    poll:\n      url: x\n",
 			wantErr: "loop.yaml:3:5: error: hooks.on_approval_required: await_poll needs poll.success_when or poll.abort_when"},
 		{name: "await_webhook hook", loop: "hooks:\n  on_approval_required:\n    type: await_webhook\n    send:\n      url: x\n",
-			wantWarn: "loop.yaml:3:5: warning: hooks.on_approval_required: await_webhook hooks are not run from loop.yaml"},
+			wantWarn: "loop.yaml:3:5: warning: hooks.on_approval_required: await_webhook hooks are not run from the stage file"},
 		{name: "spawn", loop: "hooks:\n  on_checkpoint: spawn\n",
 			wantWarn: "loop.yaml:2:18: warning: hooks.on_checkpoint: spawn (nested pipelines) is not supported"},
 		{name: "unknown global function", global: "helper() { :; }\n\non_iteration_end() { :; }\n",

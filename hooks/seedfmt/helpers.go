@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -96,4 +97,18 @@ func UnknownPoint(format, name string, known []string) string {
 		msg += " (known: " + strings.Join(known, ", ") + ")"
 	}
 	return msg
+}
+
+// ConfigHome is the user's configuration directory as the seed tools' shell code finds it,
+// ${XDG_CONFIG_HOME:-$HOME/.config} (an empty XDG_CONFIG_HOME counts as unset); "" without either.
+func ConfigHome(env hooks.LoadEnv) string {
+	if env.Getenv != nil {
+		if base := env.Getenv("XDG_CONFIG_HOME"); base != "" {
+			return base
+		}
+	}
+	if env.UserHome == "" {
+		return ""
+	}
+	return filepath.Join(env.UserHome, ".config")
 }

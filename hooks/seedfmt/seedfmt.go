@@ -7,7 +7,8 @@
 // Every seed hook gets its values from the payload of the event being fired, through Table:
 //
 //	payload key      fresher env               agent-pipelines env / ${VAR}        iteratr
-//	iteration        FRESHER_ITERATION         LOOP_ITERATION ${ITERATION}         {{iteration}}
+//	                                           (each LOOP_X also as PIPELINE_X)
+//	iteration        FRESHER_ITERATION (0)     LOOP_ITERATION ${ITERATION}         {{iteration}}
 //	maxIterations    FRESHER_MAX_ITERATIONS    LOOP_MAX_ITERATIONS ${MAX_ITERATIONS}
 //	mode             FRESHER_MODE
 //	status                                     LOOP_STATUS ${STATUS}
@@ -18,26 +19,32 @@
 //	stateFile                                  LOOP_STATE_FILE ${STATE_FILE}
 //	loopType                                   LOOP_TYPE ${LOOP_TYPE}
 //	finishType       FRESHER_FINISH_TYPE
-//	duration (ms)    FRESHER_DURATION (s)      LOOP_DURATION ${DURATION} (s)
+//	duration (ms)    FRESHER_DURATION (0; whole s) LOOP_DURATION ${DURATION} (s)
 //	durationSeconds  (the same, for callers that count in seconds; wins over duration)
 //	logDir           FRESHER_LOG_DIR (default <workspace>/.fresher/logs)
 //	startedAt        FRESHER_STARTED_AT
 //	planFile         FRESHER_PLAN_FILE
 //	specDir          FRESHER_SPEC_DIR
-//	lastExitCode     FRESHER_LAST_EXIT_CODE
+//	lastExitCode     FRESHER_LAST_EXIT_CODE (0)
 //	lastDuration     FRESHER_LAST_DURATION
 //	commitsMade      FRESHER_COMMITS_MADE
-//	totalIterations  FRESHER_TOTAL_ITERATIONS  (else iteration)
-//	totalCommits     FRESHER_TOTAL_COMMITS     (else commitsMade)
+//	totalIterations  FRESHER_TOTAL_ITERATIONS  (else iteration; 0)
+//	totalCommits     FRESHER_TOTAL_COMMITS     (else commitsMade; 0)
+//	lastCommitSha    FRESHER_LAST_COMMIT_SHA   (else commitSha)
 //
-// The session id feeds LOOP_SESSION, ${SESSION} and {{session}}; the workspace feeds
+// The session name (SessionName: --data session=…, else the payload's sessionName, else the
+// session id) feeds LOOP_SESSION, PIPELINE_SESSION, ${SESSION}, ${SESSION_NAME} and iteratr's
+// {{session}}; the workspace feeds
 // FRESHER_PROJECT_DIR and REPO_ROOT. A variable whose payload key is absent is not set, so a value
-// the user exported (FRESHER_MODE=building agent-hooks run started) still reaches the hook.
+// the user exported (FRESHER_MODE=building agent-hooks run started) still reaches the hook —
+// except the five fresher always sets, marked (0), which are then 0 as in fresher.
 package seedfmt
 
 import (
+	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
 )
@@ -50,18 +57,23 @@ type Var struct {
 	Fresher string
 	// Loop is the agent-pipelines LOOP_* environment variable.
 	Loop string
-	// LoopShell is the shell variable an agent-pipelines loop.yaml command refers to as ${NAME}.
+	// LoopShell is the shell variable an agent-pipelines stage.yaml command refers to as ${NAME}.
 	LoopShell string
 	// Iteratr is the iteratr template variable, used as {{name}}.
 	Iteratr string
 	// Millis names the key among Keys whose value is in milliseconds (the native protocol's
 	// duration) while the seeds' variable is in seconds: it is divided by 1000.
 	Millis string
+	// FresherAlways: fresher always sets the variable (its state's value, 0 before the loop
+	// counts anything), so it is "0" when the payload has no value.
+	FresherAlways bool
+	// FresherWhole: fresher gives whole seconds (chrono's num_seconds), so a fraction is cut.
+	FresherWhole bool
 }
 
 // Table is the seed-variable mapping, documented in the package comment.
 var Table = []Var{
-	{Keys: []string{"iteration"}, Fresher: "FRESHER_ITERATION", Loop: "LOOP_ITERATION", LoopShell: "ITERATION", Iteratr: "iteration"},
+	{Keys: []string{"iteration"}, Fresher: "FRESHER_ITERATION", Loop: "LOOP_ITERATION", LoopShell: "ITERATION", Iteratr: "iteration", FresherAlways: true},
 	{Keys: []string{"maxIterations"}, Fresher: "FRESHER_MAX_ITERATIONS", Loop: "LOOP_MAX_ITERATIONS", LoopShell: "MAX_ITERATIONS"},
 	{Keys: []string{"mode"}, Fresher: "FRESHER_MODE"},
 	{Keys: []string{"status"}, Loop: "LOOP_STATUS", LoopShell: "STATUS"},
@@ -72,16 +84,17 @@ var Table = []Var{
 	{Keys: []string{"stateFile"}, Loop: "LOOP_STATE_FILE", LoopShell: "STATE_FILE"},
 	{Keys: []string{"loopType"}, Loop: "LOOP_TYPE", LoopShell: "LOOP_TYPE"},
 	{Keys: []string{"finishType"}, Fresher: "FRESHER_FINISH_TYPE"},
-	{Keys: []string{"durationSeconds", "duration"}, Millis: "duration", Fresher: "FRESHER_DURATION", Loop: "LOOP_DURATION", LoopShell: "DURATION"},
+	{Keys: []string{"durationSeconds", "duration"}, Millis: "duration", Fresher: "FRESHER_DURATION", Loop: "LOOP_DURATION", LoopShell: "DURATION", FresherAlways: true, FresherWhole: true},
 	{Keys: []string{"logDir"}, Fresher: "FRESHER_LOG_DIR"},
 	{Keys: []string{"startedAt"}, Fresher: "FRESHER_STARTED_AT"},
 	{Keys: []string{"planFile"}, Fresher: "FRESHER_PLAN_FILE"},
 	{Keys: []string{"specDir"}, Fresher: "FRESHER_SPEC_DIR"},
-	{Keys: []string{"lastExitCode"}, Fresher: "FRESHER_LAST_EXIT_CODE"},
+	{Keys: []string{"lastExitCode"}, Fresher: "FRESHER_LAST_EXIT_CODE", FresherAlways: true},
 	{Keys: []string{"lastDuration"}, Fresher: "FRESHER_LAST_DURATION"},
 	{Keys: []string{"commitsMade"}, Fresher: "FRESHER_COMMITS_MADE"},
-	{Keys: []string{"totalIterations", "iteration"}, Fresher: "FRESHER_TOTAL_ITERATIONS"},
-	{Keys: []string{"totalCommits", "commitsMade"}, Fresher: "FRESHER_TOTAL_COMMITS"},
+	{Keys: []string{"totalIterations", "iteration"}, Fresher: "FRESHER_TOTAL_ITERATIONS", FresherAlways: true},
+	{Keys: []string{"totalCommits", "commitsMade"}, Fresher: "FRESHER_TOTAL_COMMITS", FresherAlways: true},
+	{Keys: []string{"lastCommitSha", "commitSha"}, Fresher: "FRESHER_LAST_COMMIT_SHA"},
 }
 
 // Value returns the payload value of v as text, and whether any of its keys is present.
@@ -107,7 +120,16 @@ func FresherEnv(p hooks.Payload, workspace string) []string {
 		if v.Fresher == "" {
 			continue
 		}
-		if s, ok := v.Value(p); ok {
+		s, ok := v.Value(p)
+		switch {
+		case ok && v.FresherWhole:
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				s = strconv.FormatFloat(math.Trunc(f), 'f', -1, 64)
+			}
+		case !ok && v.FresherAlways:
+			s, ok = "0", true
+		}
+		if ok {
 			env = append(env, v.Fresher+"="+s)
 			logDir = logDir || v.Fresher == "FRESHER_LOG_DIR"
 		}
@@ -118,23 +140,40 @@ func FresherEnv(p hooks.Payload, workspace string) []string {
 	return env
 }
 
-// LoopEnv is the environment of an agent-pipelines hook: the LOOP_* variables and the shell
-// variables its ${VAR} references name.
-func LoopEnv(p hooks.Payload, sessionID string) []string {
-	env := []string{"LOOP_SESSION=" + sessionID, "SESSION=" + sessionID}
+// LoopEnv is the environment of an agent-pipelines hook in session (its name): the PIPELINE_*
+// variables of the current hooks plan, their former LOOP_* names, the shell variables its ${VAR}
+// references name, and the engine's own CLAUDE_PIPELINE_SESSION and CLAUDE_PIPELINE_TYPE.
+func LoopEnv(p hooks.Payload, session string) []string {
+	env := []string{"LOOP_SESSION=" + session, "PIPELINE_SESSION=" + session, "SESSION=" + session,
+		"SESSION_NAME=" + session, "CLAUDE_PIPELINE_SESSION=" + session}
 	for _, v := range Table {
 		s, ok := v.Value(p)
 		if !ok {
 			continue
 		}
 		if v.Loop != "" {
-			env = append(env, v.Loop+"="+s)
+			env = append(env, v.Loop+"="+s, "PIPELINE_"+strings.TrimPrefix(v.Loop, "LOOP_")+"="+s)
+		}
+		if v.Loop == "LOOP_TYPE" {
+			env = append(env, "CLAUDE_PIPELINE_TYPE="+s)
 		}
 		if v.LoopShell != "" && v.LoopShell != v.Loop {
 			env = append(env, v.LoopShell+"="+s)
 		}
 	}
 	return env
+}
+
+// SessionName is the name the seed loops give a session (iteratr's {{session}}, agent-pipelines'
+// ${SESSION}): the payload's "session" (`--data session=…`), else its sessionName (the name the
+// session was started with, `session start --name`), else the session id.
+func SessionName(p hooks.Payload, sessionID string) string {
+	for _, k := range []string{"session", hooks.KeySessionName} {
+		if s := hooks.FormatValue(p[k]); s != "" {
+			return s
+		}
+	}
+	return sessionID
 }
 
 // IteratrVars are the values of iteratr's template variables; a variable the payload does not

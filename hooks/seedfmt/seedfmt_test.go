@@ -20,7 +20,7 @@ func TestMapping(t *testing.T) {
 	p := hooks.Payload{"iteration": 2.0, "maxIterations": "5", "mode": "building", "taskId": "T-1", "error": "boom", "duration": 1500}
 	fresher := seedfmt.FresherEnv(p, "/ws")
 	for _, want := range []string{"FRESHER_PROJECT_DIR=/ws", "FRESHER_ITERATION=2", "FRESHER_MAX_ITERATIONS=5", "FRESHER_MODE=building",
-		"FRESHER_DURATION=1.5", "FRESHER_TOTAL_ITERATIONS=2", "FRESHER_LOG_DIR=" + filepath.Join("/ws", ".fresher", "logs")} {
+		"FRESHER_DURATION=1", "FRESHER_TOTAL_ITERATIONS=2", "FRESHER_TOTAL_COMMITS=0", "FRESHER_LAST_EXIT_CODE=0", "FRESHER_LOG_DIR=" + filepath.Join("/ws", ".fresher", "logs")} {
 		if !slices.Contains(fresher, want) {
 			t.Errorf("fresher env lacks %s: %v", want, fresher)
 		}
@@ -153,6 +153,24 @@ func TestDurationIsMillisecondsUnlessGivenInSeconds(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%v: env %v lacks %s", tc.p, env, tc.want)
+		}
+	}
+}
+
+// The loop's session name is the payload's sessionName; an empty or absent one is the id.
+func TestSessionName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		p    hooks.Payload
+		want string
+	}{
+		{hooks.Payload{"sessionName": "auth"}, "auth"},
+		{hooks.Payload{"sessionName": ""}, "s-1"},
+		{hooks.Payload{"sessionName": nil}, "s-1"},
+		{hooks.Payload{}, "s-1"},
+	} {
+		if got := seedfmt.SessionName(tc.p, "s-1"); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.p, got, tc.want)
 		}
 	}
 }

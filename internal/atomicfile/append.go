@@ -30,6 +30,14 @@ func AppendLines(path string, data []byte, perm fs.FileMode) error {
 	if data[len(data)-1] != '\n' {
 		return fmt.Errorf("append to %s: data does not end in a newline", path)
 	}
+	return AppendLinesAfter(path, perm, func([]byte) ([]byte, error) { return data, nil })
+}
+
+// AppendLinesAfter is AppendLines with the lines made under the lock by build, which gets the
+// file's last complete line (without its '\n'; nil for a file without one) so that what it
+// appends can depend on it, as a hash chain does. A fragment after the last '\n' (a torn write)
+// is not a line: build gets the line before it. The slice is valid only during the call.
+func AppendLinesAfter(path string, perm fs.FileMode, build func(last []byte) ([]byte, error)) error {
 	open := func() (*os.File, error) {
 		return os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, perm)
 	}
@@ -46,7 +54,7 @@ func AppendLines(path string, data []byte, perm fs.FileMode) error {
 		f.Close()
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
-	err = appendLines(f, data)
+	err = buildAndAppend(f, build)
 	_ = unlock(f) // closing the file releases the lock anyway
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -94,4 +102,85 @@ func appendLines(f appendFile, data []byte) error {
 		}
 	}
 	return err
+}
+
+func buildAndAppend(f *os.File, build func(last []byte) ([]byte, error)) error {
+	last, err := LastLine(f)
+	if err != nil {
+		return err
+	}
+	data, err := build(last)
+	if err != nil || len(data) == 0 {
+		return err
+	}
+	if data[len(data)-1] != '\n' {
+		return errors.New("data does not end in a newline")
+	}
+	return appendLines(f, data)
+}
+
+// LastLine returns the last complete line of f (without its '\n'), reading back from the end
+// in blocks: nil when f holds no '\n'. A fragment after the last '\n' is skipped.
+func LastLine(f io.ReaderAt) ([]byte, error) {
+	size, err := sizeOf(f)
+	if err != nil {
+		return nil, err
+	}
+	const block = 4096
+	var tail []byte // the bytes from some offset to the end of the file
+	end := size     // the end of the last complete line, once found
+	found := false
+	for off := size; off > 0; {
+		n := min(int64(block), off)
+		off -= n
+		buf := make([]byte, n, n+int64(len(tail)))
+		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read the last line: %w", err)
+		}
+		tail = append(buf, tail...)
+		for i := int(n) - 1; i >= 0; i-- { // the new block only
+			if tail[i] != '\n' {
+				continue
+			}
+			pos := off + int64(i) // a newline at pos
+			if !found {
+				found, end = true, pos
+				continue
+			}
+			return tail[i+1 : end-off], nil
+		}
+		if off == 0 && found {
+			return tail[:end], nil
+		}
+	}
+	return nil, nil
+}
+
+func sizeOf(f io.ReaderAt) (int64, error) {
+	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		fi, err := st.Stat()
+		if err != nil {
+			return 0, err
+		}
+		return fi.Size(), nil
+	}
+	if s, ok := f.(interface{ Size() int64 }); ok {
+		return s.Size(), nil
+	}
+	return 0, errors.New("last line: cannot tell the size")
+}
+
+// ReadLocked runs fn with path open for reading while holding the lock AppendLines takes, so
+// that fn sees no append half done. A missing file is fs.ErrNotExist.
+func ReadLocked(path string, fn func(f *os.File) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := lock(f); err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer unlock(f) //nolint:errcheck // closing the file releases the lock anyway
+	return fn(f)
 }

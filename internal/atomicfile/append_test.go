@@ -115,3 +115,24 @@ func TestAppendLinesWantsWholeLines(t *testing.T) {
 		t.Errorf("a file was made: %v", err)
 	}
 }
+
+func TestLastLine(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 10000)
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"no newline", ""},
+		{"one\n", "one"},
+		{"one\ntwo\n", "two"},
+		{"one\ntwo\ntorn", "two"},
+		{"\n", ""},
+		{"a\n" + long + "\n", long},
+		{long + "\n" + long + "y\n", long + "y"},
+		{long + "\nshort\n" + long, "short"},
+	} {
+		got, err := LastLine(strings.NewReader(tc.in))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("LastLine(%.20q…) = %.20q…, %v; want %.20q…", tc.in, got, err, tc.want)
+		}
+	}
+}

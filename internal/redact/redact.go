@@ -10,15 +10,16 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Mask stands for a removed secret.
 const Mask = "***"
 
-var userinfo = regexp.MustCompile(`://[^/@\s]+@`)
+var userinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`://[^/@\s]+@`) })
 
 // URL removes the credentials of every URL in s.
-func URL(s string) string { return userinfo.ReplaceAllString(s, "://"+Mask+"@") }
+func URL(s string) string { return userinfo().ReplaceAllString(s, "://"+Mask+"@") }
 
 // String removes every secret, and the credentials of every URL, from s.
 func String(s string, secrets []string) string {

@@ -18,6 +18,7 @@ type StartRequest struct {
 	Command   string // the agent's command line, recorded in the session
 	Args      []string
 	Provider  string // the agent's primary provider ("" when unknown)
+	Name      string // the session's human name ("" for none), see sessions.ValidName
 }
 
 // Start writes a new active session of the workspace and makes it current.
@@ -26,7 +27,9 @@ func (r *Runner) Start(req StartRequest) (*sessions.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.Store().Create(newSessionParams(ws, req.Command, req.Args, req.Provider))
+	p := newSessionParams(ws, req.Command, req.Args, req.Provider)
+	p.Name = req.Name
+	return r.Store().Create(p)
 }
 
 // Lookup reads the session named by id, else $AUTOAGENT_SESSION_ID, else the current one.
@@ -127,7 +130,7 @@ func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Outcome, erro
 	if err != nil || out.Blocked() {
 		return out, err
 	}
-	fire.Event, fire.Data = hooks.SessionEnd, maps.Clone(data)
+	fire.Event, fire.Data, fire.shipNow = hooks.SessionEnd, maps.Clone(data), true
 	end, err := r.Fire(ctx, fire)
 	if err != nil {
 		return out, err
@@ -141,6 +144,10 @@ func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Outcome, erro
 	if err != nil {
 		return out, err
 	}
+	if workspace == "" {
+		workspace = sess.Workspace
+	}
+	r.pushAtEnd(ctx, workspace, out.Session)
 	return out, nil
 }
 

@@ -18,7 +18,7 @@ type Request struct {
 	// SessionID is the session to fire in ("" attaches by the rules of Attach).
 	SessionID string
 	Workspace string // the --workspace flag; "" finds it
-	LoopFile  string // the agent-pipelines loop.yaml ("" for the workspace's)
+	LoopFile  string // the agent-pipelines stage file ("" for the workspace's)
 	// ConfigFile is one more native config, loaded after the project's (the Action's config input).
 	ConfigFile string
 	// CaptureStdout keeps the hooks' stdout in the result only instead of streaming it to
@@ -42,6 +42,11 @@ type Request struct {
 	EndStatus sessions.Status
 	// CanAsk says the caller can ask a person to confirm (see hooks.Engine.CanAsk).
 	CanAsk bool
+	// AsksAgain says the caller fires the same event again when it is refused (see
+	// hooks.Engine.AsksAgain).
+	AsksAgain bool
+
+	shipNow bool // start the telemetry shipper whatever the interval (session end)
 }
 
 // Outcome is what firing decided. The caller chooses the exit code from it: Blocked, Skipped.
@@ -104,6 +109,13 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := sessionsConfig(cfg); err != nil {
+		return nil, err
+	}
+	dest, err := r.telemetryDestination(cfg)
+	if err != nil {
+		return nil, err
+	}
 	event, err := hooks.ResolveEvent(req.Event, cfg.CustomEvents)
 	if err != nil {
 		return nil, err
@@ -116,6 +128,12 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if data == nil {
 		data = hooks.Payload{}
 	}
+	if name := sess.record.Name; name != "" {
+		if _, set := data[hooks.KeySessionName]; !set {
+			data = maps.Clone(data)
+			data[hooks.KeySessionName] = name
+		}
+	}
 	if files, ok := sess.filesModified(event); ok {
 		if _, set := data["filesModified"]; !set {
 			data = maps.Clone(data)
@@ -126,14 +144,22 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		Config: cfg, Workspace: env.Workspace, SessionID: sess.id,
 		Getenv: r.Getenv, Environ: r.Environ, Stderr: r.Stderr, Messages: r.Stderr,
 		Observer: sess, State: store.SessionState(sess.id), Now: r.Now, CanAsk: req.CanAsk,
+		AsksAgain: req.AsksAgain,
 	}
 	// The Stop cap runs before the formats' extensions, so that they see a capped Stop as allowed.
 	eng.Extensions = []hooks.Extension{&stopLimit{store: store, warn: r.warn}}
 	if !req.CaptureStdout {
 		eng.Stdout = r.Stdout
 	}
+	rec := r.recorder(cfg, dest, sess.id)
+	if rec != nil {
+		eng.Tracer = rec
+	}
 	out := &Outcome{Streamed: !req.CaptureStdout}
-	out.Result, err = eng.Fire(ctx, event, data)
+	// The name the caller used, not the canonical one: Engine.Fire records an alias (on-run-fail)
+	// in the payload for the formats that tell aliases of one event apart.
+	out.Result, err = eng.Fire(ctx, req.Event, data)
+	r.ship(rec, req.shipNow)
 	if err != nil {
 		return out, err
 	}

@@ -45,6 +45,11 @@ type Runner struct {
 	// NewRegistry builds the registry of hook types and formats for one event (nil: command
 	// hooks and the native format only).
 	NewRegistry func() *hooks.Registry
+	// Executable is agent-hooks' own executable ("" when unknown): the telemetry shipper,
+	// agent-hooks-otel, is looked for next to it (else on PATH).
+	Executable string
+	// Version is agent-hooks' version, recorded in telemetry.
+	Version string
 }
 
 // findActiveScan is how many of the newest sessions a run without a session id looks through for

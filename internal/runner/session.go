@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/sessions"
@@ -86,6 +87,7 @@ type storedSession struct {
 	warn      func(format string, args ...any)
 
 	warnOnce sync.Once
+	appended atomic.Bool // the trail grew during this event: the record takes its new head
 }
 
 // filesModified is what an agent's Stop and SessionEnd payloads carry as filesModified: the
@@ -110,7 +112,9 @@ func (s *storedSession) HookDone(event string, _ *hooks.Hook, r *hooks.HookResul
 	e.ToolUseID = s.toolUseID
 	if err := s.store.Append(s.id, e); err != nil {
 		s.warnOnce.Do(func() { s.warn("audit trail: %v", err) })
+		return
 	}
+	s.appended.Store(true)
 }
 
 func auditEvent(event string, r *hooks.HookResult) sessions.Event {
@@ -124,11 +128,12 @@ func auditEvent(event string, r *hooks.HookResult) sessions.Event {
 // AfterEvent applies the issue bookkeeping of SPEC.md section 7: PreExecutionStart plans the
 // payload's issueNumber and makes it current (a blocked start only plans it); PostExecutionEnd
 // files it under completed or failed by the payload's success (absent: completed) and clears the
-// current issue. The session's provider is taken from the first payload that names one. Other
-// events write nothing, so that they cost no lock. (The Stop block cap is stopLimit's, an
-// extension, because the extensions after it must see its decision.) change, when not nil, is
-// the request's own change (the agent's files, the end of the session), told whether the event
-// was blocked.
+// current issue. The session's provider is taken from the first payload that names one. An event
+// whose hooks appended to the audit trail writes the record too, so that it keeps the trail's new
+// head (see sessions.AuditHead); other events write nothing, so that they cost no lock. (The Stop
+// block cap is stopLimit's, an extension, because the extensions after it must see its decision.)
+// change, when not nil, is the request's own change (the agent's files, the end of the session),
+// told whether the event was blocked.
 func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hooks.Result, change func(x *sessions.Session, blocked bool)) error {
 	var update []func(*sessions.Session)
 	if change != nil {
@@ -163,7 +168,7 @@ func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hoo
 			update = append(update, func(x *sessions.Session) { x.StartIssue(n) })
 		}
 	}
-	if len(update) == 0 {
+	if len(update) == 0 && !s.appended.Swap(false) {
 		return nil
 	}
 	_, err := s.store.Update(s.id, func(x *sessions.Session) error {

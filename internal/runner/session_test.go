@@ -210,3 +210,29 @@ func TestConcurrentFiresOfOneSession(t *testing.T) {
 		t.Errorf("%d trail lines, want %d", len(trail), 2*n)
 	}
 }
+
+// TestEventKeepsTheTrailHeadInTheRecord: an event whose hooks appended to the audit trail writes
+// the record, which takes the trail's new head, so that verify holds the end of the trail against
+// it; an event without hooks writes nothing.
+func TestEventKeepsTheTrailHeadInTheRecord(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, `{"hooks": {"PreExecutionEnd": [{"name": "a", "command": "true"}, {"name": "b", "command": "true"}]}}`)
+	h.fire(Request{Event: "PreExecutionEnd"})
+	id := h.current()
+	sess, err := h.r.Store().Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.AuditHead == nil || sess.AuditHead.Seq != 2 {
+		t.Fatalf("head = %+v, want seq 2", sess.AuditHead)
+	}
+	r, err := h.r.Store().OpenTrail(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	v, err := sessions.VerifyTrail(r, "trail", id, sess.AuditHead)
+	if err != nil || !v.OK() || v.AfterHead != 0 || v.Chained != 2 {
+		t.Errorf("verify = %+v, %v", v, err)
+	}
+}

@@ -30,6 +30,8 @@ type Env struct {
 	Messages  *Buffer // agent-hooks' own messages and the hooks' stderr
 	// Registry, when set, is called on every registry (to add a type or a format).
 	Registry func(*hooks.Registry)
+	// Event is the --event of every Handle (the event of an agent whose input names none).
+	Event string
 }
 
 // New makes a workspace whose .autoagent/config.json is config.
@@ -72,10 +74,10 @@ func (e *Env) Read(rel string) string {
 	return string(b)
 }
 
-var cwdRE = regexp.MustCompile(`"cwd":\s*"([^"]*)"`)
+var cwdRE = regexp.MustCompile(`"(?:cwd|rootPath)":\s*"([^"]*)"`)
 
 // Input is the captured input testdata/agents/<agent>/<name>.json, with the capture machine's
-// project directory (its cwd) replaced by the workspace everywhere (cwd, file paths), and the
+// project directory (its cwd; Cline's rootPath) replaced by the workspace everywhere (cwd, file paths), and the
 // fields of set replaced or added.
 func (e *Env) Input(agent, name string, set map[string]any) []byte {
 	e.t.Helper()
@@ -132,6 +134,7 @@ func (e *Env) Handle(h agents.Host, input []byte, timeout time.Duration) agents.
 	reply := agents.Handle(context.Background(), agents.Options{
 		Host: h, Runner: e.Runner, Stdin: bytes.NewReader(input),
 		Getenv: func(k string) string { return e.Vars[k] }, Timeout: timeout, Messages: e.Messages,
+		Event: e.Event,
 	})
 	reply.Wait()
 	return reply

@@ -1,2 +1,2 @@
 #!/bin/sh
-echo "[log-run] run $(echo "$BREAKPOINT_PAYLOAD" | jq -r '.runId // "unknown"') started in $REPO_ROOT" >&2
+echo "[log-run] run $(echo "$HOOK_PAYLOAD" | jq -r '.runId // "unknown"') started in $REPO_ROOT" >&2

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/sessions"
+)
+
+// trailSource opens an audit trail for reading (a local file, or a blob of a pushed session); it
+// may be opened more than once.
+type trailSource struct {
+	name string // for messages: the file, or the ref of a pushed session
+	open func() (io.ReadCloser, error)
+}
+
+func (src trailSource) each(details bool, fn func(n int, e *sessions.Event, line []byte) error, problem func(error)) error {
+	r, err := src.open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return sessions.EachEvent(r, src.name, details, fn, problem)
+}
+
+var trailHeader = [...]string{"TIME", "EVENT", "HOOK", "SOURCE", "STATUS", "EXIT", "MS", "DECISION", "REASON"}
+
+// trailCells are the cells of one event's row, but the last (the reason), which is not padded.
+func trailCells(e *sessions.Event, cells *[len(trailHeader) - 1]string) {
+	cells[0] = sessTime(e.Time)
+	cells[1], cells[2], cells[3], cells[4] = e.Event, e.Name, e.Source, e.Status
+	cells[5] = strconv.Itoa(e.ExitCode)
+	cells[6] = strconv.FormatInt(e.DurationMs, 10)
+	cells[7] = sessDash(e.Decision)
+}
+
+// printTrail prints the trail as a table in two passes over the source, holding one line at a
+// time: the first measures the columns (and reports the lines it skips), the second prints. It
+// lays the table out as text/tabwriter would (two spaces between columns), which needs every row
+// before the first is printed.
+func printTrail(w io.Writer, src trailSource, problem func(error)) error {
+	var width [len(trailHeader) - 1]int
+	for i := range width {
+		width[i] = utf8.RuneCountInString(trailHeader[i])
+	}
+	var cells [len(trailHeader) - 1]string
+	rows := 0
+	err := src.each(false, func(_ int, e *sessions.Event, _ []byte) error {
+		rows++
+		trailCells(e, &cells)
+		for i, c := range cells {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+		return nil
+	}, problem)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if rows == 0 {
+		fmt.Fprintln(bw, "no hook has run in this session")
+		return bw.Flush()
+	}
+	var row []byte
+	writeRow := func(cells []string, last string) {
+		row = row[:0]
+		for i, c := range cells {
+			row = append(row, c...)
+			for pad := width[i] - utf8.RuneCountInString(c) + 2; pad > 0; pad-- {
+				row = append(row, ' ')
+			}
+		}
+		row = append(row, last...)
+		row = append(row, '\n')
+		_, _ = bw.Write(row)
+	}
+	writeRow(trailHeader[:len(trailHeader)-1], trailHeader[len(trailHeader)-1])
+	err = src.each(false, func(_ int, e *sessions.Event, _ []byte) error {
+		trailCells(e, &cells)
+		writeRow(cells[:], sessLine(e.Reason))
+		return nil
+	}, nil)
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// writeSessionJSON prints the record as JSON with its trail in an "events" array, one event per
+// line as it was written, streaming them.
+func writeSessionJSON(w io.Writer, sess *sessions.Session, src trailSource, problem func(error)) error {
+	rec, err := json.MarshalIndent(sess, "", "  ")
+	if err != nil {
+		return err
+	}
+	rec = bytes.TrimRight(rec, "\n")
+	rec = bytes.TrimSuffix(rec, []byte("}"))
+	rec = bytes.TrimRight(rec, "\n ")
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(rec)
+	if len(rec) > 1 { // not an empty object
+		bw.WriteString(",")
+	}
+	bw.WriteString("\n  \"events\": [")
+	n := 0
+	err = src.each(false, func(_ int, _ *sessions.Event, line []byte) error {
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		bw.WriteString("\n    ")
+		_, err := bw.Write(line) // valid JSON (EachEvent says so), one event per line
+		return err
+	}, problem)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
+}
+
+// localTrail is the audit trail of session id in the sessions folder.
+func localTrail(store *sessions.Store, id string) trailSource {
+	return trailSource{name: store.EventsPath(id), open: func() (io.ReadCloser, error) { return store.OpenTrail(id) }}
+}
+
+// showSession prints a session's record, and with events its audit trail.
+func (a *app) showSession(sess *sessions.Session, src trailSource, asJSON, events bool) error {
+	problem := func(err error) { a.reportProblems([]error{err}) }
+	switch {
+	case asJSON && events:
+		return writeSessionJSON(a.stdout, sess, src, problem)
+	case asJSON:
+		return writeJSON(a.stdout, sess)
+	}
+	if err := printSession(a.stdout, sess); err != nil {
+		return err
+	}
+	if !events {
+		return nil
+	}
+	fmt.Fprintln(a.stdout)
+	return printTrail(a.stdout, src, problem)
+}
+
+// verifySession checks the hash chain of a session's audit trail against its record's head.
+func verifySession(sess *sessions.Session, src trailSource) (*sessions.Verification, error) {
+	r, err := src.open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return sessions.VerifyTrail(r, src.name, sess.ID, sess.AuditHead)
+}
+
+// verifyStatus is one word for a verification: intact, broken, unchained or empty.
+func verifyStatus(v *sessions.Verification) string {
+	switch {
+	case !v.OK():
+		return "broken"
+	case v.Chained == 0 && v.Unchained > 0:
+		return "unchained"
+	case v.Chained == 0:
+		return "empty"
+	}
+	return "intact"
+}
+
+// printVerification says what verify found, in one line (and a warning per torn line on stderr);
+// a broken chain is exit 1.
+func (a *app) printVerification(id string, v *sessions.Verification, asJSON bool) error {
+	for _, p := range v.Problems {
+		fmt.Fprintf(a.stderr, "agent-hooks: warning: %s\n", p)
+	}
+	status := verifyStatus(v)
+	if asJSON {
+		doc := struct {
+			Session string `json:"session"`
+			Status  string `json:"status"`
+			*sessions.Verification
+		}{id, status, v}
+		if err := writeJSON(a.stdout, doc); err != nil {
+			return err
+		}
+	} else {
+		var msg string
+		switch status {
+		case "broken":
+			msg = fmt.Sprintf("broken at line %d (%s): %s", v.Break.Line, v.Break.Kind, v.Break.Msg)
+		case "unchained":
+			msg = fmt.Sprintf("unchained: its %d line(s) were written before agent-hooks chained its audit trails, so they cannot be verified", v.Unchained)
+		case "empty":
+			msg = "empty: no hook has run in this session"
+		default:
+			msg = fmt.Sprintf("intact: %d line(s) chained", v.Chained)
+			if v.Unchained > 0 {
+				msg += fmt.Sprintf(" after %d unchained line(s) written before agent-hooks chained its audit trails (not verifiable)", v.Unchained)
+			}
+			switch {
+			case v.Head == nil:
+				msg += "; the session record keeps no head yet, so lines cut from the end could not be told"
+			case v.AfterHead > 0:
+				msg += fmt.Sprintf("; the record's head is seq %d, %d line(s) were appended after it was written", v.Head.Seq, v.AfterHead)
+			default:
+				msg += fmt.Sprintf("; the last is the head the session record keeps (seq %d)", v.Head.Seq)
+			}
+		}
+		fmt.Fprintf(a.stdout, "%s: %s\n", id, msg)
+	}
+	if !v.OK() {
+		return &silentError{code: exitFailure}
+	}
+	return nil
+}
+
+// remoteTrail is the audit trail of a session as it was pushed.
+func remoteTrail(rs *runner.RemoteSession) trailSource {
+	return trailSource{name: rs.TrailName, open: rs.Trail}
+}

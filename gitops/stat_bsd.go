@@ -1,8 +1,0 @@
-//go:build darwin || freebsd
-
-package gitops
-
-import "syscall"
-
-func ctimespec(s *syscall.Stat_t) syscall.Timespec { return s.Ctimespec }
-func mtimespec(s *syscall.Stat_t) syscall.Timespec { return s.Mtimespec }

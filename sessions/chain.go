@@ -1,0 +1,239 @@
+package sessions
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
+)
+
+// The audit trail is a hash chain. Every line agent-hooks appends carries
+//
+//	"seq":  its number in the chain (1, 2, …), and
+//	"prev": the SHA-256, in hex, of the exact bytes of the line before it (without its '\n'),
+//	        or of "agent-hooks audit trail\n" + the session id for the first line,
+//
+// as its first two fields, and the session record keeps the head: the seq and hash of the last
+// line when the record was last written (AuditHead). A line changed, inserted or removed breaks
+// the chain at the line after it; lines removed from the end fall short of the head. Lines written
+// before agent-hooks chained its trail carry neither field: they are read as unchained, and the
+// first chained line after them links to the last of them.
+
+// AuditHead is the last line of a session's audit trail as its record saw it.
+type AuditHead struct {
+	Seq  int64  `json:"seq"`
+	Hash string `json:"hash"` // SHA-256 of the line, hex
+}
+
+// ChainStart is the "prev" of a trail's first line: it ties the chain to its session.
+func ChainStart(id string) string {
+	return lineHash([]byte("agent-hooks audit trail\n" + id))
+}
+
+func lineHash(line []byte) string {
+	h := hexHash(line)
+	return string(h[:])
+}
+
+// hexHash is the SHA-256 of line in hex, without allocating.
+func hexHash(line []byte) (h [64]byte) {
+	sum := sha256.Sum256(line)
+	hex.Encode(h[:], sum[:])
+	return h
+}
+
+// chainAfter is where the chain goes on after last (the trail's last complete line, nil for an
+// empty trail): the seq of the next line and its prev. After an unchained line (a trail begun
+// before the chain) the chain starts at 1, linked to that line.
+func chainAfter(id string, last []byte) (next int64, prev string) {
+	if last == nil {
+		return 1, ChainStart(id)
+	}
+	seq, _, ok := chainFields(last)
+	if !ok {
+		return 1, lineHash(last)
+	}
+	return seq + 1, lineHash(last)
+}
+
+// chainFields reads seq and prev of an audit line: from its start when it is written as
+// agent-hooks writes it, else with encoding/json. ok is false for a line without a chain.
+func chainFields(line []byte) (seq int64, prev string, ok bool) {
+	seq, raw, ok := chainFieldsRaw(line)
+	return seq, string(raw), ok
+}
+
+// chainFieldsRaw is chainFields with prev as a slice of line (or of a decoded copy).
+func chainFieldsRaw(line []byte) (seq int64, prev []byte, ok bool) {
+	const head = `{"seq":`
+	if rest, found := bytes.CutPrefix(line, []byte(head)); found {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		const mid = `,"prev":"`
+		if n, err := strconv.ParseInt(string(rest[:i]), 10, 64); err == nil && n > 0 &&
+			bytes.HasPrefix(rest[i:], []byte(mid)) && len(rest) >= i+len(mid)+65 && rest[i+len(mid)+64] == '"' {
+			return n, rest[i+len(mid) : i+len(mid)+64], true
+		}
+	}
+	var f struct {
+		Seq  int64  `json:"seq"`
+		Prev string `json:"prev"`
+	}
+	if json.Unmarshal(line, &f) != nil || f.Seq <= 0 || f.Prev == "" {
+		return 0, nil, false
+	}
+	return f.Seq, []byte(f.Prev), true
+}
+
+// trailHead reads the head of session id's trail: nil for a trail that is missing, empty or
+// ends in an unchained line.
+func (s *Store) trailHead(id string) (*AuditHead, error) {
+	var head *AuditHead
+	err := atomicfile.ReadLocked(s.EventsPath(id), func(f *os.File) error {
+		last, err := atomicfile.LastLine(f)
+		if err != nil || last == nil {
+			return err
+		}
+		if seq, _, ok := chainFields(last); ok {
+			head = &AuditHead{Seq: seq, Hash: lineHash(last)}
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the head of the audit trail: %w", err)
+	}
+	return head, nil
+}
+
+// Verification is what VerifyTrail found.
+type Verification struct {
+	Lines     int   `json:"lines"`     // lines read
+	Chained   int64 `json:"chained"`   // lines in the chain
+	Unchained int   `json:"unchained"` // lines before the chain (written before agent-hooks chained its trail)
+	// Head is the head the record keeps (nil: none); AfterHead counts the chained lines after it
+	// (appended since the record was last written, as while the session is active).
+	Head      *AuditHead `json:"head,omitempty"`
+	AfterHead int64      `json:"afterHead"`
+	// Problems are lines that are not events at all (torn writes); the chain passes over them.
+	Problems []string `json:"problems,omitempty"`
+	// Break is the first line that was changed, inserted or removed; nil when the chain holds.
+	Break *ChainBreak `json:"break,omitempty"`
+}
+
+// OK reports whether the trail is intact as far as it can be told: no break.
+func (v *Verification) OK() bool { return v.Break == nil }
+
+// ChainBreak is the first place where the trail is not what was written.
+type ChainBreak struct {
+	Line int    `json:"line"` // the line (counting from 1) that was changed or inserted, or before which lines were removed
+	Kind string `json:"kind"` // changed, inserted, removed, unchained
+	Msg  string `json:"message"`
+}
+
+func (b *ChainBreak) Error() string { return fmt.Sprintf("line %d: %s", b.Line, b.Msg) }
+
+// VerifyTrail reads an audit trail from r (named name in messages) of session id, whose record
+// keeps head (nil: none), and checks its chain, holding one line at a time. It stops at the first
+// break. The error is a failure to read.
+func VerifyTrail(r io.Reader, name, id string, head *AuditHead) (*Verification, error) {
+	v := &Verification{Head: head}
+	var (
+		prevHash   = hexOf(ChainStart(id))     // what the next line's prev must be
+		beforeHash [64]byte                    // the hash of the line before the last one (to spot an insertion)
+		lastLine   int                         // the physical number of the last event line
+		expect     int64                   = 1 // the next seq
+		headSeen   bool
+		chainLine  int // where the chain began
+	)
+	stop := errors.New("stop")
+	fail := func(line int, kind, format string, args ...any) error {
+		v.Break = &ChainBreak{Line: line, Kind: kind, Msg: fmt.Sprintf(format, args...)}
+		return stop
+	}
+	err := ScanLines(r, func(n int, line []byte, complete bool) error {
+		v.Lines = n
+		if len(bytes.TrimSpace(line)) == 0 {
+			return fail(n, "inserted", "an empty line, which agent-hooks never writes")
+		}
+		seq, prev, chained := chainFieldsRaw(line)
+		if !chained {
+			if !json.Valid(line) || !complete {
+				var jerr error = errors.New("not a JSON object")
+				if !complete {
+					jerr = errors.New("no newline at the end")
+				} else if err := json.Unmarshal(line, new(map[string]any)); err != nil {
+					jerr = err
+				}
+				v.Problems = append(v.Problems, lineError(name, n, line, complete, jerr).Error())
+				return nil
+			}
+			if v.Chained > 0 {
+				return fail(n, "inserted", "this line carries no chain (seq, prev), yet the chain began at line %d: it was inserted or rewritten", chainLine)
+			}
+			v.Unchained++
+			beforeHash, prevHash, lastLine = prevHash, hexHash(line), n
+			return nil
+		}
+		hash := hexHash(line)
+		if v.Chained == 0 {
+			chainLine = n
+		}
+		switch {
+		case string(prev) == string(prevHash[:]) && seq == expect:
+		case seq > expect:
+			return fail(n, "removed", "seq %d follows seq %d: %d line(s) were removed before this line", seq, expect-1, seq-expect)
+		case hash == prevHash:
+			return fail(n, "inserted", "this line repeats the line before it (seq %d)", seq)
+		case seq < expect && string(prev) == string(beforeHash[:]) && lastLine > 0:
+			return fail(lastLine, "inserted", "this line is not in the chain: the next line (seq %d) links to the line before it", seq)
+		case seq < expect:
+			return fail(n, "inserted", "seq %d again after seq %d: a line was inserted or duplicated", seq, expect-1)
+		case string(prev) != string(prevHash[:]) && lastLine > 0:
+			return fail(lastLine, "changed", "this line was changed: its hash is not the one the next line (seq %d) records", seq)
+		default:
+			return fail(n, "changed", "the first line of the chain does not start it: changed, or the lines before it were removed")
+		}
+		if head != nil && seq == head.Seq {
+			headSeen = true
+			if string(hash[:]) != head.Hash {
+				return fail(n, "changed", "this line (seq %d) was changed: its hash is not the head the session record keeps", seq)
+			}
+		}
+		if head != nil && seq > head.Seq {
+			v.AfterHead++
+		}
+		v.Chained++
+		expect = seq + 1
+		beforeHash, prevHash, lastLine = prevHash, hash, n
+		return nil
+	})
+	if err != nil && !errors.Is(err, stop) {
+		return v, fmt.Errorf("read %s: %w", name, err)
+	}
+	if v.Break == nil && head != nil && !headSeen {
+		v.Break = &ChainBreak{Line: v.Lines + 1, Kind: "removed",
+			Msg: fmt.Sprintf("the trail ends at seq %d, but the session record's head is seq %d: the last %d line(s) were removed", expect-1, head.Seq, head.Seq-(expect-1))}
+	}
+	if head == nil {
+		v.AfterHead = v.Chained // no head recorded yet: nothing to hold the end against
+	}
+	return v, nil
+}
+
+func hexOf(s string) (h [64]byte) {
+	copy(h[:], s)
+	return h
+}

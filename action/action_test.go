@@ -66,12 +66,13 @@ type release struct {
 
 var (
 	binOnce sync.Once
-	binPath string
+	binDir  string
 	binErr  error
 )
 
-// releaseBinary builds agent-hooks once for all tests, stamped as release 1.2.3 is.
-func releaseBinary(t testing.TB) string {
+// releaseBinaries builds agent-hooks and agent-hooks-otel once for all tests, stamped as release
+// 1.2.3 is, into one directory.
+func releaseBinaries(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "agent-hooks-release-")
@@ -79,10 +80,10 @@ func releaseBinary(t testing.TB) string {
 			binErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "agent-hooks")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", binPath,
+		binDir = dir
+		cmd := exec.Command("go", "build", "-trimpath", "-o", dir+string(filepath.Separator),
 			"-ldflags", "-X main.version=1.2.3 -X main.commit=0123456789abcdef0123456789abcdef01234567 -X main.date=2026-05-01T10:00:00Z",
-			"./cmd/agent-hooks")
+			"./cmd/agent-hooks", "./cmd/agent-hooks-otel")
 		cmd.Dir = ".."
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -92,25 +93,35 @@ func releaseBinary(t testing.TB) string {
 	if binErr != nil {
 		t.Fatal(binErr)
 	}
-	return binPath
+	return binDir
 }
 
-// newRelease packs the binary as GoReleaser does (agent-hooks_<os>_<arch>.tar.gz with the binary
-// at its root) and writes agent-hooks_checksums.txt.
+// newRelease packs the binaries as GoReleaser does (agent-hooks_<os>_<arch>.tar.gz with
+// agent-hooks and agent-hooks-otel at its root) and writes agent-hooks_checksums.txt.
 func newRelease(t testing.TB, version string) release {
+	return packRelease(t, version, "agent-hooks", "agent-hooks-otel")
+}
+
+// packRelease is newRelease with only the named binaries in the archive.
+func packRelease(t testing.TB, version string, binaries ...string) release {
 	t.Helper()
-	bin, err := os.ReadFile(releaseBinary(t))
-	if err != nil {
-		t.Fatal(err)
+	type file struct {
+		name string
+		mode int64
+		data []byte
+	}
+	files := []file{{"README.md", 0o644, []byte("# agent-hooks\n")}}
+	for _, name := range binaries {
+		bin, err := os.ReadFile(filepath.Join(releaseBinaries(t), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file{name, 0o755, bin})
 	}
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	for _, f := range []struct {
-		name string
-		mode int64
-		data []byte
-	}{{"README.md", 0o644, []byte("# agent-hooks\n")}, {"agent-hooks", 0o755, bin}} {
+	for _, f := range files {
 		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: time.Unix(1777000000, 0)}); err != nil {
 			t.Fatal(err)
 		}
@@ -128,6 +139,32 @@ func newRelease(t testing.TB, version string) release {
 	sum := sha256.Sum256(buf.Bytes())
 	sums := fmt.Sprintf("%s  agent-hooks_amd64.deb\n%s  %s\n", strings.Repeat("0", 64), hex.EncodeToString(sum[:]), archive)
 	return release{version: version, files: map[string][]byte{archive: buf.Bytes(), "agent-hooks_checksums.txt": []byte(sums)}}
+}
+
+// wantShipper checks that agent-hooks-otel is next to the agent-hooks at bin, as agent-hooks
+// looks for it: the shipper's own program, static, and it runs (shipping an empty spool).
+func wantShipper(t *testing.T, bin string) {
+	t.Helper()
+	if bin == "" {
+		t.Error("no agent-hooks path in the step's outputs")
+		return
+	}
+	shipper := filepath.Join(filepath.Dir(bin), "agent-hooks-otel")
+	info, err := buildinfo.ReadFile(shipper)
+	if err != nil {
+		t.Errorf("no agent-hooks-otel next to %s: %v", bin, err)
+		return
+	}
+	if want := "github.com/autoagent/agent-hooks/cmd/agent-hooks-otel"; info.Path != want {
+		t.Errorf("%s is %s, want %s", shipper, info.Path, want)
+	}
+	if cgo := buildSetting(info, "CGO_ENABLED"); cgo != "0" {
+		t.Errorf("agent-hooks-otel built with CGO_ENABLED=%q, want 0", cgo)
+	}
+	out, err := exec.Command(shipper, "ship", "--home", t.TempDir()).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "shipped 0 batch(es)") {
+		t.Errorf("%s ship on an empty spool: %v\n%s", shipper, err, out)
+	}
 }
 
 // distRelease is the snapshot GoReleaser built in dir (AGENT_HOOKS_DIST, set by .ci/run): the
@@ -396,7 +433,7 @@ func TestActionDownloadsTheRelease(t *testing.T) {
 			tampered.files[name] = append(bytes.Clone(tampered.files[name]), 0) // one byte more than the checksum says
 		}
 	}
-	srv := newReleaseServer(t, map[string]release{"v1.2.2": newRelease(t, "1.2.2"), "v1.2.3": good, "v2.0.0": newRelease(t, "2.0.0"), "v1.2.4": tampered})
+	srv := newReleaseServer(t, map[string]release{"v1.2.2": packRelease(t, "1.2.2", "agent-hooks"), "v1.2.3": good, "v2.0.0": newRelease(t, "2.0.0"), "v1.2.4": tampered})
 	store := t.TempDir()
 	downloaded := map[string]string{"release": "success", "download": "success", "build": "skipped", "gocache": "skipped", "run": "success"}
 
@@ -412,6 +449,7 @@ func TestActionDownloadsTheRelease(t *testing.T) {
 		if n := srv.count(fmt.Sprintf("/%s/releases/download/v1.2.3/agent-hooks_%s_%s.tar.gz", actionRepo, runtime.GOOS, runtime.GOARCH)); n != 1 {
 			t.Errorf("archive downloaded %d times", n)
 		}
+		wantShipper(t, res.Step("download").Outputs["path"])
 		t.Logf("emulated download path: the first hook ran %v after the action's first step", toFirstHook(t, res))
 	})
 
@@ -425,6 +463,7 @@ func TestActionDownloadsTheRelease(t *testing.T) {
 		if !strings.Contains(res.Log(), "v1.2.3 from the cache") || !strings.Contains(res.Log(), "agent-hooks v1.2.3\n") {
 			t.Errorf("not run from the cache:\n%s", res.Log())
 		}
+		wantShipper(t, res.Step("download").Outputs["path"])
 		t.Logf("emulated cached path: the first hook ran %v after the action's first step", toFirstHook(t, res))
 	})
 
@@ -445,6 +484,18 @@ func TestActionDownloadsTheRelease(t *testing.T) {
 			t.Errorf("commit %s resolved to %q", srv.commits["v1.2.3"], tag)
 		}
 		toFirstHook(t, res)
+	})
+
+	t.Run("archive without the shipper", func(t *testing.T) {
+		res := runAction(t, srv, t.TempDir(), "v1.2.2", false)
+		wantOutcomes(t, res, map[string]string{"release": "success", "download": "failure", "build": "skipped", "run": "skipped"})
+		var said bool
+		for _, a := range res.Annotations {
+			said = said || a.Level == "error" && strings.Contains(a.Message, "agent-hooks-otel")
+		}
+		if !said {
+			t.Errorf("no error naming agent-hooks-otel: %+v\n%s", res.Annotations, res.Log())
+		}
 	})
 
 	t.Run("checksum mismatch", func(t *testing.T) {
@@ -485,6 +536,7 @@ func TestActionDownloadsGoReleasersSnapshot(t *testing.T) {
 	if !strings.Contains(res.Log(), "agent-hooks "+tag+"\n") {
 		t.Errorf("the hook did not run the snapshot %s:\n%s", tag, res.Log())
 	}
+	wantShipper(t, res.Step("download").Outputs["path"])
 }
 
 // TestActionBuildsFromSourceWithoutARelease: a branch ref has no release, so the action sets up
@@ -519,6 +571,7 @@ func TestActionBuildsFromSourceWithoutARelease(t *testing.T) {
 	} else if cgo := buildSetting(info, "CGO_ENABLED"); cgo != "0" {
 		t.Errorf("the action builds agent-hooks with CGO_ENABLED=%q, want 0", cgo)
 	}
+	wantShipper(t, res.Step("build").Outputs["path"])
 	key := res.Step("gocache").Outputs["key"]
 	if !strings.HasPrefix(key, "agent-hooks-go-") || len(key) < len("agent-hooks-go-Linux-X64-go1-")+33 {
 		t.Errorf("build cache key %q is not keyed by go.sum and the source", key)

@@ -4,10 +4,13 @@
 #
 #   resolve   which release matches the ref the action was used at; outputs tag, version, dir, key
 #   download  fetch that release's archive for this runner, check its SHA-256 against the
-#             release's checksums file, unpack it into dir; outputs path ("" when the release has
-#             no checksums file: not published, so build from source)
+#             release's checksums file, unpack agent-hooks and agent-hooks-otel into dir; outputs
+#             path ("" when the release has no checksums file: not published, so build from source)
 #   gocache   the Go build and module cache directories of a source build and their cache key
-#   build     go build the action's source; outputs path
+#   build     go build the action's source (agent-hooks and agent-hooks-otel); outputs path
+#
+# agent-hooks-otel, the telemetry shipper, always lands next to agent-hooks: that is where
+# agent-hooks looks for it.
 #
 # Everything comes from the environment the step sets (AGENT_HOOKS_*) and the runner's (RUNNER_*,
 # GITHUB_OUTPUT); nothing from a template substituted into this text. bash 3.2 (macOS) compatible.
@@ -44,7 +47,8 @@ sha256() {
 	fi
 }
 
-exe() { if [ "${RUNNER_OS:-}" = Windows ]; then printf 'agent-hooks.exe'; else printf 'agent-hooks'; fi; }
+# exe NAME is the file name of the program NAME on this runner.
+exe() { if [ "${RUNNER_OS:-}" = Windows ]; then printf '%s.exe' "$1"; else printf '%s' "$1"; fi; }
 
 # The repository and ref the action runs from. A remote action lives in
 # <runner>/_actions/<owner>/<repo>/<ref> (actions/runner, ActionManager): that path is exact, while
@@ -145,8 +149,8 @@ download() {
 	local tag=$AGENT_HOOKS_TAG os=$AGENT_HOOKS_OS arch=$AGENT_HOOKS_ARCH
 	local dir bin base sums asset code want got
 	dir=$(posix_path "$AGENT_HOOKS_DIR")
-	bin="$dir/$(exe)"
-	if [ -x "$bin" ] && [ -f "$dir/.complete" ]; then
+	bin="$dir/$(exe agent-hooks)"
+	if [ -x "$bin" ] && [ -x "$dir/$(exe agent-hooks-otel)" ] && [ -f "$dir/.complete" ]; then
 		echo "agent-hooks: $tag from the cache"
 		output path "$(native_path "$bin")"
 		return
@@ -179,7 +183,8 @@ download() {
 		die "checksum mismatch: $asset of release $tag has SHA-256 $got, its $sums says $want; not installed"
 
 	mkdir "$tmp/unpacked"
-	(cd "$tmp/unpacked" && tar -xzf "../$asset" "$(exe)") || die "unpack $asset: no $(exe) in it"
+	(cd "$tmp/unpacked" && tar -xzf "../$asset" "$(exe agent-hooks)" "$(exe agent-hooks-otel)") ||
+		die "unpack $asset: no $(exe agent-hooks) and $(exe agent-hooks-otel) in it"
 	printf '%s\n' "$got" >"$tmp/unpacked/.complete"
 	rm -rf "$dir"
 	mkdir -p "$(dirname "$dir")"
@@ -219,14 +224,15 @@ build() {
 	cd "$(posix_path "$AGENT_HOOKS_ACTION_PATH")"
 	dir="$(posix_path "$RUNNER_TEMP")/agent-hooks-bin"
 	mkdir -p "$dir"
-	bin="$dir/$(exe)"
+	bin="$dir/$(exe agent-hooks)"
 	if [[ ${AGENT_HOOKS_COMMIT:-} =~ ^[0-9a-f]{40}$ ]]; then
 		ldflags="$ldflags -X main.commit=$AGENT_HOOKS_COMMIT"
 	fi
-	# For the runner itself, whatever the job sets to build its own project.
+	# For the runner itself, whatever the job sets to build its own project. Both programs in one
+	# build, into dir (-o with a directory names each after its package, .exe on Windows).
 	GOOS="" GOARCH="" GOFLAGS="" GOWORK=off CGO_ENABLED=0 \
 		GOCACHE=$(posix_path "${AGENT_HOOKS_GOCACHE:-}") GOMODCACHE=$(posix_path "${AGENT_HOOKS_GOMODCACHE:-}") \
-		go build -trimpath -ldflags "$ldflags" -o "$bin" ./cmd/agent-hooks
+		go build -trimpath -ldflags "$ldflags" -o "$dir/" ./cmd/agent-hooks ./cmd/agent-hooks-otel
 	output path "$(native_path "$bin")"
 }
 

@@ -19,12 +19,15 @@ type Dialect interface {
 
 // Process describes one hook process to start.
 type Process struct {
-	Argv    []string // program and arguments; the native dialect uses sh -c <command>
-	Env     []string // KEY=VALUE pairs added to the invocation's environment
-	Stdin   []byte
-	Dir     string        // defaults to the workspace
-	Timeout time.Duration // defaults to the hook's timeout
-	Cleanup func()        // called when the process is done (removes temporary files); may be nil
+	Argv  []string // program and arguments; the native dialect uses sh -c <command>
+	Env   []string // KEY=VALUE pairs added to the invocation's environment
+	Stdin []byte
+	// StdinFile, when set, is a file the process reads as its stdin instead of Stdin (a large
+	// payload, written there once rather than held in memory and fed through a pipe).
+	StdinFile string
+	Dir       string        // defaults to the workspace
+	Timeout   time.Duration // defaults to the hook's timeout
+	Cleanup   func()        // called when the process is done (removes temporary files); may be nil
 }
 
 // ProcessResult is what a hook process did.

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,14 +25,11 @@ func (nativeDialect) Prepare(inv *Invocation) (Process, error) {
 		return Process{}, err
 	}
 	command := x.Command
-	stdin, err := json.Marshal(inv.Payload)
-	if err != nil {
-		return Process{}, fmt.Errorf("encode payload: %w", err)
-	}
-	payloadVar, cleanPayload, err := PayloadEnv("AUTOAGENT_PAYLOAD", stdin)
+	in, err := NewHookInput(inv.Payload)
 	if err != nil {
 		return Process{}, err
 	}
+	payloadVar, cleanPayload := in.Env("AUTOAGENT_PAYLOAD"), in.Cleanup
 	env, cleanValues, err := x.Bind()
 	if err != nil {
 		cleanPayload()
@@ -57,10 +53,11 @@ func (nativeDialect) Prepare(inv *Invocation) (Process, error) {
 		argv = []string{"sh", "-c", command}
 	}
 	return Process{
-		Argv:    argv,
-		Env:     append(protocol, env...),
-		Stdin:   stdin,
-		Cleanup: cleanup,
+		Argv:      argv,
+		Env:       append(protocol, env...),
+		Stdin:     in.JSON,
+		StdinFile: in.File,
+		Cleanup:   cleanup,
 	}, nil
 }
 

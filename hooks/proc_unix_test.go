@@ -111,7 +111,9 @@ func TestSetsidGrandchildEndsWithItsHook(t *testing.T) {
 		cancel              bool
 	}{
 		{"normal exit", "", "", false},
-		{"timeout", "sleep 30", `"timeout": 300`, false},
+		// The timeout must come after the hook has started its grandchild: 300 ms was not always
+		// enough on a loaded machine, and then there was no grandchild to look for.
+		{"timeout", "sleep 30", `"timeout": 3000`, false},
 		{"cancelled", "sleep 30", "", true},
 		{"double fork", "", "", false},
 	} {

@@ -84,6 +84,14 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 	if prefilled {
 		newStdin = inputPipe
 	}
+	if p.StdinFile != "" {
+		// The hook reads the file itself: nothing to write, no goroutine.
+		prefilled = true
+		newStdin = func() (*os.File, *os.File, error) {
+			f, err := os.Open(p.StdinFile)
+			return f, nil, err
+		}
+	}
 	stdinR, stdinW, err := newStdin()
 	if err != nil {
 		return nil, err
@@ -99,7 +107,7 @@ func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, outW, errW
-	if prefilled {
+	if prefilled && stdinW != nil {
 		_, _ = stdinW.Write(p.Stdin)
 		_ = stdinW.Close()
 	}

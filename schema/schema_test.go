@@ -4,10 +4,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/internal/telemetry"
 )
 
 func compile(t *testing.T) *jsonschema.Schema {
@@ -113,6 +118,12 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 		`{"hooks": {"PostExecutionEnd": [{"type": "git-push", "remote": "origin", "mesage": "x"}]}}`,
 		`{"hooks": {"Stop": [{"type": "webhook", "format": "irc"}]}}`,
 		`{"hooks": {"PreToolUse": [{"command": "x", "tools": ["Bash"]}]}}`,
+		`{"telemetry": {"endpiont": "http://localhost:4318"}}`,
+		`{"telemetry": {"endpoint": "localhost:4318"}}`,
+		`{"telemetry": {"headers": {"x-api-key": 42}}}`,
+		`{"telemetry": {"enabled": "yes"}}`,
+		`{"sessions": {"push": "true"}}`,
+		`{"sessions": {"pushh": true}}`,
 	}
 	for _, b := range bad {
 		var v any
@@ -135,6 +146,61 @@ func TestSchemaAcceptsDurations(t *testing.T) {
 		`{"hooks": {"Stop": [{"type": "approval", "provider": "github", "pollInterval": "15s"}]}}`,
 		`{"hooks": {"Stop": [{"type": "approval", "provider": "http-poll", "url": "https://x.test", "successWhen": ".ok", "interval": "250ms"}]}}`,
 		`{"hooks": {"Stop": [{"type": "webhook", "url": "https://x.test", "backoffMs": "1.5s", "requestTimeout": 5000}]}}`,
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(b), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(v); err != nil {
+			t.Errorf("schema rejects %s: %v", b, err)
+		}
+	}
+}
+
+// TestSchemaHasTheKeysAgentHooksReads: the "telemetry" and "sessions" objects of the schema list
+// exactly the keys agent-hooks decodes (it refuses any other), so that an editor completes what
+// works and flags what would fail.
+func TestSchemaHasTheKeysAgentHooksReads(t *testing.T) {
+	b, err := os.ReadFile("config.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Properties map[string]struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for key, v := range map[string]any{"telemetry": telemetry.Config{}, "sessions": runner.SessionsConfig{}} {
+		var want []string
+		rt := reflect.TypeOf(v)
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			want = append(want, name)
+		}
+		var got []string
+		for name := range doc.Properties[key].Properties {
+			got = append(got, name)
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("schema %s keys = %v, agent-hooks reads %v", key, got, want)
+		}
+	}
+}
+
+// TestSchemaAcceptsTelemetryAndSessions: the documented forms of both keys.
+func TestSchemaAcceptsTelemetryAndSessions(t *testing.T) {
+	s := compile(t)
+	for _, b := range []string{
+		`{"telemetry": {"endpoint": "http://localhost:4318"}}`,
+		`{"telemetry": {"enabled": false}}`,
+		`{"telemetry": {"tracesEndpoint": "https://otel.example.com/v1/traces", "logsEndpoint": "https://otel.example.com/v1/logs", "headers": {"x-api-key": "k"}, "serviceName": "ci-agents", "resourceAttributes": {"team": "infra"}}}`,
+		`{"sessions": {"push": true}}`,
+		`{"sessions": {"push": true, "remote": "audit"}}`,
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(b), &v); err != nil {

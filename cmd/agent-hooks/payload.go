@@ -51,6 +51,11 @@ func decodePayload(name string, src []byte, into *hooks.Payload) error {
 	if len(bytes.TrimSpace(src)) == 0 {
 		return nil
 	}
+	if p, ok := hooks.ParsePayload(src); ok {
+		*into = p // src is the payload's now
+		return nil
+	}
+	// Not one JSON object: encoding/json says what is wrong, and where.
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.UseNumber()
 	var v any

@@ -23,6 +23,8 @@ $AUTOAGENT_HOME/telemetry/spool as OTLP/JSON, never sent while a hook waits, and
 agent-hooks-otel (installed next to agent-hooks), which agent-hooks starts in the background
 after events and at session end. A collector that is down loses nothing: the spool keeps
 what it did not take.`,
+		Example: `  agent-hooks telemetry status
+  agent-hooks telemetry ship`,
 	}
 	cmd.AddCommand(a.newTelemetryShipCmd(), a.newTelemetryStatusCmd())
 	return cmd
@@ -35,6 +37,8 @@ func (a *app) newTelemetryShipCmd() *cobra.Command {
 		Long: `Run agent-hooks-otel on the spool now, in the foreground, ignoring any backoff after
 failures, and report what it shipped and kept. Exits 1 when a collector could not be reached
 (the spool keeps the batches).`,
+		Example: `  # the last step of a CI job, whose runner goes away with its spool
+  agent-hooks telemetry ship`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, err := a.autoagentHome()
@@ -59,9 +63,10 @@ failures, and report what it shipped and kept. Exits 1 when a collector could no
 
 func (a *app) newTelemetryStatusCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "status",
-		Short: "Show the spool: batches waiting per collector, failures, next retry",
-		Args:  cobra.NoArgs,
+		Use:     "status",
+		Short:   "Show the spool: batches waiting per collector, failures, next retry",
+		Example: "  agent-hooks telemetry status",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, err := a.autoagentHome()
 			if err != nil {

@@ -64,10 +64,7 @@ const DefaultTimeout = 30 * time.Second
 
 // Budget implements agents.Host: the hook entry's timeout (seconds, like --timeout).
 func (Host) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
-	if timeout == 0 {
-		return DefaultTimeout
-	}
-	return timeout
+	return agents.TimeoutOr(timeout, DefaultTimeout)
 }
 
 // ProjectDirEnv implements agents.Host.

@@ -50,10 +50,7 @@ const DefaultTimeout = 60 * time.Second
 // Budget implements agents.Host: the hook's timeout (Gemini's "timeout" is milliseconds;
 // install gives agent-hooks the same in seconds with --timeout), else 60 s.
 func (Host) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
-	if timeout == 0 {
-		return DefaultTimeout
-	}
-	return timeout
+	return agents.TimeoutOr(timeout, DefaultTimeout)
 }
 
 // ProjectDirEnv implements agents.Host.

@@ -93,12 +93,7 @@ func (d CursorDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) 
 	if done {
 		return o
 	}
-	switch p.ExitCode {
-	case 0:
-	case 2:
-		return block(o, firstOf(strings.TrimSpace(p.Stderr), fmt.Sprintf("hook %q exited 2 without a reason", inv.Hook.Command)))
-	default:
-		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %q failed with exit code %d: %s", inv.Hook.Command, p.ExitCode, seedfmt.Reason(p))
+	if o, done = exitCode(o, inv, p); done {
 		return o
 	}
 	text := strings.TrimSpace(p.Stdout)

@@ -97,14 +97,21 @@ func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.
 			o.Decision = hooks.DecisionApprove
 		}
 	}
+	o, _ = exitCode(o, inv, p)
+	return o
+}
+
+// exitCode reads a hook's exit code as Claude Code does: 0 passes, 2 blocks with stderr as the
+// reason, any other code is an error. done reports that o is decided by it.
+func exitCode(o hooks.Outcome, inv *hooks.Invocation, p *hooks.ProcessResult) (_ hooks.Outcome, done bool) {
 	switch p.ExitCode {
 	case 0:
+		return o, false
 	case 2:
-		return block(o, firstOf(strings.TrimSpace(p.Stderr), fmt.Sprintf("hook %q exited 2 without a reason", inv.Hook.Command)))
-	default:
-		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %q failed with exit code %d: %s", inv.Hook.Command, p.ExitCode, seedfmt.Reason(p))
+		return block(o, firstOf(strings.TrimSpace(p.Stderr), fmt.Sprintf("hook %q exited 2 without a reason", inv.Hook.Command))), true
 	}
-	return o
+	o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %q failed with exit code %d: %s", inv.Hook.Command, p.ExitCode, seedfmt.Reason(p))
+	return o, true
 }
 
 // finish is seedfmt.Finish with a timeout's reason naming the hook and its timeout.

@@ -90,3 +90,12 @@ type Verdict struct {
 	// capped Stop loop, a refusal's cause.
 	Warnings []string
 }
+
+// TimeoutOr is a hook's budget for an agent whose hook entry's timeout is the whole budget:
+// timeout (--timeout), or def, the agent's default, when none was given.
+func TimeoutOr(timeout, def time.Duration) time.Duration {
+	if timeout == 0 {
+		return def
+	}
+	return timeout
+}

@@ -184,6 +184,9 @@ func (h *handler) decode(in *Input) error {
 func (h *handler) classify(hostEvent string) {
 	h.hostEvent = hostEvent
 	h.event, h.mapped = h.o.Host.Event(hostEvent)
+	if h.in != nil && h.in.Event != "" {
+		h.event, h.mapped = h.in.Event, true
+	}
 	if !h.mapped {
 		h.event = hostEvent
 	}

@@ -27,6 +27,10 @@ type Input struct {
 	// tool_use_id, transcript_path), or by a Decoder from the agent's own.
 	Session, Dir, ToolName, UseID, Transcript string
 	Args                                      map[string]any
+
+	// Event is the canonical event when the agent's name of it does not say it alone (Gemini
+	// CLI's AfterTool of a call that failed is PostToolUseFailure), "" when Host.Event says.
+	Event string
 }
 
 // Decoder is implemented by a Host whose input is not shaped like Claude Code's: Decode sets

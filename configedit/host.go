@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,10 @@ import (
 type HostHook struct {
 	Event   string
 	Command string
-	Timeout int // seconds
+	Timeout int // in the host's unit (seconds; Gemini CLI's milliseconds)
+	// Extra are members the hook must also hold, set on an existing hook as well (Cursor's
+	// "failClosed": true).
+	Extra []Field
 }
 
 // HostShape is where a host's settings keep a command hook.
@@ -29,6 +33,11 @@ type HostShape struct {
 	CommandKey, TimeoutKey string
 	// Empty is a new settings file, before the hooks are added.
 	Empty string
+	// Untyped: a new hook is written without "type" (Cursor's hooks.json has none).
+	Untyped bool
+	// Version, when not 0, is the "version" a file the hooks are added to must say; it is added
+	// where it is missing.
+	Version int
 }
 
 // GroupedShape is the shape Claude Code's settings.json and Codex's hooks.json share.
@@ -38,6 +47,11 @@ var GroupedShape = HostShape{CommandKey: "command", TimeoutKey: "timeout", Empty
 //
 //	{"version": 1, "hooks": {"<event>": [{"type": "command", "bash": "…", "timeoutSec": 30}]}}
 var CopilotShape = HostShape{Flat: true, CommandKey: "bash", TimeoutKey: "timeoutSec", Empty: "{\n  \"version\": 1\n}\n"}
+
+// CursorShape is Cursor's hooks.json:
+//
+//	{"version": 1, "hooks": {"<event>": [{"command": "…", "timeout": 30, "failClosed": true}]}}
+var CursorShape = HostShape{Flat: true, Untyped: true, CommandKey: "command", TimeoutKey: "timeout", Empty: "{}\n", Version: 1}
 
 // SetHostHooks makes the host settings src hold exactly want among the command hooks that mine
 // reports as the caller's (by their command): one for each wanted event, with the wanted
@@ -87,6 +101,9 @@ func hostStep(shape HostShape, src []byte, want []HostHook, mine func(string) bo
 		return nil, false, errors.New("the settings are not a JSON object")
 	}
 	unit := indentUnit(src, root)
+	if v, _ := root.Get("version"); v == nil && shape.Version != 0 && len(want) > 0 {
+		return insertMember(src, root, "version", strconv.Itoa(shape.Version), unit), true, nil
+	}
 	hooksNode, _ := root.Get("hooks")
 	if hooksNode == nil {
 		if len(want) == 0 {
@@ -139,6 +156,15 @@ func hostStep(shape HostShape, src []byte, want []HostHook, mine func(string) bo
 					case string(src[to.Start:to.End]) != strconv.Itoa(w.Timeout):
 						return splice(src, to.Start, to.End, strconv.Itoa(w.Timeout)), true, nil
 					}
+					for _, f := range w.Extra {
+						text := renderJSON(f.Value, "", "", false)
+						switch v, _ := h.Get(f.Key); {
+						case v == nil:
+							return insertMember(src, h, f.Key, text, unit), true, nil
+						case !jsonEqual(src[v.Start:v.End], text):
+							return splice(src, v.Start, v.End, text), true, nil
+						}
+					}
 					continue
 				}
 				// Not wanted here, or a second one: remove it, with its group and event when empty.
@@ -187,11 +213,27 @@ func hostCommand(shape HostShape, h *node) *node {
 // hostGroup is what a new hook is added as: the hook itself in a flat shape, else a matcher
 // group without a matcher (every tool, every source) holding it.
 func hostGroup(shape HostShape, w HostHook) any {
-	hook := newObject("type", "command", shape.CommandKey, w.Command, shape.TimeoutKey, w.Timeout)
+	kv := []any{"type", "command", shape.CommandKey, w.Command, shape.TimeoutKey, w.Timeout}
+	if shape.Untyped {
+		kv = kv[2:]
+	}
+	for _, f := range w.Extra {
+		kv = append(kv, f.Key, f.Value)
+	}
+	hook := newObject(kv...)
 	if shape.Flat {
 		return hook
 	}
 	return newObject("hooks", []any{hook})
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(a []byte, b string) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // object is a JSON object whose keys keep their order.

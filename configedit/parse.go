@@ -1,7 +1,7 @@
 // Package configedit changes agent-hooks' JSON configuration files, and the hook settings of the
-// agent hosts (Claude Code's settings.json, Codex's hooks.json), the way a careful person would:
-// it edits the text in place, so every other key, their order, the numbers as written and the
-// file's indentation survive; it adds and removes built-in hooks and agent-hooks' own host hooks
+// agent hosts (Claude Code's settings.json, Codex's hooks.json, Gemini CLI's settings.json,
+// Cursor's hooks.json), the way a careful person would: it edits the text in place, so every
+// other key, their order, the numbers as written and the file's indentation survive; it adds and removes built-in hooks and agent-hooks' own host hooks
 // idempotently; and it replaces the file atomically.
 package configedit
 

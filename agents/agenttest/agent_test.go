@@ -8,12 +8,16 @@ import (
 	"testing"
 )
 
-// hookSettings is a Claude settings file (or Codex hooks.json: the same shape) with one hook on
-// event.
-func hookSettings(t *testing.T, event, command string) []byte {
+// hookSettings is a Claude settings file (or Codex hooks.json, or Gemini's settings.json: the
+// same shape) with one hook on the agent's event before a tool call, with a timeout of a minute.
+func hookSettings(t *testing.T, a Agent, command string) []byte {
 	t.Helper()
-	b, err := json.Marshal(map[string]any{"hooks": map[string]any{event: []any{
-		map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command, "timeout": 60}}},
+	timeout := 60
+	if a == Gemini {
+		timeout = 60000 // milliseconds
+	}
+	b, err := json.Marshal(map[string]any{"hooks": map[string]any{preToolEvent(a): []any{
+		map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command, "timeout": timeout}}},
 	}}})
 	if err != nil {
 		t.Fatal(err)
@@ -31,10 +35,21 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
+// preToolEvent is the agent's event before a tool call.
+func preToolEvent(a Agent) string {
+	if a == Gemini {
+		return "BeforeTool"
+	}
+	return "PreToolUse"
+}
+
 // settingsPath is where the project's hooks go for the agent.
 func settingsPath(a Agent, proj string) string {
-	if a == Claude {
+	switch a {
+	case Claude:
 		return filepath.Join(proj, ".claude", "settings.json")
+	case Gemini:
+		return filepath.Join(proj, ".gemini", "settings.json")
 	}
 	return filepath.Join(proj, ".codex", "hooks.json")
 }
@@ -77,7 +92,7 @@ func preToolUseHook(t *testing.T, a Agent, proj, command string) {
 			t.Fatal(err)
 		}
 	default:
-		writeFile(t, settingsPath(a, proj), hookSettings(t, "PreToolUse", command))
+		writeFile(t, settingsPath(a, proj), hookSettings(t, a, command))
 	}
 }
 
@@ -164,7 +179,7 @@ func TestAgentsRunTheScriptedShellCall(t *testing.T) {
 				if err != nil {
 					t.Fatalf("hook stdin %q: %v", data, err)
 				}
-				if in.Event != "PreToolUse" || in.Command != "echo hi > out.txt" {
+				if in.Event != preToolEvent(a) || in.Command != "echo hi > out.txt" {
 					t.Errorf("hook stdin = %s", data)
 				}
 				if res.SessionID == "" || in.SessionID != res.SessionID {

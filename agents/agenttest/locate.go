@@ -24,10 +24,12 @@ const (
 	Copilot Agent = "copilot"
 	// Cline is the Cline CLI, cline.
 	Cline Agent = "cline"
+	// Gemini is Gemini CLI, @google/gemini-cli (a node script: node must be on PATH).
+	Gemini Agent = "gemini"
 )
 
 // Agents lists them all.
-var Agents = []Agent{Claude, Codex, Copilot, Cline}
+var Agents = []Agent{Claude, Codex, Copilot, Cline, Gemini}
 
 // known reports whether a is an agent the harness runs.
 func known(a Agent) bool {
@@ -137,6 +139,8 @@ func platformBinaries(a Agent, nm, goos, goarch string) []string {
 		return []string{filepath.Join(nm, "@github", "copilot-"+goos+"-"+arch, "copilot")}
 	case Cline:
 		return []string{filepath.Join(nm, "@cline", "cli-"+goos+"-"+arch, "bin", "cline")}
+	case Gemini:
+		return []string{filepath.Join(nm, "@google", "gemini-cli", "bundle", "gemini.js")}
 	}
 	return nil
 }
@@ -159,7 +163,7 @@ func ModuleRoot(dir string) string {
 var versions sync.Map // binary path -> version line (string) or error
 
 // Version is the first line of `bin --version` (e.g. "2.1.197 (Claude Code)", "codex-cli
-// 0.169.0"), asked once per binary and process, in an empty temporary HOME with PATH path (the
+// 0.169.0", "0.61.0"), asked once per binary and process, in an empty temporary HOME with PATH path (the
 // npm launchers need node).
 func Version(bin, path string) (string, error) {
 	if v, ok := versions.Load(bin); ok {
@@ -186,7 +190,7 @@ func version(bin, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "DISABLE_AUTOUPDATER=1", "CODEX_HOME=" + filepath.Join(home, ".codex")}
+	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "DISABLE_AUTOUPDATER=1", "CODEX_HOME=" + filepath.Join(home, ".codex"), "GEMINI_CLI_NO_RELAUNCH=true"}
 	cmd.Dir = home
 	out, err := cmd.Output()
 	if err != nil {

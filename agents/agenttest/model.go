@@ -1,9 +1,9 @@
-// Package agenttest runs the real agent CLIs (Claude Code, Codex, GitHub Copilot CLI, Cline)
-// offline for end-to-end hook tests: a scripted fake of the model APIs they call (Anthropic
-// Messages, OpenAI Responses, OpenAI chat completions) on 127.0.0.1 that makes them run real
-// tool calls and fire their real hooks, the CLIs' discovery (skip when absent, fail when
-// AGENT_HOOKS_REQUIRE_AGENTS=1), an isolated environment per run, and testscript commands and
-// conditions so that scripts can drive an agent.
+// Package agenttest runs the real agent CLIs (Claude Code, Codex, GitHub Copilot CLI, Cline,
+// Gemini CLI) offline for end-to-end hook tests: a scripted fake of the model APIs they call
+// (Anthropic Messages, OpenAI Responses, OpenAI chat completions, Gemini generateContent) on
+// 127.0.0.1 that makes them run real tool calls and fire their real hooks, the CLIs' discovery
+// (skip when absent, fail when AGENT_HOOKS_REQUIRE_AGENTS=1), an isolated environment per run,
+// and testscript commands and conditions so that scripts can drive an agent.
 package agenttest
 
 import (
@@ -85,11 +85,12 @@ type ToolResult struct {
 }
 
 // Server is a fake of the Anthropic Messages API (POST /v1/messages), of the OpenAI
-// Responses API (POST /v1/responses) and of OpenAI's Chat Completions (POST /chat/completions)
-// on 127.0.0.1. It answers each model request with the
-// step chosen from the request alone — the number of tool results it already carries — so a
-// retried request gets the same answer; past the last step, and to a request that offers no
-// tools (a side request), it answers the text "done". It records every request.
+// Responses API (POST /v1/responses), of OpenAI's Chat Completions (POST /chat/completions) and
+// of the Gemini API (POST /v1beta/models/MODEL:streamGenerateContent) on 127.0.0.1. It answers
+// each model request with the step chosen from the request alone — the number of tool results
+// it already carries — so a retried request gets the same answer; past the last step, and to a
+// request that offers no tools (a side request), it answers the text "done". It records every
+// request.
 type Server struct {
 	// URL is the server's base URL, http://127.0.0.1:PORT: ANTHROPIC_BASE_URL for Claude; Codex's
 	// provider base_url is URL+"/v1".
@@ -162,6 +163,9 @@ func (s *Server) ToolResults() []ToolResult {
 	if strings.HasSuffix(last.Path, "/responses") {
 		return openaiToolResults(last.Body)
 	}
+	if strings.HasPrefix(last.Path, geminiPrefix) {
+		return geminiToolResults(last.Body)
+	}
 	if strings.HasSuffix(last.Path, "/chat/completions") {
 		return chatToolResults(last.Body)
 	}
@@ -233,6 +237,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.openai(w, r, body)
 	case r.Method == http.MethodPost && r.URL.Path == "/chat/completions":
 		s.chat(w, r, body)
+	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, geminiPrefix):
+		s.gemini(w, r, body)
 	default:
 		s.fail(w, r, body, "no such endpoint in the fake")
 	}

@@ -162,6 +162,15 @@ func (r *Run) Argv() (args, env []string, err error) {
 	case Cline:
 		env = append(env, r.clineEnv()...)
 		args = append(args, "--json", "-c", r.Dir)
+	case Gemini:
+		genv, err := r.geminiEnv()
+		if err != nil {
+			return nil, nil, err
+		}
+		env = append(env, genv...)
+		// --yolo approves every tool call, as the other agents' flags do.
+		args = append(append(args, "--output-format", "json", "--yolo"), r.Args...)
+		return append(args, "-p", prompt), append(env, r.Env...), nil
 	default:
 		return nil, nil, fmt.Errorf("agenttest: unknown agent %q", r.Agent)
 	}
@@ -225,8 +234,18 @@ func (r *Run) Exec(ctx context.Context) (*Result, error) {
 
 // SessionID reads the agent's session id from its JSON output: Claude's result object
 // (--output-format json), Codex's thread.started event (exec --json), Copilot's result event
-// (--output-format json), the taskId of Cline's first hook event (--json).
+// (--output-format json), the taskId of Cline's first hook event (--json), Gemini's one
+// indented object (--output-format json).
 func SessionID(a Agent, stdout []byte) string {
+	if a == Gemini {
+		var v struct {
+			SessionID string `json:"session_id"`
+		}
+		if i := bytes.IndexByte(stdout, '{'); i >= 0 && json.NewDecoder(bytes.NewReader(stdout[i:])).Decode(&v) == nil {
+			return v.SessionID
+		}
+		return ""
+	}
 	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {

@@ -33,7 +33,7 @@ const SessionVar = "AGENT_SESSION_ID"
 //	model-fake requests            print METHOD PATH turn=N per request received
 //	model-fake tool-results        print the tool results the model last received, one a line:
 //	                               error|ok: "content" (quoted; Codex never says error)
-//	agent-run claude|codex|copilot|cline [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]
+//	agent-run claude|codex|copilot|cline|gemini [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]
 //	                               run the agent in the current directory against the fake, with
 //	                               the script's environment (HOME, PATH with agent-hooks, …) and
 //	                               the harness's; its stdout and stderr are the command's, and
@@ -44,7 +44,7 @@ const SessionVar = "AGENT_SESSION_ID"
 //	agent-link claude|codex        put the agent's CLI on the script's PATH, by its name, for
 //	                               commands that look for it there (install codex --trust)
 //
-// Guard a script with the conditions [claude], [codex], [copilot] and [cline] (ScriptCondition).
+// Guard a script with the conditions [claude], [codex], [copilot], [cline] and [gemini] (ScriptCondition).
 func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"model-fake": modelFakeCmd,
@@ -71,9 +71,10 @@ func agentLinkCmd(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("PATH", dir+string(os.PathListSeparator)+ts.Getenv("PATH"))
 }
 
-// ScriptCondition evaluates the conditions [claude], [codex], [copilot] and [cline]: whether the agent's CLI is
-// installed (and the test not -short). handled is false for any other condition. An agent
-// that is missing while AGENT_HOOKS_REQUIRE_AGENTS=1 is an error, which fails the script.
+// ScriptCondition evaluates the conditions [claude], [codex], [copilot], [cline] and [gemini]:
+// whether the agent's CLI is installed (and the test not -short). handled is false for any other
+// condition. An agent that is missing while AGENT_HOOKS_REQUIRE_AGENTS=1 is an error, which fails
+// the script.
 func ScriptCondition(cond string) (handled, ok bool, err error) {
 	a := Agent(cond)
 	if !known(a) {
@@ -185,11 +186,11 @@ func modelFakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 
 func agentRunCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: agent-run claude|codex [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]")
+		ts.Fatalf("usage: agent-run claude|codex|gemini [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]")
 	}
 	a := Agent(args[0])
 	if !known(a) {
-		ts.Fatalf("agent-run: unknown agent %q (want claude, codex, copilot or cline)", args[0])
+		ts.Fatalf("agent-run: unknown agent %q (want claude, codex, copilot, cline or gemini)", args[0])
 	}
 	fs := flag.NewFlagSet("agent-run", flag.ContinueOnError)
 	prompt := fs.String("prompt", "", "the user prompt")

@@ -73,10 +73,7 @@ const DefaultTimeout = 30 * time.Second
 
 // Budget implements agents.Host: the entry's timeoutSec (--timeout), else 30 s.
 func (Host) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
-	if timeout == 0 {
-		return DefaultTimeout
-	}
-	return timeout
+	return agents.TimeoutOr(timeout, DefaultTimeout)
 }
 
 // ProjectDirEnv implements agents.Host.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -136,6 +137,14 @@ func (c *checker) check() {
 	if c.host == Claude && obj["disableAllHooks"] == true {
 		c.add(NeverRuns, `remove "disableAllHooks"`, []any{"disableAllHooks"}, `"disableAllHooks": true turns off every hook of every settings file`)
 	}
+	if c.host == Gemini {
+		c.geminiSwitches(obj)
+	}
+	if c.host == Cursor {
+		if v, ok := obj["version"]; !ok || v != float64(c.host.settingsShape().Version) {
+			c.add(Misconfigured, `write "version": 1`, []any{"version"}, `no "version": 1, which Cursor's hooks.json starts with`)
+		}
+	}
 	raw, ok := obj["hooks"]
 	if !ok {
 		return
@@ -146,7 +155,27 @@ func (c *checker) check() {
 		return
 	}
 	for _, name := range sortedKeys(events) {
+		if c.host == Gemini && GeminiSwitches[name] {
+			continue // Gemini's switches, checked above
+		}
 		c.event(name, events[name])
+	}
+}
+
+// geminiSwitches reports Gemini's switches that turn hooks off: hooksConfig.enabled false (also
+// the older hooks.enabled), and agent-hooks' hooks named in hooksConfig.disabled.
+func (c *checker) geminiSwitches(obj map[string]any) {
+	for _, key := range []string{"hooksConfig", "hooks"} {
+		cfg, _ := obj[key].(map[string]any)
+		if cfg["enabled"] == false {
+			c.add(NeverRuns, fmt.Sprintf(`remove "%s.enabled"`, key), []any{key, "enabled"}, `"%s.enabled": false turns off every hook`, key)
+		}
+		disabled, _ := cfg["disabled"].([]any)
+		for i, d := range disabled {
+			if s, _ := d.(string); c.host.Owns(s) {
+				c.add(NeverRuns, "take it out of the list", []any{key, "disabled", i}, "%s.disabled lists agent-hooks' hook", key)
+			}
+		}
 	}
 }
 
@@ -159,6 +188,10 @@ func (c *checker) event(name string, v any) {
 		return
 	}
 	for i, g := range groups {
+		if c.host.settingsShape().Flat {
+			c.hook(name, append(append([]any(nil), at...), i), g)
+			continue
+		}
 		c.group(name, append(at, i), g)
 	}
 }
@@ -170,12 +203,14 @@ func (c *checker) group(event string, at []any, v any) {
 		return
 	}
 	effect := FileIgnored
-	if c.host == Codex {
-		effect = NeverRuns // Codex reads the entry as a group with no hooks
+	if c.host == Codex || c.host == Gemini {
+		effect = NeverRuns // Codex reads the entry as a group with no hooks, Gemini drops it
 	}
 	if m, ok := g["matcher"]; ok {
-		if _, isString := m.(string); !isString {
+		if ms, isString := m.(string); !isString {
 			c.add(FileIgnored, "", append(at, "matcher"), "matcher is not a string")
+		} else if c.host == Gemini {
+			c.geminiMatcher(event, at, ms)
 		}
 	}
 	raw, ok := g["hooks"]
@@ -209,6 +244,9 @@ func (c *checker) hook(event string, at []any, v any) {
 	case typ == "" && c.host == Claude:
 		c.add(FileIgnored, `add "type": "command"`, at, `hook without a "type"`)
 		return
+	case typ == "" && c.host == Gemini:
+		c.add(NeverRuns, `add "type": "command"`, at, `hook without a "type"`)
+		return
 	case typ == "" || slices.Contains(c.host.HookTypes, typ):
 	case c.host == Codex && (typ == "prompt" || typ == "agent"):
 		c.add(NeverRuns, "", append(at, "type"), "Codex skips %q hooks", typ)
@@ -231,9 +269,16 @@ func (c *checker) hook(event string, at []any, v any) {
 		}
 	}
 	to, hasTimeout := h["timeout"].(float64)
-	if hasTimeout && to >= 1000 {
+	switch {
+	case c.host.Millis && hasTimeout && to < 1000:
+		c.add(Misconfigured, fmt.Sprintf("timeouts are in milliseconds: %g?", to*1000), append(at, "timeout"),
+			"timeout %g is %g ms, seconds written where milliseconds are meant", to, to)
+	case !c.host.Millis && hasTimeout && to >= 1000:
 		c.add(Misconfigured, fmt.Sprintf("timeouts are in seconds: %g?", to/1000), append(at, "timeout"),
 			"timeout %g is %s, milliseconds written where seconds are meant", to, seconds(to))
+	}
+	if c.host.Millis {
+		to /= 1000 // seconds from here on
 	}
 	if max, ok := c.host.MaxTimeout[event]; ok && hasTimeout && to > float64(max) {
 		c.add(Misconfigured, fmt.Sprintf("use %d", max), append(at, "timeout"),
@@ -241,6 +286,35 @@ func (c *checker) hook(event string, at []any, v any) {
 	}
 	if cmd, _ := h["command"].(string); typ == "command" || typ == "" {
 		c.own(event, at, "command", cmd, to, hasTimeout)
+		if c.host.Owns(cmd) && slices.Contains(c.host.FailClosed, event) && h["failClosed"] != true {
+			c.add(Misconfigured, `add "failClosed": true (agent-hooks install cursor)`, at,
+				`agent-hooks' %s hook without "failClosed": true: %s lets the action through when agent-hooks crashes or times out`, event, c.host.Title)
+		}
+	}
+}
+
+// geminiMatcher reports a BeforeTool or AfterTool matcher that names Claude Code's tools, not
+// Gemini's (Gemini tests it as a regular expression against its own tool names): its hooks
+// never run.
+func (c *checker) geminiMatcher(event string, at []any, m string) {
+	if (event != "BeforeTool" && event != "AfterTool") || m == "" || m == "*" {
+		return
+	}
+	re, err := regexp.Compile(m)
+	if err != nil {
+		return // Gemini then compares it as a plain name
+	}
+	for _, t := range geminiTools {
+		if re.MatchString(t) {
+			return
+		}
+	}
+	for _, t := range claudeTools {
+		if re.MatchString(t) {
+			c.add(NeverRuns, "Gemini's shell tool is run_shell_command, Write is write_file, Edit is replace", append(at, "matcher"),
+				"matcher %q names Claude Code's tools, not Gemini CLI's", m)
+			return
+		}
 	}
 }
 
@@ -282,11 +356,12 @@ type fieldType struct {
 }
 
 var (
-	isString  = fieldType{"a string", func(v any) bool { _, ok := v.(string); return ok }}
-	isBool    = fieldType{"true or false", func(v any) bool { _, ok := v.(bool); return ok }}
-	isPosNum  = fieldType{"a positive number of seconds", func(v any) bool { n, ok := v.(float64); return ok && n > 0 }}
-	isSeconds = fieldType{"a whole number of seconds", func(v any) bool { n, ok := v.(float64); return ok && n >= 0 && n == math.Trunc(n) }}
-	isStrings = fieldType{"an array of strings", func(v any) bool {
+	isString    = fieldType{"a string", func(v any) bool { _, ok := v.(string); return ok }}
+	isBool      = fieldType{"true or false", func(v any) bool { _, ok := v.(bool); return ok }}
+	isPosNum    = fieldType{"a positive number of seconds", func(v any) bool { n, ok := v.(float64); return ok && n > 0 }}
+	isPosMillis = fieldType{"a positive number of milliseconds", func(v any) bool { n, ok := v.(float64); return ok && n > 0 }}
+	isSeconds   = fieldType{"a whole number of seconds", func(v any) bool { n, ok := v.(float64); return ok && n >= 0 && n == math.Trunc(n) }}
+	isStrings   = fieldType{"an array of strings", func(v any) bool {
 		l, ok := v.([]any)
 		return ok && !slices.ContainsFunc(l, func(e any) bool { _, s := e.(string); return !s })
 	}}
@@ -295,6 +370,12 @@ var (
 
 // fieldTypes are the types the host's schema gives a hook's fields.
 func (c *checker) fieldTypes(typ string) map[string]fieldType {
+	switch c.host {
+	case Gemini:
+		return map[string]fieldType{"command": isString, "timeout": isPosMillis, "name": isString, "description": isString}
+	case Cursor:
+		return map[string]fieldType{"command": isString, "timeout": isPosNum, "matcher": isString, "failClosed": isBool, "prompt": isString}
+	}
 	if c.host == Codex {
 		return map[string]fieldType{"command": isString, "timeout": isSeconds, "async": isBool, "statusMessage": isString}
 	}

@@ -115,7 +115,7 @@ func TestHooksKeepTheHostsCaps(t *testing.T) {
 			if max, ok := h.MaxTimeout[hk.Event]; ok {
 				want = max
 			}
-			if hk.Timeout != want || hk.Command != h.CommandFor(hk.Event, want) {
+			if hk.Timeout != h.written(want) || hk.Command != h.CommandFor(hk.Event, want) {
 				t.Errorf("%s %s: %+v, want timeout %d", h.Name, hk.Event, hk, want)
 			}
 		}

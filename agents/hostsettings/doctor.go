@@ -94,6 +94,21 @@ func (h *Host) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report,
 	if h == Claude && env.ClaudeManagedDir != "" {
 		rep.Findings = append(rep.Findings, claudeManaged(env.ClaudeManagedDir)...)
 	}
+	if h == Cursor && installed > 0 {
+		// Cursor runs Claude Code's hooks too (its third-party hooks, on by default).
+		for _, f := range Claude.Files(env) {
+			if src, err := os.ReadFile(f.Path); err == nil && Claude.countOwn(src) > 0 {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s has agent-hooks for Claude Code, which Cursor also runs (Include Third-Party Configs): agent-hooks runs twice per event; uninstall one, or turn that setting off", f.Path))
+			}
+		}
+	}
+	if h == Gemini {
+		for _, st := range rep.Files {
+			if st.Scope == Project && st.AgentHooks > 0 {
+				rep.Notes = append(rep.Notes, "Gemini CLI runs a project's hooks only in a trusted folder: trust it when Gemini asks (a headless run needs GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust)")
+			}
+		}
+	}
 	return rep, nil
 }
 
@@ -131,43 +146,33 @@ func claudeManaged(dir string) []Finding {
 	return out
 }
 
-// countOwn counts agent-hooks' hooks for the host in a settings file.
+// countOwn counts agent-hooks' hooks for the host in a settings file: those in matcher groups,
+// and in a flat shape (Copilot's, Cursor's) those right under the event, where "type" may be
+// left out.
 func (h *Host) countOwn(src []byte) int {
 	var s struct {
-		Hooks map[string][]struct {
-			Hooks []struct {
-				Type    string `json:"type"`
-				Command string `json:"command"`
-			} `json:"hooks"`
-		} `json:"hooks"`
+		Hooks map[string][]map[string]any `json:"hooks"`
 	}
 	if json.Unmarshal(src, &s) != nil {
 		return 0
 	}
+	shape := h.settingsShape()
 	n := 0
-	for _, groups := range s.Hooks {
-		for _, g := range groups {
-			for _, hk := range g.Hooks {
-				if hk.Type == "command" && h.Owns(hk.Command) {
-					n++
-				}
-			}
+	count := func(hk map[string]any, key string, untyped bool) {
+		typ, typed := hk["type"].(string)
+		if cmd, _ := hk[key].(string); (typ == "command" || untyped && !typed) && h.Owns(cmd) {
+			n++
 		}
 	}
-	if h == Copilot {
-		var flat struct {
-			Hooks map[string][]struct {
-				Type string `json:"type"`
-				Bash string `json:"bash"`
-			} `json:"hooks"`
-		}
-		if json.Unmarshal(src, &flat) != nil {
-			return 0
-		}
-		for _, list := range flat.Hooks {
-			for _, hk := range list {
-				if (hk.Type == "" || hk.Type == "command") && h.Owns(hk.Bash) {
-					n++
+	for _, list := range s.Hooks {
+		for _, e := range list {
+			if shape.Flat {
+				count(e, shape.CommandKey, true)
+			}
+			group, _ := e["hooks"].([]any)
+			for _, hk := range group {
+				if m, ok := hk.(map[string]any); ok {
+					count(m, "command", false)
 				}
 			}
 		}

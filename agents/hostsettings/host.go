@@ -1,19 +1,19 @@
 // Package hostsettings owns the agent hosts' hook settings as agent-hooks installs into them:
-// where Claude Code and Codex read their hooks (user, project and local files), the entries
-// `agent-hooks install` merges into them and `uninstall` takes out, and the checks of
-// `agent-hooks doctor` — everything that makes a host silently run no hook at all (a settings
+// where Claude Code, Codex, GitHub Copilot CLI, Cline, Gemini CLI and Cursor read their hooks
+// (user, project and local files, Cline's hook folders), the entries `agent-hooks install`
+// merges into them and `uninstall` takes out, and the checks of `agent-hooks doctor` — everything that makes a host silently run no hook at all (a settings
 // file it ignores, an event it does not know, a Codex project or hook not trusted, agent-hooks
 // not on the host's PATH).
 package hostsettings
 
 import (
 	"fmt"
-
-	"github.com/autoagent/agent-hooks/configedit"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/autoagent/agent-hooks/configedit"
 )
 
 // Host is an agent host whose hook settings agent-hooks installs into.
@@ -30,6 +30,12 @@ type Host struct {
 	MaxTimeout map[string]int
 	// HookTypes are the hook types the host runs.
 	HookTypes []string
+	// Millis is set when the host's timeouts are milliseconds (Gemini CLI); --timeout stays
+	// seconds.
+	Millis bool
+	// FailClosed are the events whose agent-hooks entry must say "failClosed": true, without
+	// which the host lets the action through when agent-hooks crashes or times out (Cursor).
+	FailClosed []string
 	// EventFlag: the host's input names no event, so the command install writes says it
 	// (--event; Copilot's camelCase hooks).
 	EventFlag bool
@@ -70,16 +76,18 @@ var Codex = &Host{
 }
 
 // Hosts lists every host.
-var Hosts = []*Host{Claude, Codex, Copilot, Cline}
+var Hosts = []*Host{Claude, Codex, Copilot, Cline, Gemini, Cursor}
 
 // Lookup returns the host named name.
 func Lookup(name string) (*Host, error) {
-	for _, h := range Hosts {
+	names := make([]string, len(Hosts))
+	for i, h := range Hosts {
 		if h.Name == name {
 			return h, nil
 		}
+		names[i] = h.Name
 	}
-	return nil, fmt.Errorf("unknown agent %q (want claude, codex, copilot or cline)", name)
+	return nil, fmt.Errorf("unknown agent %q (want %s)", name, strings.Join(names, ", "))
 }
 
 // DefaultTimeout is the timeout install writes (seconds): the hosts' own default for a hook.
@@ -131,7 +139,7 @@ func (h *Host) settingsShape() configedit.HostShape {
 	return h.shape
 }
 
-// Timeout is the timeout install writes for event: timeout, within the host's cap.
+// Timeout is the timeout install writes for event, in seconds: timeout, within the host's cap.
 func (h *Host) Timeout(event string, timeout int) int {
 	if max, ok := h.MaxTimeout[event]; ok && timeout > max {
 		return max
@@ -235,14 +243,19 @@ func (e Env) getenv(k string) string {
 	return e.Getenv(k)
 }
 
-// UserDir is the host's user folder: $CLAUDE_CONFIG_DIR or ~/.claude; $CODEX_HOME or ~/.codex.
-// (Copilot's and Cline's folders are in their Files.)
+// UserDir is the host's user folder: $CLAUDE_CONFIG_DIR or ~/.claude; $CODEX_HOME or ~/.codex;
+// ~/.gemini; ~/.cursor. (Copilot's and Cline's folders are in their Files.)
 func (h *Host) UserDir(env Env) string {
 	v, dir := "CLAUDE_CONFIG_DIR", ".claude"
-	if h == Codex {
+	switch h {
+	case Codex:
 		v, dir = "CODEX_HOME", ".codex"
+	case Gemini:
+		v, dir = "", ".gemini"
+	case Cursor:
+		v, dir = "", ".cursor"
 	}
-	if d := env.getenv(v); d != "" {
+	if d := env.getenv(v); v != "" && d != "" {
 		return d
 	}
 	return filepath.Join(env.Home, dir)
@@ -250,13 +263,24 @@ func (h *Host) UserDir(env Env) string {
 
 // Files lists the host's hook settings files, user first: Claude's ~/.claude/settings.json,
 // .claude/settings.json and .claude/settings.local.json; Codex's ~/.codex/hooks.json and
-// .codex/hooks.json.
+// .codex/hooks.json; Gemini's ~/.gemini/settings.json and .gemini/settings.json; Cursor's
+// ~/.cursor/hooks.json and .cursor/hooks.json; Copilot's hooks files and Cline's hook folders.
 func (h *Host) Files(env Env) []File {
 	switch h {
 	case Copilot:
 		return copilotFiles(env)
 	case Cline:
 		return clineDirs(env)
+	case Gemini:
+		return []File{
+			{User, filepath.Join(h.UserDir(env), "settings.json")},
+			{Project, filepath.Join(env.Workspace, ".gemini", "settings.json")},
+		}
+	case Cursor:
+		return []File{
+			{User, filepath.Join(h.UserDir(env), "hooks.json")},
+			{Project, filepath.Join(env.Workspace, ".cursor", "hooks.json")},
+		}
 	}
 	if h == Codex {
 		return []File{

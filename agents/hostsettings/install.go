@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/autoagent/agent-hooks/configedit"
@@ -23,9 +24,20 @@ func (h *Host) Hooks(timeout int) []configedit.HostHook {
 	out := make([]configedit.HostHook, len(h.Events))
 	for i, ev := range h.Events {
 		t := h.Timeout(ev, timeout)
-		out[i] = configedit.HostHook{Event: ev, Command: h.CommandFor(ev, t), Timeout: t}
+		out[i] = configedit.HostHook{Event: ev, Command: h.CommandFor(ev, t), Timeout: h.written(t)}
+		if slices.Contains(h.FailClosed, ev) {
+			out[i].Extra = []configedit.Field{{Key: "failClosed", Value: true}}
+		}
 	}
 	return out
+}
+
+// written is a timeout of seconds in the host's unit.
+func (h *Host) written(seconds int) int {
+	if h.Millis {
+		return seconds * 1000
+	}
+	return seconds
 }
 
 // IgnoredError is a settings file the host ignores as it is: install refuses to add hooks that

@@ -43,7 +43,9 @@ configuration, an internal error, or a blocking hook that fails or does not fini
 with the reason, answered before the agent's own timeout. --timeout must be the timeout of the
 hook entry in the agent's settings (agents do not tell the hook), in seconds; without it the
 agent's defaults apply (Claude Code: 600 s, UserPromptSubmit 30 s, SessionEnd 1.5 s; Codex 600 s;
-Copilot CLI 30 s; Cline a fixed 120 s for tool hooks).
+Copilot CLI 30 s; Cline a fixed 120 s for tool hooks). Gemini CLI writes its timeouts in
+milliseconds: give --timeout the same in seconds (60000 ms is --timeout 60; its default). Cursor
+does not document its default: agent-hooks assumes 30 s.
 
 GitHub Copilot CLI's camelCase hooks get an input that names no event: --event gives it
 (preToolUse, agentStop, …). Cline reads no exit code: every refusal, and every failure to decide,
@@ -56,7 +58,11 @@ is {"cancel": true, "errorMessage": …} on stdout, which ends the Cline task.`,
   {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "agent-hooks hook copilot --event preToolUse --timeout 30", "timeoutSec": 30}]}}
   # .clinerules/hooks/PreToolUse (Cline), executable
   #!/bin/sh
-  exec agent-hooks hook cline --event PreToolUse`,
+  exec agent-hooks hook cline --event PreToolUse
+  # .gemini/settings.json (Gemini's timeouts are milliseconds)
+  {"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "agent-hooks hook gemini --timeout 60", "timeout": 60000}]}]}}
+  # .cursor/hooks.json
+  {"version": 1, "hooks": {"preToolUse": [{"command": "agent-hooks hook cursor --timeout 30", "timeout": 30, "failClosed": true}]}}`,
 		// A mistake on this command line must not read as "proceed" to the agent: every error is
 		// exit 2 with the reason on stderr, which the agents read as a block.
 		Args: cobra.ArbitraryArgs,

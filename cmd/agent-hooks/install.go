@@ -85,17 +85,20 @@ func (a *app) newInstallCmd() *cobra.Command {
 		workspace string
 	)
 	cmd := &cobra.Command{
-		Use:   "install <claude|codex|copilot|cline>",
-		Short: "Make an agent (Claude Code, Codex, Copilot CLI, Cline) run agent-hooks for its hook events",
+		Use:   "install <claude|codex|copilot|cline|gemini|cursor>",
+		Short: "Make an agent (Claude Code, Codex, Copilot CLI, Cline, Gemini CLI, Cursor) run agent-hooks for its hook events",
 		Long: `Register "agent-hooks hook <agent> --timeout N" with "timeout": N on each of the agent's hook
 events that agent-hooks handles, in the project's settings (.claude/settings.json,
-.codex/hooks.json) or with --user in the user's (~/.claude/settings.json, ~/.codex/hooks.json).
+.codex/hooks.json, .gemini/settings.json, .cursor/hooks.json) or with --user in the user's
+(~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.cursor/hooks.json).
 The file is created when absent and otherwise edited in place: every other key, hook and its
 formatting are kept, and running it again changes nothing. A settings file the agent would
 ignore as it is (see agent-hooks doctor) is left alone.
 
 --timeout is the agent's timeout for each hook, in seconds (Claude Code stops SessionEnd hooks
-after 60 s whatever it says); agent-hooks answers before it runs out.
+after 60 s whatever it says); agent-hooks answers before it runs out. Gemini CLI's settings get
+it in milliseconds (.gemini/settings.json), and Cursor's entries (.cursor/hooks.json) get
+"failClosed": true where a failure must block, since Cursor otherwise lets the action through.
 
 Codex runs a project's hooks only in a trusted project, and any hook only once it is trusted.
 With --trust, install asks codex (--codex, else codex on PATH) to record both in
@@ -109,7 +112,7 @@ Cline: one script per event in .clinerules/hooks/ (with --user ~/.cline/hooks/),
   agent-hooks install codex --trust
   agent-hooks install claude --user --timeout 300`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"claude", "codex", "copilot", "cline"},
+		ValidArgs: []string{"claude", "codex", "copilot", "cline", "gemini", "cursor"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			host, err := hostsettings.Lookup(args[0])
 			if err != nil {
@@ -194,7 +197,7 @@ func (a *app) newUninstallCmd() *cobra.Command {
 		workspace string
 	)
 	cmd := &cobra.Command{
-		Use:   "uninstall <claude|codex|copilot|cline>",
+		Use:   "uninstall <claude|codex|copilot|cline|gemini|cursor>",
 		Short: "Take agent-hooks out of an agent's hook settings",
 		Long: `Remove every "agent-hooks hook <agent>" hook from the project's settings of the agent (or with
 --user the user's), with the matcher groups and events left empty; everything else in the file
@@ -202,7 +205,7 @@ stays as it is. Codex's trust records in ~/.codex/config.toml are left alone.`,
 		Example: `  agent-hooks uninstall claude
   agent-hooks uninstall codex --user`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"claude", "codex", "copilot", "cline"},
+		ValidArgs: []string{"claude", "codex", "copilot", "cline", "gemini", "cursor"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			host, err := hostsettings.Lookup(args[0])
 			if err != nil {
@@ -237,21 +240,22 @@ func (a *app) newDoctorCmd() *cobra.Command {
 		workspace string
 	)
 	cmd := &cobra.Command{
-		Use:   "doctor [claude|codex|copilot|cline]",
+		Use:   "doctor [claude|codex|copilot|cline|gemini|cursor]",
 		Short: "Find what would make an agent's hooks silently never run",
-		Long: `Check the hook settings of Claude Code and Codex (or only the agent named) in the user's and the
-project's files for what makes an agent run hooks other than as written, without a word: a
+		Long: `Check the hook settings of Claude Code, Codex, Copilot CLI, Cline, Gemini CLI and Cursor (or only the agent named) in the
+user's and the project's files for what makes an agent run hooks other than as written, without a word: a
 settings file it ignores (invalid JSON, a hook without its matcher group, "timeout": "5"), an
 event name it does not know, a timeout in milliseconds, agent-hooks not on PATH or given another
 timeout than the agent's, and for Codex a project or a hook it does not trust (asking codex when
-it is on PATH). Copilot CLI's hooks files (.github/hooks/*.json, ~/.copilot/hooks/*.json) are
-checked the same way, with "version": 1 and an --event that matches the event; Cline's hook
-folders for files named after no event, files it cannot run, and agent-hooks not on PATH.
-Exits 1 when it finds any.`,
+it is on PATH); Gemini CLI's seconds written where it reads milliseconds, hooks it turns off, or
+a matcher naming Claude Code's tools; Cursor's agent-hooks entries that would fail open. Copilot
+CLI's hooks files (.github/hooks/*.json, ~/.copilot/hooks/*.json) are checked the same way, with
+"version": 1 and an --event that matches the event; Cline's hook folders for files named after no
+event, files it cannot run, and agent-hooks not on PATH. Exits 1 when it finds any.`,
 		Example: `  agent-hooks doctor
   agent-hooks doctor claude --json`,
 		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: []string{"claude", "codex", "copilot", "cline"},
+		ValidArgs: []string{"claude", "codex", "copilot", "cline", "gemini", "cursor"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			hosts := hostsettings.Hosts
 			if len(args) == 1 {

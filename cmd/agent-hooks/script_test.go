@@ -163,17 +163,26 @@ func (panickingExtension) AfterEvent(context.Context, *hooks.EventInfo, *hooks.R
 	return nil
 }
 
-// agentInput runs `agent-input AGENT NAME FILE [KEY=JSON]...`: it writes FILE with the input an
-// agent really sent (testdata/agents/AGENT/NAME.json), its project directory (cwd) replaced by the
+// agentInput runs `agent-input AGENT NAME[+NAME...] FILE [KEY=JSON]...`: it writes FILE with the
+// input an agent really sent (testdata/agents/AGENT/NAME.json, several merged in order), its project directory (cwd) replaced by the
 // script's working directory everywhere, and each KEY set to the JSON value (KEY= removes it).
 func agentInput(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: agent-input AGENT NAME FILE [KEY=JSON]...")
+		ts.Fatalf("usage: agent-input AGENT NAME[+NAME...] FILE [KEY=JSON]...")
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "agents", args[0], args[1]+".json"))
-	ts.Check(err)
-	var fields map[string]any
-	ts.Check(json.Unmarshal(raw, &fields))
+	// NAME+NAME… merges the files in order (Cursor's documentation shows the common fields
+	// apart from each event's; Cursor sends them in one object).
+	fields := map[string]any{}
+	for _, name := range strings.Split(args[1], "+") {
+		part, err := os.ReadFile(filepath.Join("..", "..", "testdata", "agents", args[0], name+".json"))
+		ts.Check(err)
+		ts.Check(json.Unmarshal(part, &fields))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	ts.Check(enc.Encode(fields))
+	raw := buf.Bytes()
 	if cwd, ok := fields["cwd"].(string); ok && cwd != "" {
 		raw = bytes.ReplaceAll(raw, []byte(cwd), []byte(ts.MkAbs(".")))
 		fields = nil

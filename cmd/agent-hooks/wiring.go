@@ -6,6 +6,8 @@ import (
 	"github.com/autoagent/agent-hooks/agents/cline"
 	"github.com/autoagent/agent-hooks/agents/codex"
 	"github.com/autoagent/agent-hooks/agents/copilot"
+	"github.com/autoagent/agent-hooks/agents/cursor"
+	"github.com/autoagent/agent-hooks/agents/gemini"
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/gitops"
@@ -52,6 +54,8 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.RegisterFormat(babysitter.New())
 	reg.RegisterFormat(hostfmt.Claude())
 	reg.RegisterFormat(hostfmt.Codex())
+	reg.RegisterFormat(hostfmt.Gemini())
+	reg.RegisterFormat(hostfmt.Cursor())
 	reg.RegisterFormat(hostfmt.Copilot())
 	reg.RegisterFormat(hostfmt.Cline())
 	if testRegistry != nil {
@@ -72,5 +76,7 @@ func agentHosts() map[string]agents.Host {
 		"codex":   codex.Host{},
 		"copilot": copilot.Host{},
 		"cline":   cline.Host{},
+		"gemini":  gemini.Host{},
+		"cursor":  cursor.Host{},
 	}
 }

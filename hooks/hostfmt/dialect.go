@@ -29,27 +29,10 @@ var aliases = [][2]string{
 // session_id (the agent's session id, else agent-hooks'), cwd, hook_event_name, transcript_path
 // and the tool fields.
 func (d Dialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
-	in := make(hooks.Payload, len(inv.Payload)+6)
-	for k, v := range inv.Payload {
-		in[k] = v
+	in := hostStdin(inv, d.HostEvent, "session_id")
+	if _, ok := in["transcript_path"]; !ok {
+		in["transcript_path"] = ""
 	}
-	setDefault := func(k string, v any) {
-		if _, ok := in[k]; !ok {
-			in[k] = v
-		}
-	}
-	if id, ok := inv.Payload["agentSessionId"]; ok {
-		setDefault("session_id", id)
-	}
-	setDefault("session_id", inv.SessionID)
-	setDefault("cwd", inv.Workspace)
-	setDefault("hook_event_name", d.HostEvent)
-	for _, a := range aliases {
-		if v, ok := inv.Payload[a[1]]; ok {
-			setDefault(a[0], v)
-		}
-	}
-	setDefault("transcript_path", "")
 	return seedfmt.PayloadJSON(in)
 }
 
@@ -95,11 +78,8 @@ type output struct {
 // decision "deny", or continue false; exit 2 blocks with stderr; another non-zero exit is an
 // error. additionalContext and systemMessage become the hook's feedback.
 func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
-	o, done := seedfmt.Finish(p)
+	o, done := finish(inv, p)
 	if done {
-		if o.Status == hooks.StatusTimeout {
-			o.Reason = fmt.Sprintf("hook %q timed out after %s", inv.Hook.Command, inv.Hook.Timeout)
-		}
 		return o
 	}
 	out, isJSON := parseOutput(p.Stdout)
@@ -117,14 +97,30 @@ func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.
 			o.Decision = hooks.DecisionApprove
 		}
 	}
+	o, _ = exitCode(o, inv, p)
+	return o
+}
+
+// exitCode reads a hook's exit code as Claude Code does: 0 passes, 2 blocks with stderr as the
+// reason, any other code is an error. done reports that o is decided by it.
+func exitCode(o hooks.Outcome, inv *hooks.Invocation, p *hooks.ProcessResult) (_ hooks.Outcome, done bool) {
 	switch p.ExitCode {
 	case 0:
+		return o, false
 	case 2:
-		return block(o, firstOf(strings.TrimSpace(p.Stderr), fmt.Sprintf("hook %q exited 2 without a reason", inv.Hook.Command)))
-	default:
-		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %q failed with exit code %d: %s", inv.Hook.Command, p.ExitCode, seedfmt.Reason(p))
+		return block(o, firstOf(strings.TrimSpace(p.Stderr), fmt.Sprintf("hook %q exited 2 without a reason", inv.Hook.Command))), true
 	}
-	return o
+	o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %q failed with exit code %d: %s", inv.Hook.Command, p.ExitCode, seedfmt.Reason(p))
+	return o, true
+}
+
+// finish is seedfmt.Finish with a timeout's reason naming the hook and its timeout.
+func finish(inv *hooks.Invocation, p *hooks.ProcessResult) (hooks.Outcome, bool) {
+	o, done := seedfmt.Finish(p)
+	if done && o.Status == hooks.StatusTimeout {
+		o.Reason = fmt.Sprintf("hook %q timed out after %s", inv.Hook.Command, inv.Hook.Timeout)
+	}
+	return o, done
 }
 
 func block(o hooks.Outcome, reason string) hooks.Outcome {

@@ -1,13 +1,17 @@
 // Package hostfmt reads the hooks of the agent hosts' own settings as configuration formats:
 // Claude Code's ~/.claude/settings.json, .claude/settings.json and .claude/settings.local.json
-// (format "claude"), and Codex's ~/.codex/hooks.json and .codex/hooks.json (format "codex").
+// (format "claude"), Codex's ~/.codex/hooks.json and .codex/hooks.json (format "codex"), Gemini
+// CLI's ~/.gemini/settings.json and .gemini/settings.json (format "gemini": its own event names,
+// timeouts in milliseconds) and Cursor's ~/.cursor/hooks.json and .cursor/hooks.json (format
+// "cursor": flat entries under camelCase events).
 // Their command hooks run the way the host runs them — `sh -c` on the command as written, the
 // host's JSON on stdin (session_id, cwd, hook_event_name, tool_name, …, with agent-hooks' payload
 // around it), CLAUDE_PROJECT_DIR, and the host's exit-code and JSON-output conventions — so the
 // same scripts work under `agent-hooks run` in a loop or in the Action.
 //
 // When agent-hooks is itself the host's hook runner (`agent-hooks hook claude`, LoadEnv.Agent),
-// the host runs its own files, so that host's format loads nothing.
+// the host runs its own files, so that host's format loads nothing (nor Claude Code's under
+// Cursor, which runs those too).
 package hostfmt
 
 import (
@@ -23,6 +27,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autoagent/agent-hooks/agents/cursor"
+	"github.com/autoagent/agent-hooks/agents/gemini"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/internal/configfile"
@@ -39,8 +45,18 @@ func Claude() Format { return Format{host: "claude"} }
 // Codex is Codex's hooks.json as a format.
 func Codex() Format { return Format{host: "codex"} }
 
+// Gemini is Gemini CLI's settings.json as a format.
+func Gemini() Format { return Format{host: "gemini"} }
+
+// Cursor is Cursor's hooks.json as a format.
+func Cursor() Format { return Format{host: "cursor"} }
+
 // Name implements hooks.Format.
 func (f Format) Name() string { return f.host }
+
+// alsoRuns are the other hosts' files an agent runs itself, by agent: Cursor runs Claude Code's
+// settings (its "third-party hooks", on by default).
+var alsoRuns = map[string][]string{"cursor": {"claude"}}
 
 // file is one settings file and its scope.
 type file struct {
@@ -52,6 +68,17 @@ func (f Format) files(env hooks.LoadEnv) []file {
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
+	}
+	switch f.host {
+	case "gemini", "cursor":
+		dir, name := "."+f.host, "settings.json"
+		if f.host == "cursor" {
+			name = "hooks.json"
+		}
+		return []file{
+			{filepath.Join(env.Workspace, dir, name), "project"},
+			{filepath.Join(env.UserHome, dir, name), "user"},
+		}
 	}
 	if f.host == "codex" {
 		home := getenv("CODEX_HOME")
@@ -76,7 +103,7 @@ func (f Format) files(env hooks.LoadEnv) []file {
 
 // Load implements hooks.Format.
 func (f Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
-	if env.Agent == f.host {
+	if env.Agent == f.host || slices.Contains(alsoRuns[env.Agent], f.host) {
 		return hooks.Loaded{}, nil // the host runs these itself
 	}
 	var out []*hooks.Hook
@@ -102,8 +129,9 @@ func (f Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 // settings is the shape both hosts share.
 type settings struct {
 	Hooks map[string][]struct {
-		Matcher *string           `json:"matcher"`
-		Hooks   []json.RawMessage `json:"hooks"`
+		Matcher    *string           `json:"matcher"`
+		Hooks      []json.RawMessage `json:"hooks"`
+		Sequential bool              `json:"sequential"` // Gemini
 	} `json:"hooks"`
 }
 
@@ -114,6 +142,9 @@ type hostHook struct {
 	Timeout *float64 `json:"timeout"`
 	Shell   string   `json:"shell"`
 	If      string   `json:"if"`
+	// Gemini's
+	Name string            `json:"name"`
+	Env  map[string]string `json:"env"`
 }
 
 // parse reads one settings file. The hosts drop a file they cannot read, so agent-hooks does
@@ -132,6 +163,16 @@ func (f Format) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagnostic) {
 	if ignored {
 		return nil, diags
 	}
+	if f.host == "cursor" {
+		hs, ds := f.parseFlat(fl, src)
+		return hs, append(diags, ds...)
+	}
+	var off *geminiOff
+	if f.host == "gemini" {
+		if src, off = geminiSwitches(src); off.all {
+			return nil, diags // hooksConfig.enabled false: Gemini runs none (a warning above)
+		}
+	}
 	var s settings
 	if err := json.Unmarshal(src, &s); err != nil {
 		return nil, append(diags, hooks.Diagnostic{Severity: hooks.SeverityError, File: fl.path, Message: err.Error()})
@@ -143,12 +184,15 @@ func (f Format) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagnostic) {
 	}
 	sort.Strings(events)
 	for _, ev := range events {
-		canonical, ok := hooks.Canonical(ev, nil)
+		canonical, ok := f.canonical(ev)
 		if !ok {
 			continue // an event of the host's that agent-hooks never fires
 		}
 		for gi, g := range s.Hooks[ev] {
 			matcher, bad := toolMatcher(canonical, g.Matcher)
+			if f.host == "gemini" {
+				matcher, bad = geminiMatcher(canonical, g.Matcher)
+			}
 			if bad != "" {
 				diags = append(diags, warn(0, 0, "hooks.%s[%d]: %s; its hooks never run", ev, gi, bad))
 				continue
@@ -159,7 +203,13 @@ func (f Format) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagnostic) {
 					diags = append(diags, warn(0, 0, "hooks.%s[%d].hooks[%d]: %v; it does not run", ev, gi, hi, err))
 					continue
 				}
+				if off.disables(hh) {
+					continue // listed in hooksConfig.disabled (a warning above when it is agent-hooks')
+				}
 				h, d := f.hook(fl, canonical, ev, hh, matcher)
+				if h != nil && g.Sequential {
+					h.Parallel = false // Gemini runs the event's hooks in order
+				}
 				if d != "" {
 					diags = append(diags, warn(0, 0, "hooks.%s[%d].hooks[%d]: %s", ev, gi, hi, d))
 				}
@@ -178,25 +228,25 @@ func (f Format) hook(fl file, canonical, ev string, hh hostHook, matcher *hooks.
 	if hh.Type == "command" && hostsettings.AgentHooksCommand(hh.Command) {
 		return nil, "" // agent-hooks as the host's hook runner: these are agent-hooks' own hooks
 	}
+	if f.host == "gemini" && hh.Type == "command" {
+		h := f.newHook(fl, canonical, ev, hh.Command, matcher, GeminiDialect{HostEvent: ev, Env: hh.Env})
+		if hh.Name != "" {
+			h.Name = hh.Name
+		}
+		h.Timeout = gemini.DefaultTimeout
+		if hh.Timeout != nil && *hh.Timeout > 0 {
+			h.Timeout = time.Duration(*hh.Timeout * float64(time.Millisecond)) // Gemini's are milliseconds
+		}
+		return h, ""
+	}
 	if hh.Type != "command" {
 		return nil, fmt.Sprintf("agent-hooks runs command hooks only, not %q", hh.Type)
 	}
 	if hh.Shell == "powershell" {
 		return nil, "agent-hooks does not run powershell hooks"
 	}
-	h := &hooks.Hook{
-		Name:     hh.Command,
-		Type:     hooks.TypeCommand,
-		Event:    canonical,
-		Command:  hh.Command,
-		Timeout:  defaultTimeout(canonical),
-		Parallel: true, // the hosts run an event's hooks concurrently
-		Enabled:  true,
-		Matcher:  matcher,
-		Source:   hooks.Source{Format: f.host, Scope: fl.scope, File: fl.path},
-		Options:  json.RawMessage(fmt.Sprintf(`{"hostEvent":%q,"args":%s}`, ev, mustJSON(hh.Args))),
-		Dialect:  Dialect{Host: f.host, Args: hh.Args, HostEvent: ev},
-	}
+	h := f.newHook(fl, canonical, ev, hh.Command, matcher, Dialect{Host: f.host, Args: hh.Args, HostEvent: ev})
+	h.Options = json.RawMessage(fmt.Sprintf(`{"hostEvent":%q,"args":%s}`, ev, mustJSON(hh.Args)))
 	if hh.Timeout != nil && *hh.Timeout > 0 {
 		h.Timeout = time.Duration(*hh.Timeout * float64(time.Second))
 	}
@@ -205,6 +255,39 @@ func (f Format) hook(fl file, canonical, ev string, hh hostHook, matcher *hooks.
 		warning = fmt.Sprintf("agent-hooks does not evaluate \"if\": %q; the hook runs for every call its matcher matches", hh.If)
 	}
 	return h, warning
+}
+
+// newHook is a command hook of a host's settings file, run by dialect, with the host's default
+// timeout for the event.
+func (f Format) newHook(fl file, canonical, ev, command string, matcher *hooks.Matcher, dialect hooks.Dialect) *hooks.Hook {
+	return &hooks.Hook{
+		Name:     command,
+		Type:     hooks.TypeCommand,
+		Event:    canonical,
+		Command:  command,
+		Timeout:  defaultTimeout(canonical),
+		Parallel: true, // the hosts run an event's hooks concurrently
+		Enabled:  true,
+		Matcher:  matcher,
+		Source:   hooks.Source{Format: f.host, Scope: fl.scope, File: fl.path},
+		Options:  json.RawMessage(fmt.Sprintf(`{"hostEvent":%q}`, ev)),
+		Dialect:  dialect,
+	}
+}
+
+// canonical is the canonical event of one of the host's event names.
+func (f Format) canonical(ev string) (string, bool) {
+	var m map[string]string
+	switch f.host {
+	case "gemini":
+		m = gemini.Events
+	case "cursor":
+		m = cursor.Events
+	default:
+		return hooks.Canonical(ev, nil)
+	}
+	c, ok := m[ev]
+	return c, ok
 }
 
 func mustJSON(v any) string {

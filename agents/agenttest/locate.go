@@ -50,7 +50,7 @@ const RequireEnv = "AGENT_HOOKS_REQUIRE_AGENTS"
 func (a Agent) EnvVar() string { return "AGENT_HOOKS_" + strings.ToUpper(string(a)) }
 
 // InstallHint tells a developer how to get the agent's CLI.
-const InstallHint = "npm ci --prefix .ci/agents --ignore-scripts"
+const InstallHint = "npm install --prefix .ci/agents --ignore-scripts --no-save"
 
 // NotFoundError is an agent CLI that is not installed.
 type NotFoundError struct {
@@ -63,7 +63,7 @@ func (e *NotFoundError) Error() string {
 }
 
 // Locate finds the agent's binary: $AGENT_HOOKS_<AGENT> when set, else the platform binary that
-// `npm ci --prefix .ci/agents` installed under root (the repository; the platform packages hold
+// `npm install --prefix .ci/agents` installed under root (the repository; the platform packages hold
 // the real binaries, even with --ignore-scripts), else the agent on $PATH. getenv reads the
 // environment.
 func Locate(a Agent, getenv func(string) string, root string) (string, error) {

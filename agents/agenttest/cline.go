@@ -80,7 +80,9 @@ func (r *Run) Cleanup() {
 			continue
 		}
 		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
-			_ = syscall.Kill(pid, syscall.SIGTERM)
+			if proc, err := os.FindProcess(pid); err == nil {
+				_ = proc.Signal(syscall.SIGTERM) // /proc is Linux's: nothing gets here elsewhere
+			}
 		}
 	}
 }

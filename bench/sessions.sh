@@ -49,7 +49,7 @@ mkdir -p "$work/big/sessions" "$work/none/sessions" "$work/ws/.autoagent" "$work
 echo '{}' > "$work/ws/.autoagent/config.json"
 awk -v n="$n" -v base="$base" -v dir="$work/big/sessions" 'BEGIN {
   for (i = 0; i < n; i++) {
-    id = sprintf("session-%d-%06d", base + i * 1000, i)
+    id = sprintf("session-%.0f-%06d", base + i * 1000, i) # %.0f: the %d of mawk stops at 2^31
     f = dir "/" id ".json"
     printf "{\"id\":\"%s\",\"startTime\":\"2023-11-14T22:13:20Z\",\"workspace\":\"/w/%d\",\"command\":\"agent-hooks\",\"args\":[],\"issuesPlanned\":[1],\"issuesCompleted\":[1],\"issuesFailed\":[],\"status\":\"completed\",\"provider\":\"claude\",\"metadata\":{}}\n", id, i > f
     close(f)

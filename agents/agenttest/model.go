@@ -96,7 +96,8 @@ type Server struct {
 	// provider base_url is URL+"/v1".
 	URL string
 	// Dir is the agent's working directory, against which a Write step's relative path is made
-	// absolute for Claude (whose Write tool wants an absolute path).
+	// absolute for Claude (whose Write tool wants an absolute path). NewServer sets it before the
+	// server answers anything: the handlers read it, so it never changes after.
 	Dir string
 
 	srv   *httptest.Server
@@ -107,14 +108,15 @@ type Server struct {
 	unexpected []string
 }
 
-// NewServer starts a fake model API answering with steps; Close it when done.
-func NewServer(steps ...Step) (*Server, error) {
+// NewServer starts a fake model API answering with steps, for an agent working in dir (empty:
+// Write steps' paths are used as given); Close it when done.
+func NewServer(dir string, steps ...Step) (*Server, error) {
 	for _, s := range steps {
 		if err := s.validate(); err != nil {
 			return nil, err
 		}
 	}
-	s := &Server{steps: steps}
+	s := &Server{Dir: dir, steps: steps}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s, nil

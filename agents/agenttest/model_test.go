@@ -54,12 +54,11 @@ func types(evs []map[string]any) []string {
 
 func newServer(t *testing.T, steps ...Step) *Server {
 	t.Helper()
-	srv, err := NewServer(steps...)
+	srv, err := NewServer("/proj", steps...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	srv.Dir = "/proj"
 	return srv
 }
 

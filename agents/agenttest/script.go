@@ -148,9 +148,8 @@ func modelFakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		if err != nil {
 			ts.Fatalf("model-fake start: %v", err)
 		}
-		s, err := NewServer(steps...)
+		s, err := NewServer(ts.MkAbs("."), steps...)
 		ts.Check(err)
-		s.Dir = ts.MkAbs(".")
 		scriptMu.Lock()
 		if old := scriptServers[ts]; old != nil {
 			old.Close()

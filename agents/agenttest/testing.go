@@ -54,11 +54,10 @@ func Require(t testing.TB, a Agent) string {
 // in dir. It fails t when the server could not answer a request the agent made.
 func StartServer(t testing.TB, dir string, steps ...Step) *Server {
 	t.Helper()
-	srv, err := NewServer(steps...)
+	srv, err := NewServer(dir, steps...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Dir = dir
 	t.Cleanup(func() {
 		srv.Close()
 		if err := srv.Err(); err != nil {

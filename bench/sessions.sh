@@ -2,7 +2,8 @@
 # Measures the paths of agent-hooks that grow with the sessions folder (issues 3 and 18), with
 # SESSIONS records and their audit trails in it, from paired alternating runs (bench/pairtime:
 # medians of wall-clock and processor time; INSTR=N adds instruction counts under valgrind):
-#   1. `session list` (the default 10), whole process          (budget: 50 ms)
+#   1. `session list` (the default 10), whole process          (budget: 50 ms), and the same just
+#      after the folder changed (no newest index)
 #   2. `run` attaching to its workspace's active session while `current` points at another
 #      workspace's, with SESSIONS sessions vs with none         (target: flat, <= 1.1x)
 # and, in-process (go test -bench): List(10) of 10,000, one locked and fsynced record update (on
@@ -74,9 +75,15 @@ for home in big none; do
 done
 
 echo "sessions in the folder: $n (+ $n audit trails)"
-echo "1. session list (budget 50 ms: the median below)"
+echo "1. session list (budget 50 ms: the median below); list-changed: the folder changed just before"
+echo "   (an agent running), so the newest index cannot stand for it and the folder is read"
+sleep 1.1 # settle the folder (sessions/newest.go): the first list writes the index
+AUTOAGENT_HOME="$work/big" "$work/agent-hooks" session list >/dev/null
 mapfile -t list < <(also list AUTOAGENT_HOME="$work/big" session list)
 "$work/pairtime" -n "$rounds" -instr "$instr" -- list AUTOAGENT_HOME="$work/big" "$work/agent-hooks" session list "${list[@]}"
+# Apart: each list-changed run changes the folder, which would keep the index from the runs above.
+mapfile -t listChanged < <(also list-changed AUTOAGENT_HOME="$work/big" session list)
+"$work/pairtime" -n "$rounds" -instr "$instr" -- list-changed AUTOAGENT_HOME="$work/big" sh -c 'mkdir "$AUTOAGENT_HOME/sessions/x" && rmdir "$AUTOAGENT_HOME/sessions/x" && exec "$0" session list' "$work/agent-hooks" "${listChanged[@]}"
 echo "2. run attaching while current points at another workspace's session: $n sessions vs none (target <= 1.1x)"
 mapfile -t attach < <(also attach-none AUTOAGENT_HOME="$work/none" run PreExecutionEnd --workspace "$work/ws"
   also attach-"$n" AUTOAGENT_HOME="$work/big" run PreExecutionEnd --workspace "$work/ws")

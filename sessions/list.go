@@ -96,7 +96,8 @@ func SameWorkspace(a, b string) bool {
 // each of them: the folder is read in passes, each keeping only the newest ids older than those
 // handed out so far, in a bounded heap, and each keeping twice as many as the one before. A
 // listing of the first ten is one pass over the names that keeps a few dozen; a listing of all
-// of them takes a number of passes logarithmic in their number.
+// of them takes a number of passes logarithmic in their number. While the folder is unchanged,
+// the newest index (newest.go) stands for the first pass, and the folder is not read at all.
 type idOrder struct {
 	dir      string
 	batch    []idEntry // the ids of the last pass, newest first
@@ -152,6 +153,16 @@ func (o *idOrder) takeProblems() []error {
 // cursor is nil). The first pass also reports the files that are not agent-hooks'.
 func (o *idOrder) pass(cursor *idEntry) error {
 	first := cursor == nil
+	modTime, stamped := int64(0), false
+	if first {
+		// The newest index stands for the first pass while the folder is unchanged (newest.go).
+		if modTime, stamped = folderTime(o.dir); stamped {
+			if ix := loadNewest(o.dir, modTime, o.keep); ix != nil {
+				o.fromIndex(ix)
+				return nil
+			}
+		}
+	}
 	var kept idHeap
 	kept.entries = make([]idEntry, 0, o.keep)
 	candidates := 0
@@ -200,7 +211,30 @@ func (o *idOrder) pass(cursor *idEntry) error {
 	})
 	o.taken = 0
 	o.more = candidates > len(o.batch)
+	if first && stamped {
+		ix := &newestIndex{Version: newestIndexVersion, Dir: o.dir, ModTime: modTime, Candidates: candidates, Foreign: foreign}
+		for _, e := range o.batch {
+			ix.IDs = append(ix.IDs, e.id)
+		}
+		saveNewest(o.dir, ix)
+	}
 	return nil
+}
+
+// fromIndex is a first pass taken from the newest index: its o.keep newest ids and the files it
+// found that are not agent-hooks'.
+func (o *idOrder) fromIndex(ix *newestIndex) {
+	n := min(o.keep, len(ix.IDs))
+	o.batch = make([]idEntry, n)
+	for i, id := range ix.IDs[:n] {
+		ms, _ := idTime(id)
+		o.batch[i] = idEntry{ms, id}
+	}
+	o.taken = 0
+	o.more = ix.Candidates > n
+	for _, name := range ix.Foreign {
+		o.problems = append(o.problems, &ForeignError{Path: filepath.Join(o.dir, name)})
+	}
 }
 
 // olderThan reports whether the id (ms, id) comes after e in the newest-first order.

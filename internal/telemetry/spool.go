@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -231,9 +232,20 @@ func (r *Recorder) ShouldShip(force bool) bool {
 
 // FindShipper is the agent-hooks-otel next to the agent-hooks executable, else on PATH ("" when
 // there is none).
-func FindShipper(executable string) string {
+func FindShipper(executable string) string { return findShipper(executable, runtime.GOOS) }
+
+// shipperFile is the shipper's file name on goos: with .exe on Windows, where the release and
+// go install put it so (exec.LookPath adds the suffix itself; a sibling's path must have it).
+func shipperFile(goos string) string {
+	if goos == "windows" {
+		return ShipperName + ".exe"
+	}
+	return ShipperName
+}
+
+func findShipper(executable, goos string) string {
 	if executable != "" {
-		p := filepath.Join(filepath.Dir(executable), ShipperName)
+		p := filepath.Join(filepath.Dir(executable), shipperFile(goos))
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			return p
 		}

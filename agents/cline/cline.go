@@ -165,7 +165,8 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 func (Host) CanAsk() bool { return false }
 
 // Decode implements agents.Decoder: the event from hookName (else the one given on the command
-// line: the hook file's name), the session from taskId, the workspace from workspaceRoots, the
+// line: the hook file's name), with source startup or resume for a task's start, the session
+// from taskId, the workspace from workspaceRoots, the
 // tool call from tool_call or tool_result (the legacy extension's preToolUse or postToolUse).
 func (Host) Decode(in *agents.Input, event string) error {
 	f := in.Fields
@@ -175,6 +176,16 @@ func (Host) Decode(in *agents.Input, event string) error {
 	}
 	if in.HostEvent == "" {
 		return errors.New(`the input names no event ("hookName"): give it with --event (agent-hooks hook cline --event PreToolUse)`)
+	}
+	// Claude's SessionStart says how the session began in source, which matchers (and Cline's
+	// own TaskResume hook files, read natively) go by; Cline says it by its event.
+	if _, set := f["source"]; !set {
+		switch in.HostEvent {
+		case "agent_start", "TaskStart":
+			f["source"] = "startup"
+		case "agent_resume", "TaskResume":
+			f["source"] = "resume"
+		}
 	}
 	in.Session = agents.Str(f, "taskId")
 	if roots, ok := f["workspaceRoots"].([]any); ok && len(roots) > 0 {

@@ -109,6 +109,21 @@ func TestGateThroughClineInputs(t *testing.T) {
 	}
 }
 
+// TestStartAndResume: a task's start and its resume are both SessionStart, told apart by source
+// as Claude's are: a hook matched on source "resume" (as Cline's TaskResume hook files are, read
+// natively) runs on a resume only.
+func TestStartAndResume(t *testing.T) {
+	t.Parallel()
+	e := hooktest.New(t, `{"hooks": {"SessionStart": [
+		{"command": "echo start >> started.txt", "matcher": {"field": "source", "regex": "^startup$"}},
+		{"command": "echo resume >> started.txt", "matcher": {"field": "source", "regex": "^resume$"}}]}}`)
+	e.Answer(host, e.Input("cline", "TaskStart", nil), 0)
+	e.Answer(host, e.Input("cline", "TaskStart", map[string]any{"hookName": "agent_resume", "taskStart": nil, "taskResume": map[string]any{}}), 0)
+	if got := e.Read("started.txt"); got != "start\nresume\n" {
+		t.Errorf("hooks ran: %q, want start then resume", got)
+	}
+}
+
 // TestFailClosed: Cline proceeds on every exit code, so every failure is a cancel on stdout:
 // a broken configuration, hooks that outlast the budget, input that cannot be read.
 func TestFailClosed(t *testing.T) {

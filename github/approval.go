@@ -462,7 +462,7 @@ func (a *approvalRun) requestBody() string {
 }
 
 // refPattern matches what names a request in a command (ref).
-var refPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}$`)
+var refPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{8}$`) })
 
 // ref is how an approver names this request in a command: the start of its request id.
 func (a *approvalRun) ref() string { return a.id[:8] }
@@ -530,7 +530,7 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 			switch {
 			case strings.EqualFold(named, a.ref()):
 				reason = strings.TrimSpace(rest)
-			case approve || refPattern.MatchString(named):
+			case approve || refPattern().MatchString(named):
 				v.ignored = append(v.ignored, fmt.Sprintf("@%s's %s does not name this request (%s %s)", login, command, command, a.ref()))
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	gh "github.com/google/go-github/v60/github"
 )
@@ -16,11 +17,13 @@ type Team struct{ Org, Slug string }
 
 func (t Team) String() string { return t.Org + "/" + t.Slug }
 
-var teamName = regexp.MustCompile(`^@?([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)/([A-Za-z0-9_.-]+)$`)
+var teamName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^@?([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)/([A-Za-z0-9_.-]+)$`)
+})
 
 // ParseTeam reads "org/team-slug" (or "@org/team-slug", as GitHub mentions a team).
 func ParseTeam(s string) (Team, error) {
-	m := teamName.FindStringSubmatch(strings.TrimSpace(s))
+	m := teamName().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return Team{}, fmt.Errorf("%q is not a team: want org/team-slug", s)
 	}

@@ -3,6 +3,7 @@ package gitops
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // SessionTrailer is the trailer key by which a commit made by a git-commit hook names the
@@ -11,7 +12,7 @@ import (
 const SessionTrailer = "Agent-Hooks-Session"
 
 // trailerLine is a line of a trailer block ("Key: value"), as git interpret-trailers reads it.
-var trailerLine = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*:\s*\S`)
+var trailerLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*:\s*\S`) })
 
 // withTrailer adds "key: value" to msg the way `git commit --trailer` does: to the trailer block
 // that ends the message if it has one, else as a new paragraph. A message that already carries
@@ -37,7 +38,7 @@ func withTrailer(msg, key, value string) string {
 
 func isTrailerBlock(para string) bool {
 	for _, l := range strings.Split(para, "\n") {
-		if !trailerLine.MatchString(l) && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") {
+		if !trailerLine().MatchString(l) && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") {
 			return false
 		}
 	}

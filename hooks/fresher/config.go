@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -105,7 +106,7 @@ func parseU32(s string) (uint32, bool) {
 }
 
 // tomlTypeError is BurntSushi/toml's decoding error, which names the line but is no ParseError.
-var tomlTypeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+var tomlTypeError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`) })
 
 // tomlError is the diagnostic of a config.toml fresher cannot read, at its line (and column):
 // invalid TOML, or (kind "type") a value of the wrong type or range.
@@ -114,7 +115,7 @@ func tomlError(file, kind string, err error) hooks.Diagnostic {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		line, col, key, msg = pe.Position.Line, pe.Position.Col, pe.LastKey, pe.Message
-	} else if m := tomlTypeError.FindStringSubmatch(msg); m != nil {
+	} else if m := tomlTypeError().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		col, key, msg = 1, m[2], m[3]
 	}

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents/cursor"
@@ -315,7 +316,7 @@ var matcherField = map[string]string{
 	"PreCompact": "trigger", "Notification": "notification_type", "SubagentStart": "agent_type",
 }
 
-var exactList = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+var exactList = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_|]+$`) })
 
 // toolMatcher turns a host matcher into agent-hooks' matcher the way the hosts read it: empty
 // or "*" matches everything; letters, digits, _ and | are an exact list of names ("Edit|Write");
@@ -326,7 +327,7 @@ func toolMatcher(event string, m *string) (matcher *hooks.Matcher, bad string) {
 		return nil, ""
 	}
 	re := *m
-	if exactList.MatchString(re) {
+	if exactList().MatchString(re) {
 		parts := slices.DeleteFunc(strings.Split(re, "|"), func(s string) bool { return s == "" })
 		for i, p := range parts {
 			parts[i] = regexp.QuoteMeta(p)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -124,13 +125,13 @@ func (p *parser) parseAwait(point, event string, v *yaml.Node) {
 	})
 }
 
-var loopVar = regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*)\}`)
+var loopVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*)\}`) })
 
 // loopTemplate rewrites the loop variables of a URL or header (${SESSION}, ${ITERATION},
 // ${LOOP_ITERATION}, …) as payload placeholders ({{sessionId}}, {{iteration}}, …), through the
 // one mapping of package seedfmt; any other ${VAR} stays for the environment.
 func loopTemplate(s string) string {
-	return loopVar.ReplaceAllStringFunc(s, func(m string) string {
+	return loopVar().ReplaceAllStringFunc(s, func(m string) string {
 		name := m[2 : len(m)-1]
 		if name == "SESSION" || name == "LOOP_SESSION" {
 			return "{{sessionId}}"

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -104,7 +105,7 @@ func UnknownKey(what, key string, known []string) string {
 	return msg
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // YAMLError turns a gopkg.in/yaml.v3 syntax error into a diagnostic with its line. yaml.v3 counts
 // lines in two ways: a scanner error names the 1-based line of the problem, a parser error ("did
@@ -113,7 +114,7 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 func YAMLError(file string, err error) hooks.Diagnostic {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 1
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 		if strings.HasPrefix(msg, "did not find expected") {

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNoRegexpCompiledAtStartup: agents call agent-hooks on every tool call, so its start-up is
+// paid hundreds of times a session, and a package-level regexp.MustCompile is paid on every
+// start, whether the command uses it or not. The module's packages linked into agent-hooks
+// compile their regular expressions on first use (sync.OnceValue) instead.
+func TestNoRegexpCompiledAtStartup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lists the binary's packages with the go command")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{end}}`, ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const module = "github.com/autoagent/agent-hooks"
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module).Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v", err)
+	}
+	rootDir := string(bytes.TrimSpace(root))
+	fset := token.NewFileSet()
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || !strings.HasPrefix(fields[0], rootDir) {
+			continue // another module's package
+		}
+		for _, name := range fields[1:] {
+			path := filepath.Join(fields[0], name)
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			for _, decl := range f.Decls {
+				gd, ok := decl.(*ast.GenDecl)
+				if !ok || gd.Tok != token.VAR {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					for _, v := range spec.(*ast.ValueSpec).Values {
+						if call, ok := v.(*ast.CallExpr); ok && isRegexpCompile(call.Fun) {
+							t.Errorf("%s: compiled at start-up; wrap it in sync.OnceValue", fset.Position(call.Pos()))
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no file of the module checked")
+	}
+}
+
+func isRegexpCompile(fun ast.Expr) bool {
+	sel, ok := fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "regexp" && strings.Contains(sel.Sel.Name, "Compile")
+}

@@ -112,33 +112,55 @@ func serveSSH(e *testEnv, c net.Conn, cfg *ssh.ServerConfig, uploadPacks *atomic
 	}
 }
 
-func TestPushOverSSH(t *testing.T) {
-	t.Parallel()
-	e := newTestEnv(t)
+// sshOrigin is a repository whose origin is a new bare repository behind sshServer, with the
+// client's key in ~/.ssh/id_ed25519 and an empty ~/.ssh/known_hosts (see knowHost).
+type sshOrigin struct {
+	dir, bare, addr string
+	hostKey         ssh.PublicKey
+	priv            ed25519.PrivateKey
+	sshDir          string
+	uploadPacks     *atomic.Int32
+}
+
+func newSSHOrigin(t *testing.T, e *testEnv) *sshOrigin {
+	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	must(t, err)
 	clientPub, err := ssh.NewPublicKey(pub)
 	must(t, err)
-	addr, hostKey, _ := sshServer(t, e, clientPub)
-
-	bare := e.newBare(t, filepath.Join(t.TempDir(), "remote.git"))
-	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
-	e.git(t, dir, "remote", "add", "origin", fmt.Sprintf("ssh://git@%s%s", addr, bare))
-	sshDir := filepath.Join(e.home, ".ssh")
-	must(t, os.MkdirAll(sshDir, 0o700))
-
-	// An unknown host is refused.
+	o := &sshOrigin{priv: priv, sshDir: filepath.Join(e.home, ".ssh")}
+	o.addr, o.hostKey, o.uploadPacks = sshServer(t, e, clientPub)
+	o.bare = e.newBare(t, filepath.Join(t.TempDir(), "remote.git"))
+	o.dir = e.newRepo(t, map[string]string{"a.txt": "a\n"})
+	e.git(t, o.dir, "remote", "add", "origin", fmt.Sprintf("ssh://git@%s%s", o.addr, o.bare))
+	must(t, os.MkdirAll(o.sshDir, 0o700))
 	keyPEM, err := ssh.MarshalPrivateKey(priv, "")
 	must(t, err)
-	must(t, os.WriteFile(filepath.Join(sshDir, "id_ed25519"), pem.EncodeToMemory(keyPEM), 0o600))
-	must(t, os.WriteFile(filepath.Join(sshDir, "known_hosts"), nil, 0o600))
+	must(t, os.WriteFile(filepath.Join(o.sshDir, "id_ed25519"), pem.EncodeToMemory(keyPEM), 0o600))
+	must(t, os.WriteFile(filepath.Join(o.sshDir, "known_hosts"), nil, 0o600))
+	return o
+}
+
+// knowHost writes the server's host key to ~/.ssh/known_hosts.
+func (o *sshOrigin) knowHost(t *testing.T) {
+	t.Helper()
+	line := knownhosts.Line([]string{knownhosts.Normalize(o.addr)}, o.hostKey)
+	must(t, os.WriteFile(filepath.Join(o.sshDir, "known_hosts"), []byte(line+"\n"), 0o600))
+}
+
+func TestPushOverSSH(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	o := newSSHOrigin(t, e)
+	dir, bare, sshDir, priv := o.dir, o.bare, o.sshDir, o.priv
+
+	// An unknown host is refused.
 	if _, err := openRepo(t, e, dir).Push(context.Background(), PushOptions{}); err == nil || !strings.Contains(err.Error(), "key is unknown") {
 		t.Fatalf("push to a host missing from known_hosts: err = %v", err)
 	}
 
 	// With the host known, the key in ~/.ssh authenticates.
-	line := knownhosts.Line([]string{knownhosts.Normalize(addr)}, hostKey)
-	must(t, os.WriteFile(filepath.Join(sshDir, "known_hosts"), []byte(line+"\n"), 0o600))
+	o.knowHost(t)
 	sha := commitFile(t, e, dir, "b.txt", "b\n")
 	if _, err := openRepo(t, e, dir).Push(context.Background(), PushOptions{}); err != nil {
 		t.Fatal(err)
@@ -168,21 +190,9 @@ func TestPushOverSSH(t *testing.T) {
 func TestSessionsListAndFetchOverSSHInOneUploadPack(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	must(t, err)
-	clientPub, err := ssh.NewPublicKey(pub)
-	must(t, err)
-	addr, hostKey, uploadPacks := sshServer(t, e, clientPub)
-	bare := e.newBare(t, filepath.Join(t.TempDir(), "remote.git"))
-	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
-	e.git(t, dir, "remote", "add", "origin", fmt.Sprintf("ssh://git@%s%s", addr, bare))
-	sshDir := filepath.Join(e.home, ".ssh")
-	must(t, os.MkdirAll(sshDir, 0o700))
-	keyPEM, err := ssh.MarshalPrivateKey(priv, "")
-	must(t, err)
-	must(t, os.WriteFile(filepath.Join(sshDir, "id_ed25519"), pem.EncodeToMemory(keyPEM), 0o600))
-	line := knownhosts.Line([]string{knownhosts.Normalize(addr)}, hostKey)
-	must(t, os.WriteFile(filepath.Join(sshDir, "known_hosts"), []byte(line+"\n"), 0o600))
+	o := newSSHOrigin(t, e)
+	o.knowHost(t)
+	dir, uploadPacks := o.dir, o.uploadPacks
 	sr, err := OpenSessionRemote(dir, e.gitops(), "")
 	must(t, err)
 

@@ -22,14 +22,7 @@ func TestRemoteSessionsFromAPathListTheRefsOnce(t *testing.T) {
 	t.Parallel()
 	rh := newRemoteHarness(t)
 	ctx := context.Background()
-	var ids []string
-	for range 3 {
-		s := rh.start()
-		if _, err := rh.r.PushSession(ctx, s.ID, RemoteRequest{Remote: "local"}); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, s.ID)
-	}
+	ids := rh.pushSessions(3)
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/cgi"
@@ -11,9 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // remoteHarness is a harness whose workspace is a git repository with a bare repository, remote
@@ -23,23 +22,14 @@ import (
 type remoteHarness struct {
 	*harness
 	bare        string
-	daemonLog   string
+	daemonConns atomic.Int32
 	httpAdverts atomic.Int32
 }
 
 func newRemoteHarness(t *testing.T) *remoteHarness {
 	t.Helper()
-	for _, prog := range []string{"git", "git-daemon", "git-http-backend"} {
-		if prog != "git" {
-			out, err := exec.Command("git", "--exec-path").Output()
-			if err != nil {
-				t.Skip("needs git")
-			}
-			prog = filepath.Join(strings.TrimSpace(string(out)), prog)
-		}
-		if _, err := exec.LookPath(prog); err != nil {
-			t.Skipf("needs %s", prog)
-		}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
 	}
 	rh := &remoteHarness{harness: newHarness(t, `{"hooks": {}}`)}
 	home := t.TempDir()
@@ -54,39 +44,47 @@ func newRemoteHarness(t *testing.T) *remoteHarness {
 		}
 		return strings.TrimSpace(string(b))
 	}
+	execPath := git("", "--exec-path")
+	for _, prog := range []string{"git-daemon", "git-http-backend"} {
+		if _, err := os.Stat(filepath.Join(execPath, prog)); err != nil {
+			t.Skipf("needs %s", prog)
+		}
+	}
 	root := t.TempDir()
 	rh.bare = filepath.Join(root, "sessions.git")
 	git("", "init", "-q", "--bare", rh.bare)
 	git(rh.ws, "init", "-q")
 
-	// git daemon, logging each request it serves to a file: the line is written before the
-	// upload-pack it starts advertises anything.
-	port := freePort(t)
-	rh.daemonLog = filepath.Join(t.TempDir(), "daemon.log")
-	logf, err := os.Create(rh.daemonLog)
+	// git daemon, one per connection (--inetd) on a listener of the test's, which counts them:
+	// a git:// connection serves one upload-pack, one advertisement.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { logf.Close() })
-	daemon := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--verbose", "--log-destination=stderr",
-		"--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+root, root)
-	daemon.Env, daemon.Stderr = env, logf
-	if err := daemon.Start(); err != nil {
-		t.Fatal(err)
-	}
+	var served sync.WaitGroup
 	t.Cleanup(func() {
-		_ = daemon.Process.Kill()
-		_ = daemon.Wait()
+		l.Close()
+		served.Wait() // before the repositories are removed
 	})
-	waitForPort(t, port)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			rh.daemonConns.Add(1)
+			served.Go(func() {
+				defer c.Close()
+				daemon := exec.Command("git", "daemon", "--inetd", "--export-all", "--base-path="+root, root)
+				daemon.Env, daemon.Stdin, daemon.Stdout = env, c, c
+				_ = daemon.Run()
+			})
+		}
+	}()
 
 	// git http-backend (smart HTTP): each upload-pack session starts with a GET of info/refs.
-	out, err := exec.Command("git", "--exec-path").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	backend := &cgi.Handler{
-		Path: filepath.Join(strings.TrimSpace(string(out)), "git-http-backend"),
+		Path: filepath.Join(execPath, "git-http-backend"),
 		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"},
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -98,7 +96,7 @@ func newRemoteHarness(t *testing.T) *remoteHarness {
 	t.Cleanup(srv.Close)
 
 	git(rh.ws, "remote", "add", "local", rh.bare)
-	git(rh.ws, "remote", "add", "daemon", fmt.Sprintf("git://127.0.0.1:%d/sessions.git", port))
+	git(rh.ws, "remote", "add", "daemon", "git://"+l.Addr().String()+"/sessions.git")
 	git(rh.ws, "remote", "add", "http", srv.URL+"/sessions.git")
 	return rh
 }
@@ -110,40 +108,25 @@ func (rh *remoteHarness) adverts(remote string) int {
 	case "http":
 		return int(rh.httpAdverts.Load())
 	case "daemon":
-		b, err := os.ReadFile(rh.daemonLog)
-		if err != nil {
-			rh.t.Fatal(err)
-		}
-		return strings.Count(string(b), "Request upload-pack for ")
+		return int(rh.daemonConns.Load())
 	}
 	rh.t.Fatalf("no count of %s's advertisements", remote)
 	return 0
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func waitForPort(t *testing.T, port int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return
+// pushSessions starts n sessions and pushes them to the bare repository, by its path; their
+// ids, oldest first.
+func (rh *remoteHarness) pushSessions(n int) []string {
+	rh.t.Helper()
+	var ids []string
+	for range n {
+		s := rh.start()
+		if _, err := rh.r.PushSession(context.Background(), s.ID, RemoteRequest{Remote: "local"}); err != nil {
+			rh.t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nothing listens on 127.0.0.1:%d: %v", port, err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		ids = append(ids, s.ID)
 	}
+	return ids
 }
 
 // TestRemoteSessionsAdvertiseTheRefsOnce: listing the sessions on a remote and reading the records
@@ -154,14 +137,7 @@ func TestRemoteSessionsAdvertiseTheRefsOnce(t *testing.T) {
 	t.Parallel()
 	rh := newRemoteHarness(t)
 	ctx := context.Background()
-	var ids []string
-	for range 4 {
-		s := rh.start()
-		if _, err := rh.r.PushSession(ctx, s.ID, RemoteRequest{Remote: "local"}); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, s.ID)
-	}
+	ids := rh.pushSessions(4)
 	for _, remote := range []string{"daemon", "http"} {
 		for _, cache := range []string{"cold", "warm"} {
 			before := rh.adverts(remote)

@@ -28,7 +28,7 @@ git -C "$work/ws" remote add origin "$work/remote.git"
 base=1700000000000
 awk -v n="$n" -v base="$base" 'BEGIN {
   for (i = 0; i < n; i++) {
-    id = sprintf("session-%d-%06d", base + i * 1000, i)
+    id = sprintf("session-%.0f-%06d", base + i * 1000, i) # %.0f: the %d of mawk stops at 2^31
     rec = sprintf("{\"id\":\"%s\",\"startTime\":\"2023-11-14T22:13:20Z\",\"workspace\":\"/w/%d\",\"command\":\"agent-hooks\",\"args\":[],\"issuesPlanned\":[],\"issuesCompleted\":[],\"issuesFailed\":[],\"status\":\"completed\",\"provider\":\"claude\",\"metadata\":{}}\n", id, i)
     ev = "{\"seq\":1,\"event\":\"Stop\",\"status\":\"ok\"}\n"
     msg = "agent-hooks session " id "\n"

@@ -9,21 +9,27 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
-// refs lists the remote's refs, as git ls-remote does.
-func (sr *SessionRemote) refs(ctx context.Context) (map[plumbing.ReferenceName]plumbing.Hash, error) {
+// uploadPack opens an upload-pack session with the remote: the transport of its URL (go-git's
+// in-process server for local repositories, git://, http(s) smart, ssh).
+func (sr *SessionRemote) uploadPack() (transport.UploadPackSession, error) {
 	ep, err := transport.NewEndpoint(sr.url)
 	if err != nil {
 		return nil, urlError(sr.url, err)
@@ -32,7 +38,12 @@ func (sr *SessionRemote) refs(ctx context.Context) (map[plumbing.ReferenceName]p
 	if err != nil {
 		return nil, err
 	}
-	sess, err := c.NewUploadPackSession(ep, sr.auth)
+	return c.NewUploadPackSession(ep, sr.auth)
+}
+
+// refs lists the remote's refs, as git ls-remote does.
+func (sr *SessionRemote) refs(ctx context.Context) (map[plumbing.ReferenceName]plumbing.Hash, error) {
+	sess, err := sr.uploadPack()
 	if err != nil {
 		return nil, err
 	}
@@ -57,20 +68,91 @@ type RemoteSession struct {
 	Commit string `json:"commit"`
 }
 
-// Sessions lists the sessions pushed to the remote (the refs under SessionRefPrefix), by id.
-func (sr *SessionRemote) Sessions(ctx context.Context) ([]RemoteSession, error) {
-	refs, err := sr.refs(ctx)
+// SessionList is the sessions on a remote as one upload-pack session advertised them. The same
+// session fetches them (SessionCache.Fetch), so that listing the sessions and reading some of
+// them costs the remote one advertisement of its refs, however many sessions it holds: a second
+// advertisement of 10,000 refs costs as much again as the listing. Close it when done.
+type SessionList struct {
+	Sessions []RemoteSession // by id
+
+	sr      *SessionRemote
+	up      transport.UploadPackSession // nil when the remote has no refs at all
+	caps    *capability.List            // what the remote advertised
+	fetched bool                        // the session's one upload-pack request was made
+}
+
+// ListSessions lists the sessions pushed to the remote (the refs under SessionRefPrefix), and
+// keeps the connection that listed them for a fetch.
+func (sr *SessionRemote) ListSessions(ctx context.Context) (*SessionList, error) {
+	up, err := sr.uploadPack()
 	if err != nil {
 		return nil, sr.errorf("list the sessions on %s", err)
 	}
-	var out []RemoteSession
-	for name, h := range refs {
-		if id, ok := strings.CutPrefix(name.String(), SessionRefPrefix); ok && id != "" && !strings.Contains(id, "/") {
-			out = append(out, RemoteSession{ID: id, Commit: h.String()})
+	ar, err := up.AdvertisedReferencesContext(ctx)
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		up.Close()
+		return &SessionList{sr: sr}, nil
+	}
+	if err != nil {
+		up.Close()
+		return nil, sr.errorf("list the sessions on %s", err)
+	}
+	l := &SessionList{sr: sr, up: up, caps: ar.Capabilities}
+	for name, h := range ar.References {
+		if id, ok := strings.CutPrefix(name, SessionRefPrefix); ok && id != "" && !strings.Contains(id, "/") {
+			l.Sessions = append(l.Sessions, RemoteSession{ID: id, Commit: h.String()})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	slices.SortFunc(l.Sessions, func(a, b RemoteSession) int { return strings.Compare(a.ID, b.ID) })
+	return l, nil
+}
+
+// Close ends the connection.
+func (l *SessionList) Close() error {
+	if l.up == nil {
+		return nil
+	}
+	err := l.up.Close()
+	l.up = nil
+	return err
+}
+
+// find is the listed session id.
+func (l *SessionList) find(id string) (RemoteSession, bool) {
+	i, ok := slices.BinarySearchFunc(l.Sessions, id, func(s RemoteSession, id string) int { return strings.Compare(s.ID, id) })
+	if !ok {
+		return RemoteSession{}, false
+	}
+	return l.Sessions[i], true
+}
+
+// uploadPack asks the list's session for the objects of wants (less those of haves) and stores
+// the pack it sends in sto.
+func (l *SessionList) uploadPack(ctx context.Context, sto storer.Storer, wants, haves []plumbing.Hash) error {
+	if l.fetched || l.up == nil {
+		return errors.New("the listing's connection has already fetched (list the sessions again)")
+	}
+	l.fetched = true
+	req := packp.NewUploadPackRequestFromCapabilities(l.caps)
+	if l.caps.Supports(capability.NoProgress) {
+		if err := req.Capabilities.Set(capability.NoProgress); err != nil {
+			return err
+		}
+	}
+	req.Wants, req.Haves = wants, haves
+	resp, err := l.up.UploadPack(ctx, req)
+	if err != nil {
+		return err
+	}
+	defer resp.Close()
+	var pack io.Reader = resp
+	switch {
+	case req.Capabilities.Supports(capability.Sideband64k):
+		pack = sideband.NewDemuxer(sideband.Sideband64k, resp)
+	case req.Capabilities.Supports(capability.Sideband):
+		pack = sideband.NewDemuxer(sideband.Sideband, resp)
+	}
+	return packfile.UpdateObjectStorage(sto, pack)
 }
 
 // SessionCache is a bare repository under a folder of the caller's, one per remote URL, into
@@ -107,35 +189,54 @@ func withDirLock(path string, fn func() error) error {
 	return atomicfile.WithLock(path+".lock", fn)
 }
 
-// fetchAllAbove is how many sessions are fetched by one wildcard refspec rather than one refspec
-// each (go-git matches every refspec against every ref the remote has).
-const fetchAllAbove = 64
-
-// Fetch brings the given sessions (all of them when want is nil) into the cache; sessions it
-// already holds at the same commit cost nothing.
-func (c *SessionCache) Fetch(ctx context.Context, sr *SessionRemote, want []RemoteSession) error {
-	var specs []config.RefSpec
-	if want == nil || len(want) > fetchAllAbove {
-		specs = []config.RefSpec{config.RefSpec("+" + SessionRefPrefix + "*:" + SessionRefPrefix + "*")}
-	} else {
-		for _, s := range want {
-			if ref, err := c.repo.Reference(plumbing.ReferenceName(SessionRefPrefix+s.ID), false); err == nil && ref.Hash().String() == s.Commit {
-				continue
-			}
-			specs = append(specs, config.RefSpec("+"+SessionRefPrefix+s.ID+":"+SessionRefPrefix+s.ID))
-		}
-	}
-	if len(specs) == 0 {
-		return nil
+// Fetch brings sessions of the list (all of them when want is nil) into the cache, over the
+// connection that listed them (a list fetches once). Sessions the cache already holds at the
+// commit listed cost nothing, and one it holds at an older commit brings only what is new.
+func (c *SessionCache) Fetch(ctx context.Context, l *SessionList, want []RemoteSession) error {
+	if want == nil {
+		want = l.Sessions
 	}
 	return withDirLock(c.dir, func() error {
-		rem := git.NewRemote(c.repo.Storer, &config.RemoteConfig{Name: "session-remote", URLs: []string{sr.url}})
-		err := rem.FetchContext(ctx, &git.FetchOptions{RefSpecs: specs, Auth: sr.auth, Tags: git.NoTags, Force: true})
-		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-			return sr.errorf("fetch sessions from %s", err)
+		var wants, haves []plumbing.Hash
+		var set []*plumbing.Reference
+		wanted := map[plumbing.Hash]bool{}
+		for _, w := range want {
+			s, ok := l.find(w.ID)
+			if !ok {
+				return fmt.Errorf("session %s: %w %s", w.ID, ErrSessionNotPushed, l.sr.Name)
+			}
+			ref := plumbing.NewHashReference(plumbing.ReferenceName(SessionRefPrefix+s.ID), plumbing.NewHash(s.Commit))
+			old, err := c.repo.Storer.Reference(ref.Name())
+			if err == nil && old.Type() == plumbing.HashReference && old.Hash() == ref.Hash() {
+				continue
+			}
+			set = append(set, ref)
+			if wanted[ref.Hash()] || c.has(ref.Hash()) {
+				continue
+			}
+			wanted[ref.Hash()] = true
+			wants = append(wants, ref.Hash())
+			if err == nil && old.Type() == plumbing.HashReference && c.has(old.Hash()) {
+				haves = append(haves, old.Hash()) // the session's previous push, most likely its parent
+			}
+		}
+		if len(wants) > 0 {
+			if err := l.uploadPack(ctx, c.repo.Storer, wants, haves); err != nil {
+				return l.sr.errorf("fetch sessions from %s", err)
+			}
+		}
+		for _, ref := range set {
+			if err := c.repo.Storer.SetReference(ref); err != nil {
+				return fmt.Errorf("update the cache of %s's sessions: %w", l.sr.Name, err)
+			}
 		}
 		return nil
 	})
+}
+
+// has reports whether the cache holds object h.
+func (c *SessionCache) has(h plumbing.Hash) bool {
+	return c.repo.Storer.HasEncodedObject(h) == nil
 }
 
 // PushedSession is a session as it was pushed, read from the cache.

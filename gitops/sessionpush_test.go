@@ -106,15 +106,19 @@ func TestPushSessionToABareRepository(t *testing.T) {
 	}
 
 	// Read back without checking anything out.
-	sessions, err := sr.Sessions(context.Background())
-	if err != nil || len(sessions) != 1 || sessions[0].ID != id || sessions[0].Commit != second.Commit {
-		t.Fatalf("Sessions = %+v, %v", sessions, err)
+	listed, err := sr.ListSessions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listed.Close()
+	if sessions := listed.Sessions; len(sessions) != 1 || sessions[0].ID != id || sessions[0].Commit != second.Commit {
+		t.Fatalf("Sessions = %+v", sessions)
 	}
 	cache, err := sr.OpenSessionCache(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cache.Fetch(context.Background(), sr, sessions); err != nil {
+	if err := cache.Fetch(context.Background(), listed, listed.Sessions); err != nil {
 		t.Fatal(err)
 	}
 	ps, err := cache.Session(id)
@@ -199,15 +203,20 @@ func TestPushSessionOverGitDaemonAndSmartHTTP(t *testing.T) {
 		id := "session-1700000000000-" + tc.remote
 		res := pushSession(t, sr, id, record, trail)
 		checkPushedSession(t, e, tc.bare, id, res, record, trail)
-		list, err := sr.Sessions(context.Background())
-		if err != nil || len(list) != 1 || list[0].ID != id {
-			t.Errorf("%s: Sessions = %+v, %v", tc.remote, list, err)
+		listed, err := sr.ListSessions(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if list := listed.Sessions; len(list) != 1 || list[0].ID != id {
+			t.Errorf("%s: Sessions = %+v", tc.remote, list)
 		}
 		cache, err := sr.OpenSessionCache(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := cache.Fetch(context.Background(), sr, list); err != nil {
+		err = cache.Fetch(context.Background(), listed, listed.Sessions)
+		listed.Close()
+		if err != nil {
 			t.Fatal(err)
 		}
 		ps, err := cache.Session(id)

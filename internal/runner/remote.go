@@ -149,13 +149,16 @@ func (r *Runner) RemoteSessions(ctx context.Context, req RemoteRequest, limit in
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := sr.Sessions(ctx)
+	// One connection lists the sessions and fetches the records shown: a second would have the
+	// remote advertise all its refs again.
+	listed, err := sr.ListSessions(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer listed.Close()
 	commit := map[string]string{}
 	var ids []string
-	for _, s := range all {
+	for _, s := range listed.Sessions {
 		if sessions.ValidID(s.ID) {
 			ids = append(ids, s.ID)
 			commit[s.ID] = s.Commit
@@ -175,7 +178,7 @@ func (r *Runner) RemoteSessions(ctx context.Context, req RemoteRequest, limit in
 			want = append(want, gitops.RemoteSession{ID: id, Commit: commit[id]})
 		}
 	}
-	if err := cache.Fetch(ctx, sr, want); err != nil {
+	if err := cache.Fetch(ctx, listed, want); err != nil {
 		return nil, nil, err
 	}
 	for _, id := range ids {
@@ -198,10 +201,12 @@ func (r *Runner) LookupRemote(ctx context.Context, id string, req RemoteRequest)
 	if err != nil {
 		return nil, err
 	}
-	all, err := sr.Sessions(ctx)
+	listed, err := sr.ListSessions(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer listed.Close()
+	all := listed.Sessions
 	i := slices.IndexFunc(all, func(s gitops.RemoteSession) bool { return s.ID == id })
 	if i < 0 {
 		return nil, fmt.Errorf("session %s: %w %s (%s)", id, gitops.ErrSessionNotPushed, sr.Name, sr.URL)
@@ -210,7 +215,7 @@ func (r *Runner) LookupRemote(ctx context.Context, id string, req RemoteRequest)
 	if err != nil {
 		return nil, err
 	}
-	if err := cache.Fetch(ctx, sr, all[i:i+1]); err != nil {
+	if err := cache.Fetch(ctx, listed, all[i:i+1]); err != nil {
 		return nil, err
 	}
 	return remoteSession(cache, sr, id)

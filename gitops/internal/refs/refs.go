@@ -1,7 +1,8 @@
 // Package refs writes references as git's files backend writes them, not with go-git's
 // SetReference (which rewrites the ref file in place under flock, unseen by git): the ref's .lock
 // is taken, its value checked while the lock is held, the reflogs appended, and the lock renamed
-// over it. It also gives the storage the in-process server receives pushes into.
+// over it. It also gives the storage the in-process server receives pushes into and serves
+// fetches from, and lists refs as git does (List).
 package refs
 
 import (
@@ -98,24 +99,20 @@ type LockedStorage struct {
 	advertised map[plumbing.ReferenceName]plumbing.Hash // nil until the refs are first listed
 }
 
-// IterReferences lists the refs and remembers the first listing as what was advertised.
+// IterReferences lists the refs (see List) and remembers the first listing as what was
+// advertised.
 func (s *LockedStorage) IterReferences() (storer.ReferenceIter, error) {
-	it, err := s.Storage.IterReferences()
-	if err != nil || s.advertised != nil {
-		return it, err
-	}
-	var refs []*plumbing.Reference
-	s.advertised = map[plumbing.ReferenceName]plumbing.Hash{}
-	err = it.ForEach(func(r *plumbing.Reference) error {
-		refs = append(refs, r)
-		if r.Type() == plumbing.HashReference {
-			s.advertised[r.Name()] = r.Hash()
-		}
-		return nil
-	})
+	refs, err := List(s.dirs.GitDir)
 	if err != nil {
-		s.advertised = nil
 		return nil, err
+	}
+	if s.advertised == nil {
+		s.advertised = make(map[plumbing.ReferenceName]plumbing.Hash, len(refs))
+		for _, r := range refs {
+			if r.Type() == plumbing.HashReference {
+				s.advertised[r.Name()] = r.Hash()
+			}
+		}
 	}
 	return storer.NewReferenceSliceIter(refs), nil
 }

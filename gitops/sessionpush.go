@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -526,7 +527,7 @@ type packSink interface {
 
 // writePack writes the small objects and the trail's chunks to a pack. Chunks are compressed
 // two at a time (fast compression: a trail of a million lines is hundreds of megabytes) and
-// written in order.
+// written in order; their buffers and compressors are used again for the chunks after them.
 func writePack(ctx context.Context, pw packSink, objs []plumbing.EncodedObject, trail io.ReaderAt, chunks []chunk) error {
 	for _, o := range objs {
 		r, err := o.Reader()
@@ -537,11 +538,12 @@ func writePack(ctx context.Context, pw packSink, objs []plumbing.EncodedObject, 
 		if err != nil {
 			return err
 		}
-		z, err := deflate(bytes.NewReader(b))
-		if err != nil {
-			return err
+		z, err := deflate(bytes.NewReader(b), int64(len(b)))
+		if err == nil {
+			err = pw.Add(o.Hash(), o.Type(), int64(len(b)), z.Bytes())
 		}
-		if err := pw.Add(o.Hash(), o.Type(), int64(len(b)), z); err != nil {
+		deflated.Put(z)
+		if err != nil {
 			return err
 		}
 	}
@@ -549,17 +551,20 @@ func writePack(ctx context.Context, pw packSink, objs []plumbing.EncodedObject, 
 	var firstErr error
 	for _, c := range chunks {
 		s.Go(func() stream.Callback {
-			var z []byte
+			var z *bytes.Buffer
 			err := ctx.Err()
 			if err == nil {
-				z, err = deflate(io.NewSectionReader(trail, c.off, c.size))
+				z, err = deflate(io.NewSectionReader(trail, c.off, c.size), c.size)
 			}
 			return func() {
 				if firstErr == nil {
 					firstErr = err
 				}
 				if firstErr == nil {
-					firstErr = pw.Add(c.hash, plumbing.BlobObject, c.size, z)
+					firstErr = pw.Add(c.hash, plumbing.BlobObject, c.size, z.Bytes())
+				}
+				if z != nil {
+					deflated.Put(z) // Add has written it
 				}
 			}
 		})
@@ -568,19 +573,29 @@ func writePack(ctx context.Context, pw packSink, objs []plumbing.EncodedObject, 
 	return firstErr
 }
 
-func deflate(r io.Reader) ([]byte, error) {
-	var buf bytes.Buffer
-	zw, err := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
-	if err != nil {
-		return nil, err
+// deflated holds the buffers of compressed objects, and zlibWriters the compressors: a chunk's
+// are used again for a later chunk rather than allocated and cleared anew.
+var (
+	deflated    = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	zlibWriters = sync.Pool{New: func() any {
+		zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+		return zw
+	}}
+)
+
+// deflate compresses size bytes read from r (zlib, best speed) into a buffer from deflated.
+func deflate(r io.Reader, size int64) (*bytes.Buffer, error) {
+	buf := deflated.Get().(*bytes.Buffer)
+	buf.Reset()
+	buf.Grow(int(size/4) + 64) // a trail compresses to about a fifth
+	zw := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(zw)
+	zw.Reset(buf)
+	_, err := io.Copy(zw, r)
+	if err == nil {
+		err = zw.Close()
 	}
-	if _, err := io.Copy(zw, r); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return buf, err
 }
 
 // SnapshotSize is the part of a trail of size bytes to push: up to its last line end, so that a

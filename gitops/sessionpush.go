@@ -5,23 +5,32 @@ import (
 	"compress/zlib"
 	"context"
 	"crypto/sha1"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/sourcegraph/conc/stream"
 
+	"github.com/autoagent/agent-hooks/gitops/internal/gitobj"
+	"github.com/autoagent/agent-hooks/gitops/internal/lockfile"
+	"github.com/autoagent/agent-hooks/gitops/internal/refs"
 	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
@@ -153,6 +162,9 @@ func (sr *SessionRemote) PushSession(ctx context.Context, p SessionPush) (*Sessi
 var errSessionRefMoved = errors.New("the session's ref moved on the remote while pushing (another push of the same session)")
 
 func (sr *SessionRemote) pushOnce(ctx context.Context, p SessionPush, ref plumbing.ReferenceName, chunks []chunk, res *SessionPushResult) error {
+	if gitDir, ok := localPath(sr.url); ok {
+		return pushLocal(ctx, gitDir, p, ref, chunks, res)
+	}
 	sess, err := sr.receivePack()
 	if err != nil {
 		return err
@@ -187,7 +199,11 @@ func (sr *SessionRemote) pushOnce(ctx context.Context, p SessionPush, ref plumbi
 	req.Packfile = pr
 	done := make(chan error, 1)
 	go func() {
-		err := writePack(pw, objs, p.Trail.R, chunks)
+		ps := gitobj.NewPackStream(pw, uint32(len(objs)+len(chunks)))
+		err := writePack(ctx, ps, objs, p.Trail.R, chunks)
+		if err == nil {
+			_, err = ps.Close()
+		}
 		pw.CloseWithError(err)
 		done <- err
 	}()
@@ -208,6 +224,135 @@ func (sr *SessionRemote) pushOnce(ctx context.Context, p SessionPush, ref plumbi
 		}
 	}
 	return err
+}
+
+// localPath is the git directory of a remote that is a repository on this machine (see
+// transportURL).
+func localPath(u string) (string, bool) {
+	pu, err := url.Parse(u)
+	if err != nil || pu.Scheme != localScheme {
+		return "", false
+	}
+	return filepath.FromSlash(pu.Path), true
+}
+
+// pushLocal does a push to the repository at gitDir on this machine the way git-receive-pack
+// ends one, without the pack protocol in between (whose receiving side would inflate every
+// object again to learn the ids we already know): the objects the remote lacks go into a pack
+// written into its objects/pack with its index, and the ref is then moved from the value read
+// at the start, under its lock (errSessionRefMoved when another push moved it meanwhile).
+// Objects of the previous push (the trail's earlier chunks, unchanged as the trail grows) are
+// not written again: the new commit's parent holds them.
+func pushLocal(ctx context.Context, gitDir string, p SessionPush, ref plumbing.ReferenceName, chunks []chunk, res *SessionPushResult) error {
+	dirs := refs.Dirs{GitDir: gitDir, CommonDir: refs.CommonDirOf(gitDir)}
+	objects := filepath.Join(dirs.CommonDir, "objects")
+	if _, err := os.Stat(objects); err != nil {
+		return transport.ErrRepositoryNotFound
+	}
+	sto := filesystem.NewStorage(osfs.New(dirs.CommonDir), cache.NewObjectLRU(0))
+	defer sto.Close()
+	var old plumbing.Hash
+	switch cur, err := sto.Reference(ref); {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+	case err != nil:
+		return fmt.Errorf("read %s: %w", ref, err)
+	default:
+		old = cur.Hash()
+	}
+	objs, commit, err := sessionObjects(p, chunks, old)
+	if err != nil {
+		return err
+	}
+	res.Commit, res.Parent = commit.String(), ""
+	if !old.IsZero() {
+		res.Parent = old.String()
+	}
+	have, err := pushedObjects(objects, old)
+	if err != nil {
+		return err
+	}
+	objs = slices.DeleteFunc(objs, func(o plumbing.EncodedObject) bool { return have[o.Hash()] })
+	chunks = slices.DeleteFunc(slices.Clone(chunks), func(c chunk) bool { return have[c.hash] })
+	if n := len(objs) + len(chunks); n > 0 {
+		pf, err := gitobj.CreatePack(objects, uint32(n))
+		if err != nil {
+			return err
+		}
+		if err := writePack(ctx, pf, objs, p.Trail.R, chunks); err != nil {
+			pf.Abort()
+			return err
+		}
+		if _, err := pf.Install(); err != nil {
+			return err
+		}
+	}
+	// A lock held by another push of the session is waited for a little, as git waits
+	// (core.filesRefLockTimeout, 100 ms): that push is about to move the ref, and then we go
+	// again on top of it. A lock held longer is git's error.
+	update := refs.Update{Dirs: dirs, Refs: sto, Name: ref, Old: old, New: commit}
+	for deadline := time.Now().Add(refLockTimeout); ; {
+		err = update.Apply()
+		var locked *lockfile.LockedError
+		if !errors.As(err, &locked) || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if errors.Is(err, refs.ErrMoved) {
+		return errSessionRefMoved
+	}
+	return err
+}
+
+// refLockTimeout is how long a ref's lock held by someone else is waited for: git's default
+// core.filesRefLockTimeout.
+const refLockTimeout = 100 * time.Millisecond
+
+// pushedObjects is what the previous push of a session, commit (zero: none), holds: its commit,
+// trees and blobs, read from the objects directory objects.
+func pushedObjects(objects string, commit plumbing.Hash) (map[plumbing.Hash]bool, error) {
+	have := map[plumbing.Hash]bool{}
+	if commit.IsZero() {
+		return have, nil
+	}
+	r := gitobj.NewReader(objects)
+	defer r.Close()
+	tree := func(h plumbing.Hash) (*object.Tree, error) {
+		o, err := r.Read(h)
+		if err != nil {
+			return nil, err
+		}
+		t := &object.Tree{}
+		return t, t.Decode(o)
+	}
+	o, err := r.Read(commit)
+	if err != nil {
+		return nil, fmt.Errorf("read the previous push %s: %w", commit, err)
+	}
+	c := &object.Commit{}
+	if err := c.Decode(o); err != nil {
+		return nil, fmt.Errorf("read the previous push %s: %w", commit, err)
+	}
+	have[commit] = true
+	pending := []plumbing.Hash{c.TreeHash}
+	for len(pending) > 0 {
+		h := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
+		t, err := tree(h)
+		if err != nil {
+			return nil, fmt.Errorf("read the previous push %s: tree %s: %w", commit, h, err)
+		}
+		have[h] = true
+		for _, e := range t.Entries {
+			switch {
+			case e.Mode == filemode.Dir:
+				pending = append(pending, e.Hash)
+			case e.Mode.IsFile():
+				have[e.Hash] = true
+			}
+		}
+	}
+	return have, nil
 }
 
 // refHash is what ref points at on the remote now (zero when it does not exist).
@@ -375,17 +520,15 @@ func chunkName(i int) string {
 	return strings.Repeat("0", max(0, 6-len(s))) + s + ".jsonl"
 }
 
-// writePack writes a version 2 packfile of the small objects and the trail's chunks to w. Chunks
-// are compressed two at a time (fast compression: a trail of a million lines is hundreds of
-// megabytes) and written in order.
-func writePack(w io.Writer, objs []plumbing.EncodedObject, trail io.ReaderAt, chunks []chunk) error {
-	sum := sha1.New()
-	pw := &packWriter{w: io.MultiWriter(w, sum)}
-	var head [12]byte
-	copy(head[:], "PACK")
-	binary.BigEndian.PutUint32(head[4:], 2)
-	binary.BigEndian.PutUint32(head[8:], uint32(len(objs)+len(chunks)))
-	pw.write(head[:])
+// packSink takes the entries of a pack (gitobj.PackStream, gitobj.PackFile).
+type packSink interface {
+	Add(id plumbing.Hash, typ plumbing.ObjectType, size int64, compressed []byte) error
+}
+
+// writePack writes the small objects and the trail's chunks to a pack. Chunks are compressed
+// two at a time (fast compression: a trail of a million lines is hundreds of megabytes) and
+// written in order; their buffers and compressors are used again for the chunks after them.
+func writePack(ctx context.Context, pw packSink, objs []plumbing.EncodedObject, trail io.ReaderAt, chunks []chunk) error {
 	for _, o := range objs {
 		r, err := o.Reader()
 		if err != nil {
@@ -395,75 +538,64 @@ func writePack(w io.Writer, objs []plumbing.EncodedObject, trail io.ReaderAt, ch
 		if err != nil {
 			return err
 		}
-		z, err := deflate(bytes.NewReader(b))
+		z, err := deflate(bytes.NewReader(b), int64(len(b)))
+		if err == nil {
+			err = pw.Add(o.Hash(), o.Type(), int64(len(b)), z.Bytes())
+		}
+		deflated.Put(z)
 		if err != nil {
 			return err
 		}
-		pw.object(o.Type(), int64(len(b)), z)
 	}
 	s := stream.New().WithMaxGoroutines(2)
+	var firstErr error
 	for _, c := range chunks {
 		s.Go(func() stream.Callback {
-			z, err := deflate(io.NewSectionReader(trail, c.off, c.size))
+			var z *bytes.Buffer
+			err := ctx.Err()
+			if err == nil {
+				z, err = deflate(io.NewSectionReader(trail, c.off, c.size), c.size)
+			}
 			return func() {
-				if err != nil && pw.err == nil {
-					pw.err = err
+				if firstErr == nil {
+					firstErr = err
 				}
-				pw.object(plumbing.BlobObject, c.size, z)
+				if firstErr == nil {
+					firstErr = pw.Add(c.hash, plumbing.BlobObject, c.size, z.Bytes())
+				}
+				if z != nil {
+					deflated.Put(z) // Add has written it
+				}
 			}
 		})
 	}
 	s.Wait()
-	if pw.err != nil {
-		return pw.err
-	}
-	_, err := w.Write(sum.Sum(nil))
-	return err
+	return firstErr
 }
 
-func deflate(r io.Reader) ([]byte, error) {
-	var buf bytes.Buffer
-	zw, err := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := io.Copy(zw, r); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
+// deflated holds the buffers of compressed objects, and zlibWriters the compressors: a chunk's
+// are used again for a later chunk rather than allocated and cleared anew.
+var (
+	deflated    = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	zlibWriters = sync.Pool{New: func() any {
+		zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+		return zw
+	}}
+)
 
-// packWriter writes pack entries and keeps the first error.
-type packWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (p *packWriter) write(b []byte) {
-	if p.err == nil {
-		_, p.err = p.w.Write(b)
+// deflate compresses size bytes read from r (zlib, best speed) into a buffer from deflated.
+func deflate(r io.Reader, size int64) (*bytes.Buffer, error) {
+	buf := deflated.Get().(*bytes.Buffer)
+	buf.Reset()
+	buf.Grow(int(size/4) + 64) // a trail compresses to about a fifth
+	zw := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(zw)
+	zw.Reset(buf)
+	_, err := io.Copy(zw, r)
+	if err == nil {
+		err = zw.Close()
 	}
-}
-
-// object writes an entry: the type and size header, then the compressed content.
-func (p *packWriter) object(t plumbing.ObjectType, size int64, compressed []byte) {
-	var hdr [16]byte
-	c := byte(t)<<4 | byte(size&0x0f)
-	size >>= 4
-	n := 0
-	for size > 0 {
-		hdr[n] = c | 0x80
-		n++
-		c = byte(size & 0x7f)
-		size >>= 7
-	}
-	hdr[n] = c
-	n++
-	p.write(hdr[:n])
-	p.write(compressed)
+	return buf, err
 }
 
 // SnapshotSize is the part of a trail of size bytes to push: up to its last line end, so that a

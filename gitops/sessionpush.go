@@ -159,6 +159,20 @@ func (sr *SessionRemote) PushSession(ctx context.Context, p SessionPush) (*Sessi
 	return res, nil
 }
 
+// objectsOnTop encodes the push's small objects (sessionObjects) for a commit on top of the
+// session's previous one, old (zero: none), and records the commit and its parent in res.
+func (res *SessionPushResult) objectsOnTop(p SessionPush, chunks []chunk, old plumbing.Hash) ([]plumbing.EncodedObject, plumbing.Hash, error) {
+	objs, commit, err := sessionObjects(p, chunks, old)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	res.Commit, res.Parent = commit.String(), ""
+	if !old.IsZero() {
+		res.Parent = old.String()
+	}
+	return objs, commit, nil
+}
+
 var errSessionRefMoved = errors.New("the session's ref moved on the remote while pushing (another push of the same session)")
 
 func (sr *SessionRemote) pushOnce(ctx context.Context, p SessionPush, ref plumbing.ReferenceName, chunks []chunk, res *SessionPushResult) error {
@@ -182,13 +196,9 @@ func (sr *SessionRemote) pushOnce(ctx context.Context, p SessionPush, ref plumbi
 			}
 		}
 	}
-	objs, commit, err := sessionObjects(p, chunks, old)
+	objs, commit, err := res.objectsOnTop(p, chunks, old)
 	if err != nil {
 		return err
-	}
-	res.Commit, res.Parent = commit.String(), ""
-	if !old.IsZero() {
-		res.Parent = old.String()
 	}
 	req := packp.NewReferenceUpdateRequest()
 	if ar != nil {
@@ -259,13 +269,9 @@ func pushLocal(ctx context.Context, gitDir string, p SessionPush, ref plumbing.R
 	default:
 		old = cur.Hash()
 	}
-	objs, commit, err := sessionObjects(p, chunks, old)
+	objs, commit, err := res.objectsOnTop(p, chunks, old)
 	if err != nil {
 		return err
-	}
-	res.Commit, res.Parent = commit.String(), ""
-	if !old.IsZero() {
-		res.Parent = old.String()
 	}
 	have, err := pushedObjects(objects, old)
 	if err != nil {

@@ -50,12 +50,7 @@ func verifyPack(t *testing.T, e *testEnv, repo, idx string) map[string]string {
 // chunks the first push holds unchanged are not written again.
 func TestPushSessionToALocalRepositoryInstallsAPack(t *testing.T) {
 	t.Parallel()
-	e := newTestEnv(t)
-	dir, bare := e.repoWithRemote(t, "origin")
-	sr, err := OpenSessionRemote(dir, e.gitops(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, sr, bare := newSessionOrigin(t)
 	id := "session-1700000000000-local1"
 	record := []byte(`{"id":"session-1700000000000-local1","status":"active"}` + "\n")
 	trail := trailOf(200000) // about 25 MB: three chunks

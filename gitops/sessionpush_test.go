@@ -72,14 +72,22 @@ func checkPushedSession(t *testing.T, e *testEnv, bare, id string, res *SessionP
 	e.git(t, bare, "fsck", "--strict", "--no-dangling")
 }
 
-func TestPushSessionToABareRepository(t *testing.T) {
-	t.Parallel()
-	e := newTestEnv(t)
+// newSessionOrigin is a repository whose origin is a bare repository on this machine, and the
+// session remote for it.
+func newSessionOrigin(t *testing.T) (e *testEnv, sr *SessionRemote, bare string) {
+	t.Helper()
+	e = newTestEnv(t)
 	dir, bare := e.repoWithRemote(t, "origin")
 	sr, err := OpenSessionRemote(dir, e.gitops(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e, sr, bare
+}
+
+func TestPushSessionToABareRepository(t *testing.T) {
+	t.Parallel()
+	e, sr, bare := newSessionOrigin(t)
 	id := "session-1700000000000-abcdef"
 	record := []byte(`{"id":"session-1700000000000-abcdef","status":"active"}` + "\n")
 	trail := trailOf(3)

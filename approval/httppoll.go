@@ -116,7 +116,12 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 		details["polls"] = polls
 		doc, retryAfter, status, err := r.poll(ctx, target, headers, by)
 		details["httpStatus"] = status
-		lastErr = err
+		// A poll that the decision's deadline cut short says nothing: what the poll before it
+		// said stands (a failure, or no decision yet, which makes this a timeout). Only a first
+		// poll cut short is the failure to report.
+		if err == nil || polls == 1 || r.p.now().Before(by) {
+			lastErr = err
+		}
 		switch {
 		case err != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 			return Undecided("http-poll", errors.New("interrupted while polling for approval"), details)

@@ -189,6 +189,45 @@ func TestHTTPPollRequest(t *testing.T) {
 	}
 }
 
+// TestHTTPPollCutShortByTheDeadline: the poll in flight when the wait ends says nothing, so the
+// poll before it decides how the wait ended: no decision yet is a timeout (timeoutAction), a
+// failure is the failure. The server answers the first poll and then hangs until the poller
+// gives up.
+func TestHTTPPollCutShortByTheDeadline(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		first      answer
+		extra      string
+		wantStatus hooks.Status
+		wantReason string
+	}{
+		{answer{200, `{"status": "pending"}`}, `, "timeoutAction": "approve"`, hooks.StatusOK, "no decision within"},
+		{answer{200, `{"status": "pending"}`}, ``, hooks.StatusBlocked, "no decision within"},
+		{answer{502, `bad gateway`}, `, "timeoutAction": "approve"`, hooks.StatusBlocked, "and the last poll failed: poll: HTTP 502"},
+	} {
+		var mu sync.Mutex
+		polls := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			polls++
+			n := polls
+			mu.Unlock()
+			if n > 1 {
+				<-r.Context().Done() // hangs until the poller gives up
+				return
+			}
+			w.WriteHeader(tc.first.status)
+			io.WriteString(w, tc.first.body)
+		}))
+		r, h := pollRunner(t, 2*time.Second, `{"url": "`+srv.URL+`", "interval": "50ms", "successWhen": ".status == \"approved\""`+tc.extra+`}`)
+		out := r.Run(context.Background(), pollInvocation(h, hooks.Payload{}, nil))
+		srv.Close()
+		if out.Status != tc.wantStatus || !strings.Contains(out.Reason, tc.wantReason) || strings.Contains(out.Reason, "deadline") {
+			t.Errorf("first poll %d %s: outcome %s %q, want %s %q", tc.first.status, tc.extra, out.Status, out.Reason, tc.wantStatus, tc.wantReason)
+		}
+	}
+}
+
 func TestHTTPPollSecrets(t *testing.T) {
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -109,8 +109,9 @@ func (a Answer) Outcome(details map[string]any) hooks.Outcome {
 	return hooks.Outcome{Status: hooks.StatusBlocked, Decision: hooks.DecisionBlock, ExitCode: 2, Reason: reason, Details: d}
 }
 
-// TimedOut is the answer timeoutAction gives after waiting for waited, when every check of the
-// request succeeded and nobody decided. (When the last check failed, the request is Undecided.)
+// TimedOut is the answer timeoutAction gives after waiting for waited, when the last check of the
+// request succeeded and nobody decided. (When the last check failed, the request is Undecided; a
+// check the wait's end cut short does not count as the last.)
 func (c Common) TimedOut(waited time.Duration) Answer {
 	reason := fmt.Sprintf("no decision within %s (timeoutAction: %s)", hooks.RoundDuration(waited), c.TimeoutAction)
 	return Answer{Approved: c.TimeoutAction == hooks.DecisionApprove, Via: "timeout", Reason: reason}

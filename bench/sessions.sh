@@ -77,7 +77,7 @@ done
 echo "sessions in the folder: $n (+ $n audit trails)"
 echo "1. session list (budget 50 ms: the median below); list-changed: the folder changed just before"
 echo "   (an agent running), so the newest index cannot stand for it and the folder is read"
-sleep 1.1 # settle the folder (sessions/newest.go): the first list writes the index
+sleep 3.1 # settle the folder (sessions/newest.go, newestSettled): the first list writes the index
 AUTOAGENT_HOME="$work/big" "$work/agent-hooks" session list >/dev/null
 mapfile -t list < <(also list AUTOAGENT_HOME="$work/big" session list)
 "$work/pairtime" -n "$rounds" -instr "$instr" -- list AUTOAGENT_HOME="$work/big" "$work/agent-hooks" session list "${list[@]}"

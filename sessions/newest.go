@@ -20,7 +20,8 @@ import (
 // The modification time is only that good: a file system stamps it from a coarse clock, so a
 // change made in the same tick as the read that wrote the index would leave it unchanged. The
 // index is therefore written only for a folder last changed more than newestSettled before, by
-// which time any such tick is long over; a folder in use is read in full, as without an index.
+// which time any such tick is over (the coarsest file system times, FAT's, have 2 s steps); a
+// folder in use is read in full, as without an index.
 
 // newestIndexDir holds the index: a folder of its own, so that writing the index does not change
 // the modification time of the sessions folder it describes. Its name starts with a dot, which
@@ -28,8 +29,8 @@ import (
 const newestIndexDir = ".index"
 
 // newestSettled is how long a folder must have gone unchanged for its listing to be written as
-// the index.
-const newestSettled = time.Second
+// the index: longer than the coarsest step of a file system's times.
+const newestSettled = 3 * time.Second
 
 // newestIndex is the newest index's content.
 type newestIndex struct {

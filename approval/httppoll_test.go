@@ -155,8 +155,11 @@ func TestHTTPPoll(t *testing.T) {
 			if tt.wantPolls == 0 && got < 1 {
 				t.Errorf("polls: got %d, want at least one", got)
 			}
-			if out.Details["polls"] != got {
-				t.Errorf("details.polls: got %v, want %d", out.Details["polls"], got)
+			// details.polls counts the polls begun; when the wait ran out, the last of them may
+			// have been cut short before the server saw it.
+			polls, _ := out.Details["polls"].(int)
+			if polls != got && !(tt.wantPolls == 0 && polls == got+1) {
+				t.Errorf("details.polls: got %v, want %d (or %d with the last cut short)", out.Details["polls"], got, got+1)
 			}
 		})
 	}

@@ -111,17 +111,12 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 	}
 	fmt.Fprintf(inv.Stderr, "agent-hooks: waiting for approval (polling every %s until %s): %s\n",
 		hooks.RoundDuration(r.interval), by.Format("15:04:05"), oneLine(r.c.Render(inv.Payload)))
-	var lastErr error
+	var last LastCheck
 	for polls := 1; ; polls++ {
 		details["polls"] = polls
 		doc, retryAfter, status, err := r.poll(ctx, target, headers, by)
 		details["httpStatus"] = status
-		// A poll that the decision's deadline cut short says nothing: what the poll before it
-		// said stands (a failure, or no decision yet, which makes this a timeout). Only a first
-		// poll cut short is the failure to report.
-		if err == nil || polls == 1 || r.p.now().Before(by) {
-			lastErr = err
-		}
+		last.Record(err, !r.p.now().Before(by))
 		switch {
 		case err != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 			return Undecided("http-poll", errors.New("interrupted while polling for approval"), details)
@@ -143,11 +138,11 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 				return Undecided("http-poll", errors.New("interrupted while polling for approval"), details)
 			}
 			waited := r.p.now().Sub(start)
-			if lastErr != nil {
+			if err := last.Err(); err != nil {
 				// Nobody knows what the failed poll would have said: timeoutAction is for a
 				// wait that nobody answered, not for one that could not be checked.
 				details["timedOut"] = true
-				return Undecided("http-poll", fmt.Errorf("no decision within %s, and the last poll failed: %w", hooks.RoundDuration(waited), lastErr), details)
+				return Undecided("http-poll", fmt.Errorf("no decision within %s, and the last poll failed: %w", hooks.RoundDuration(waited), err), details)
 			}
 			return r.c.TimedOut(waited).Outcome(details)
 		}

@@ -111,8 +111,29 @@ func (a Answer) Outcome(details map[string]any) hooks.Outcome {
 
 // TimedOut is the answer timeoutAction gives after waiting for waited, when the last check of the
 // request succeeded and nobody decided. (When the last check failed, the request is Undecided; a
-// check the wait's end cut short does not count as the last.)
+// check the wait's end cut short does not count as the last: see LastCheck.)
 func (c Common) TimedOut(waited time.Duration) Answer {
 	reason := fmt.Sprintf("no decision within %s (timeoutAction: %s)", hooks.RoundDuration(waited), c.TimeoutAction)
 	return Answer{Approved: c.TimeoutAction == hooks.DecisionApprove, Via: "timeout", Reason: reason}
 }
+
+// LastCheck is how the latest check of a request went, for a provider that checks again and
+// again until its wait ends: the error of the latest check that said something. A check that the
+// wait's end cut short says nothing (nobody knows what it would have found), so the check before
+// it stands, and the wait ends as that one left it: a timeout after "no decision yet", the
+// failure after a failed check. Only a first check cut short is itself the failure.
+type LastCheck struct {
+	err    error
+	checks int
+}
+
+// Record notes a check's outcome; cutShort says the wait had ended when it returned.
+func (l *LastCheck) Record(err error, cutShort bool) {
+	l.checks++
+	if err == nil || !cutShort || l.checks == 1 {
+		l.err = err
+	}
+}
+
+// Err is the latest check's failure, nil when it succeeded.
+func (l *LastCheck) Err() error { return l.err }

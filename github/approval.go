@@ -227,26 +227,27 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 	if err := a.findOrPostRequest(ctx); err != nil {
 		return a.failure(ctx, err)
 	}
-	var lastErr error // of the latest check
+	var last approval.LastCheck
 	errorsInARow := 0
 	for first := true; ; first = false {
 		if !first {
-			// No check starts at or after the deadline, so one in flight is never mistaken
-			// for a failure of GitHub's; a check that fails, or that the engine's deadline cuts
-			// short, leaves the request undecided.
+			// No check starts at or after the deadline. A check that fails leaves the request
+			// undecided; one that the deadline (ours or the engine's) cuts short says nothing,
+			// and the check before it decides how the wait ends (approval.LastCheck).
 			now := a.opts.now()
 			if !now.Before(a.deadline) {
-				return a.timedOut(ctx, lastErr)
+				return a.timedOut(ctx, last.Err())
 			}
 			if err := a.opts.sleep(ctx, min(a.nextPoll(now), a.deadline.Sub(now))); err != nil {
-				return a.stopped(ctx, lastErr)
+				return a.stopped(ctx, last.Err())
 			}
 			if !a.opts.now().Before(a.deadline) {
-				return a.timedOut(ctx, lastErr)
+				return a.timedOut(ctx, last.Err())
 			}
 		}
 		v, err := a.poll(ctx, first)
-		lastErr = err
+		cutShort := err != nil && (ctx.Err() != nil || !a.opts.now().Before(a.deadline))
+		last.Record(err, cutShort)
 		switch {
 		case err == nil:
 			errorsInARow = 0
@@ -258,7 +259,9 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 				return a.pending(v)
 			}
 		case ctx.Err() != nil:
-			return a.stopped(ctx, err)
+			return a.stopped(ctx, last.Err())
+		case cutShort:
+			return a.timedOut(ctx, last.Err())
 		default:
 			var apiErr *APIError
 			errorsInARow++

@@ -652,6 +652,36 @@ func TestApprovalThatCannotBeDecidedBlocks(t *testing.T) {
 	}
 }
 
+// TestApprovalCheckCutShortByTheDeadline: GitHub answers the first check (no approval yet) and
+// then never again, so the check in flight when the wait ends is cut short. It says nothing: the
+// wait ends as the first check left it, a timeout, and timeoutAction applies. (A first check cut
+// short is the failure: "GitHub never answers" in TestApprovalUndecided... cases above.)
+func TestApprovalCheckCutShortByTheDeadline(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		options      string
+		wantStatus   hooks.Status
+		wantDecision string
+	}{
+		{`, "timeoutAction": "approve"`, hooks.StatusOK, hooks.DecisionApprove},
+		{``, hooks.StatusBlocked, hooks.DecisionBlock},
+	} {
+		s := newServer(t, "agent-bot")
+		e := serverEnv(s)
+		s.Fail(githubtest.Fault{Method: "GET", PathSuffix: "/pulls/12/reviews", After: 1, Count: 1000, Hang: true})
+		const timeout = 2 * time.Second
+		r := configureApproval(t, Options{}, `{"pollInterval": 10`+tc.options+`}`)
+		inv, _ := invocation(e, hooks.PreExecutionStart, timeout, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		out := r.Run(ctx, inv)
+		cancel()
+		if out.Status != tc.wantStatus || out.Decision != tc.wantDecision || out.Details["timedOut"] != true ||
+			strings.Contains(out.Reason, "did not answer") || strings.Contains(out.Reason, "last check failed") {
+			t.Errorf("options %q: got %s %s %q (details %v), want %s %s by the timeout", tc.options, out.Status, out.Decision, out.Reason, out.Details, tc.wantStatus, tc.wantDecision)
+		}
+	}
+}
+
 // fakeClock is a clock that only the sleeps of the code under test move.
 type fakeClock struct {
 	mu    sync.Mutex

@@ -100,10 +100,12 @@ type Request struct {
 // GITHUB_TOKEN of a pull request from a fork): 403 "Resource not accessible by integration" with
 // the operation's documentation URL, and the permissions it accepts in
 // X-Accepted-GitHub-Permissions. With Hang they are never answered: the response is held until
-// the client gives up or the server is closed.
+// the client gives up or the server is closed. After lets that many matching requests through
+// first.
 type Fault struct {
 	Method     string
 	PathSuffix string
+	After      int
 	Count      int
 	Status     int
 	Header     map[string]string
@@ -530,6 +532,10 @@ func notFound() reply {
 func (s *Server) handle(r *http.Request) (reply, *Comment) {
 	for i, f := range s.faults {
 		if f.Count > 0 && (f.Method == "" || f.Method == r.Method) && strings.HasSuffix(r.URL.Path, f.PathSuffix) {
+			if f.After > 0 {
+				f.After--
+				continue
+			}
 			f.Count--
 			if f.Count == 0 {
 				s.faults = append(s.faults[:i], s.faults[i+1:]...)

@@ -149,7 +149,7 @@ func (sr *SessionRemote) PushSession(ctx context.Context, p SessionPush) (*Sessi
 	for {
 		res.Attempts++
 		err = sr.pushOnce(ctx, p, ref, chunks, res)
-		if err == nil || ctx.Err() != nil || res.Attempts > p.Retries || !(errors.Is(err, errSessionRefMoved) || transient(err)) {
+		if err == nil || ctx.Err() != nil || res.Attempts > p.Retries || !(errors.Is(err, errSessionRefMoved) || refLocked(err) || transient(err)) {
 			break
 		}
 	}
@@ -313,6 +313,16 @@ func pushLocal(ctx context.Context, gitDir string, p SessionPush, ref plumbing.R
 // refLockTimeout is how long a ref's lock held by someone else is waited for: git's default
 // core.filesRefLockTimeout.
 const refLockTimeout = 100 * time.Millisecond
+
+// refLocked reports whether err is a push to a repository on this machine that found the
+// session's ref locked for longer than refLockTimeout. Another push of the session holds it, or a
+// crashed one left it: either way the push goes again, as after a lost race for the ref, and a
+// lock that is still there after the last attempt is git's error. (On a loaded machine another
+// push can hold the lock past 100 ms: syncing its ref is slow then.)
+func refLocked(err error) bool {
+	var locked *lockfile.LockedError
+	return errors.As(err, &locked)
+}
 
 // pushedObjects is what the previous push of a session, commit (zero: none), holds: its commit,
 // trees and blobs, read from the objects directory objects.

@@ -151,6 +151,41 @@ func TestPushSessionConcurrentlyLosesNone(t *testing.T) {
 	e.git(t, bare, "fsck", "--strict", "--no-dangling")
 }
 
+// TestPushSessionRetriesALockedRef: a session's ref locked past git's 100 ms (another push of
+// the session syncing it on a loaded machine, or a crashed one) is a lost race, tried again like
+// a moved ref; a lock still there after the last attempt is git's error, naming the lock file.
+// It used to end the first attempt: one of six concurrent pushes failed in a loaded full test run
+// (TestPushSessionConcurrentlyLosesNone).
+func TestPushSessionRetriesALockedRef(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir, bare := e.repoWithRemote(t, "origin")
+	id := "session-1700000000000-locked"
+	lock := filepath.Join(bare, "refs", "agent-hooks", "sessions", id+".lock")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sr, err := OpenSessionRemote(dir, e.gitops(), "origin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trail := trailOf(10)
+	res, err := sr.PushSession(context.Background(), SessionPush{ID: id, Record: []byte("{}\n"),
+		Trail: TrailSnapshot{R: strings.NewReader(string(trail)), Size: int64(len(trail))}, Retries: 2})
+	if err == nil || !strings.Contains(err.Error(), lock+": file exists") {
+		t.Fatalf("push with the ref locked: %v, want git's error naming %s", err, lock)
+	}
+	if res.Attempts != 3 {
+		t.Errorf("the push made %d attempts, want 3 (Retries 2)", res.Attempts)
+	}
+	if out := e.git(t, bare, "for-each-ref", SessionRefPrefix); out != "" {
+		t.Errorf("the ref was written under another's lock: %s", out)
+	}
+}
+
 // TestPushSessionToANonBareRepositoryAndAWorktree: a remote that is a work tree's repository
 // (its .git) gets the session, and so does one that is a linked worktree of it: the ref and
 // the objects go to the common directory, as git-receive-pack puts them.

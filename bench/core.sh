@@ -6,6 +6,8 @@
 #      as `go build` makes it here (cgo on when a C compiler is present) and with CGO_ENABLED=0
 #      (the Action's build and the README's install line)
 #   2. 50 hooks of `true` vs a dash loop of 50 `sh -c true`              (target: <= 1.2x)
+#      and, as the floor for any Go program, 50 `sh -c true` started by os/exec and nothing else
+#      (bench/spawnloop)
 #   3. 1 hook of `true` vs one `sh -c true`, in-process: go test -bench's BenchmarkFireTrue vs
 #      BenchmarkSpawnBaseline (the engine's cost around one hook process)  (target: <= 1.5x)
 #   4. 50 hook scripts (read stdin, print {}) vs a bash+jq dispatcher    (target: >= 8x faster)
@@ -21,6 +23,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/core-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 go build -o "$work/pairtime" ./bench/pairtime
+go build -o "$work/spawnloop" ./bench/spawnloop
 if [ -n "${AGENT_HOOKS:-}" ]; then
   cp "$AGENT_HOOKS" "$work/agent-hooks"
   cp "$AGENT_HOOKS" "$work/agent-hooks-nocgo" # as built: the cgo row and this one are the same
@@ -110,7 +113,7 @@ pair -- hello "$work/hello-bin" "${empty[@]}" \
   -- run-cgo0 "$work/agent-hooks-nocgo" run PreExecutionEnd --workspace "$work/empty" \
   -- version "$work/agent-hooks" version
 echo "2. 50 true hooks vs a dash loop of 50 sh -c true (target <= 1.2x)"
-pair -- dash-loop "$work/shloop.sh" "${true50[@]}"
+pair -- dash-loop "$work/shloop.sh" "${true50[@]}" -- go-exec-loop "$work/spawnloop" 50
 echo "3. 1 true hook vs one sh -c true, in-process (target <= 1.5x)"
 go test -run '^$' -bench 'SpawnBaseline|FireTrue$' -count 5 ./hooks/ | awk '
   /^Benchmark/ { name = $1; sub(/-[0-9]+$/, "", name); wall[name] = wall[name] " " $3; cpu[name] = cpu[name] " " $5 }

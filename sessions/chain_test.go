@@ -3,7 +3,9 @@ package sessions
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"reflect"
 	"strings"
@@ -254,5 +256,62 @@ func TestDecodeEventFastMatchesJSON(t *testing.T) {
 		if err := DecodeEvent([]byte(bad), &e, false); err == nil {
 			t.Errorf("DecodeEvent(%s) = %+v, want an error", bad, e)
 		}
+	}
+}
+
+// TestNotedHead: Get takes the head NoteHead noted when it is past the record's; a note that
+// cannot be read (being rewritten, damaged) leaves the record's head standing; a note older than
+// the record's head is ignored; importing a session drops the note of the trail it replaces.
+func TestNotedHead(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestStore(t)
+	sess, err := s.Create(Params{Workspace: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := sess.ID
+	if err := s.NoteHead(id); err != nil { // no trail yet: nothing to note
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.headPath(id)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a head noted for a session without a trail: %v", err)
+	}
+	if err := s.Append(id, Event{Event: "Stop"}, Event{Event: "Stop"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(id, func(*Session) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(id, Event{Event: "Stop"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.NoteHead(id); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(s.EventsPath(id))
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	got, err := s.Get(id)
+	if err != nil || !reflect.DeepEqual(got.AuditHead, headOf(lines)) {
+		t.Fatalf("Get's head = %+v (%v), want the noted %+v", got.AuditHead, err, headOf(lines))
+	}
+	recorded := headOf(lines[:2])
+	for _, note := range []string{"", `{"seq":3,"hash":"ab`, `{"seq":3}`, "garbage", `{"seq":1,"hash":"` + strings.Repeat("0", 64) + `"}`} {
+		if err := os.WriteFile(s.headPath(id), []byte(note), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Get(id)
+		if err != nil || !reflect.DeepEqual(got.AuditHead, recorded) {
+			t.Errorf("note %q: head = %+v (%v), want the record's %+v", note, got.AuditHead, err, recorded)
+		}
+	}
+	if err := s.NoteHead(id); err != nil {
+		t.Fatal(err)
+	}
+	record, _ := os.ReadFile(s.Path(id))
+	if err := s.Import(id, record, strings.NewReader(lines[0]+"\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.headPath(id)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the note of the replaced trail is still there: %v", err)
 	}
 }

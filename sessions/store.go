@@ -226,12 +226,24 @@ func (s *Store) newID(now time.Time) (string, error) {
 	return fmt.Sprintf("session-%d-%s", now.UnixMilli(), b[:]), nil
 }
 
-// Get reads the record of session id.
+// Get reads the record of session id, with the head of its audit trail as last noted
+// (NoteHead) when that is newer than the record's.
 func (s *Store) Get(id string) (*Session, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("read session: invalid id %q (want session-<unixms>-<[a-z0-9]>)", id)
 	}
-	return s.read(id)
+	return s.readNoted(id)
+}
+
+// readNoted is read with the head of the trail as last noted, when that is newer than the
+// record's.
+func (s *Store) readNoted(id string) (*Session, error) {
+	sess, err := s.read(id)
+	if err != nil {
+		return nil, err
+	}
+	sess.AuditHead = newerHead(sess.AuditHead, s.notedHead(id))
+	return sess, nil
 }
 
 // Update applies fn to the record of session id and writes it back atomically, holding the
@@ -258,13 +270,14 @@ func (s *Store) Update(id string, fn func(*Session) error) (*Session, error) {
 	return sess, nil
 }
 
-// Current returns the session the `current` link points at.
+// Current returns the session the `current` link points at, with its trail's head as Get reads
+// it.
 func (s *Store) Current() (*Session, error) {
 	id, err := s.CurrentID()
 	if err != nil {
 		return nil, err
 	}
-	return s.read(id)
+	return s.readNoted(id)
 }
 
 // CurrentID returns the id of the session the `current` link points at, without reading it.
@@ -407,6 +420,10 @@ func (s *Store) Import(id string, record []byte, trail io.Reader, replace bool) 
 	return s.locked(func() error {
 		if _, err := os.Lstat(s.Path(id)); err == nil && !replace {
 			return fmt.Errorf("import session %s: %w (replace it with --force)", id, fs.ErrExist)
+		}
+		// A head noted for a trail here before would be held against the pulled one.
+		if err := os.Remove(s.headPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("import session %s: %w", id, err)
 		}
 		tmp, err := os.CreateTemp(s.dir, "."+id+".events.*.tmp")
 		if err != nil {

@@ -129,8 +129,9 @@ func auditEvent(event string, r *hooks.HookResult) sessions.Event {
 // payload's issueNumber and makes it current (a blocked start only plans it); PostExecutionEnd
 // files it under completed or failed by the payload's success (absent: completed) and clears the
 // current issue. The session's provider is taken from the first payload that names one. An event
-// whose hooks appended to the audit trail writes the record too, so that it keeps the trail's new
-// head (see sessions.AuditHead); other events write nothing, so that they cost no lock. (The Stop
+// whose hooks appended to the audit trail and that changes nothing else notes the trail's new head
+// beside the record (sessions.Store.NoteHead) instead of writing it; other events write nothing,
+// so that they cost no lock. (The Stop
 // block cap is stopLimit's, an extension, because the extensions after it must see its decision.)
 // change, when not nil, is the request's own change (the agent's files, the end of the session),
 // told whether the event was blocked.
@@ -168,7 +169,15 @@ func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hoo
 			update = append(update, func(x *sessions.Session) { x.StartIssue(n) })
 		}
 	}
-	if len(update) == 0 && !s.appended.Swap(false) {
+	appended := s.appended.Swap(false)
+	if len(update) == 0 {
+		if !appended {
+			return nil
+		}
+		// Only the trail's head moved: noted beside the record, which stays as it is.
+		if err := s.store.NoteHead(s.id); err != nil {
+			return fmt.Errorf("record %s in session: %w", event, err)
+		}
 		return nil
 	}
 	_, err := s.store.Update(s.id, func(x *sessions.Session) error {

@@ -1,13 +1,16 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/sessions"
@@ -211,28 +214,66 @@ func TestConcurrentFiresOfOneSession(t *testing.T) {
 	}
 }
 
-// TestEventKeepsTheTrailHeadInTheRecord: an event whose hooks appended to the audit trail writes
-// the record, which takes the trail's new head, so that verify holds the end of the trail against
-// it; an event without hooks writes nothing.
-func TestEventKeepsTheTrailHeadInTheRecord(t *testing.T) {
+// TestEventNotesTheTrailHeadWithoutWritingTheRecord: an event whose hooks only appended to the
+// audit trail notes the trail's new head beside the record (sessions.Store.NoteHead), and
+// neither rewrites the record (a lock and two syncs, on every tool call of an agent) nor, once
+// the note exists, changes the sessions folder, so that `session list`'s newest index still
+// stands while an agent runs. verify holds the trail's end against the noted head: a line cut
+// from the end is found. An event without hooks writes nothing.
+func TestEventNotesTheTrailHeadWithoutWritingTheRecord(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, `{"hooks": {"PreExecutionEnd": [{"name": "a", "command": "true"}, {"name": "b", "command": "true"}]}}`)
 	h.fire(Request{Event: "PreExecutionEnd"})
 	id := h.current()
-	sess, err := h.r.Store().Get(id)
+	store := h.r.Store()
+	record, err := os.ReadFile(store.Path(id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sess.AuditHead == nil || sess.AuditHead.Seq != 2 {
-		t.Fatalf("head = %+v, want seq 2", sess.AuditHead)
+	dir := filepath.Dir(store.Path(id))
+	old := time.Unix(1700000000, 0)
+	if err := os.Chtimes(dir, old, old); err != nil {
+		t.Fatal(err)
 	}
-	r, err := h.r.Store().OpenTrail(id)
+	h.fire(Request{Event: "PreExecutionEnd"})
+	if now, err := os.ReadFile(store.Path(id)); err != nil || string(now) != string(record) {
+		t.Errorf("the record was rewritten (%v):\n%s\nwas\n%s", err, now, record)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.ModTime().Equal(old) {
+		t.Errorf("the sessions folder changed: %v", err)
+	}
+	sess, err := store.Get(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	v, err := sessions.VerifyTrail(r, "trail", id, sess.AuditHead)
-	if err != nil || !v.OK() || v.AfterHead != 0 || v.Chained != 2 {
-		t.Errorf("verify = %+v, %v", v, err)
+	if sess.AuditHead == nil || sess.AuditHead.Seq != 4 {
+		t.Fatalf("head = %+v, want seq 4", sess.AuditHead)
+	}
+	verify := func() *sessions.Verification {
+		t.Helper()
+		r, err := store.OpenTrail(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		v, err := sessions.VerifyTrail(r, "trail", id, sess.AuditHead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := verify(); !v.OK() || v.AfterHead != 0 || v.Chained != 4 {
+		t.Errorf("verify = %+v", v)
+	}
+	trail, err := os.ReadFile(store.EventsPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := trail[:bytes.LastIndexByte(trail[:len(trail)-1], '\n')+1]
+	if err := os.WriteFile(store.EventsPath(id), cut, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if v := verify(); v.OK() {
+		t.Errorf("verify of a trail cut short of its noted head = %+v, want a failure", v)
 	}
 }

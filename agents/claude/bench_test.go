@@ -13,8 +13,8 @@ import (
 func BenchmarkHandle(b *testing.B) {
 	for _, bc := range []struct{ name, config string }{
 		{"no hooks", `{"hooks": {}}`},
-		{"1 hook", config("PreToolUse", cmd("true"))},
-		{"10 hooks", config("PreToolUse", cmd("true"), cmd("true"), cmd("true"), cmd("true"), cmd("true"), cmd("true"), cmd("true"), cmd("true"), cmd("true"), cmd("true"))},
+		{"1 hook", hooktest.Config("PreToolUse", hooktest.Cmd("true"))},
+		{"10 hooks", hooktest.Config("PreToolUse", hooktest.Cmd("true"), hooktest.Cmd("true"), hooktest.Cmd("true"), hooktest.Cmd("true"), hooktest.Cmd("true"), hooktest.Cmd("true"), hooktest.Cmd("true"), hooktest.Cmd("true"), hooktest.Cmd("true"), hooktest.Cmd("true"))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			e := hooktest.New(b, bc.config)

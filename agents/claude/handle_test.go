@@ -15,49 +15,40 @@ import (
 )
 
 // config is a native config with the hooks of one event.
-func config(event string, hooks ...string) string {
-	return `{"hooks": {"` + event + `": [` + strings.Join(hooks, ", ") + `]}}`
-}
-
-func cmd(command string, extra ...string) string {
-	b, _ := json.Marshal(command)
-	return `{"command": ` + string(b) + strings.Join(append([]string{""}, extra...), ", ") + `}`
-}
-
 // TestMergedDecisions: the hooks of a PreToolUse answer in one JSON document: deny over ask over
 // allow, reasons joined; feedback is additionalContext; a pass prints nothing.
 func TestMergedDecisions(t *testing.T) {
 	t.Parallel()
-	approve := cmd(`echo '{"decision":"approve","reason":"ok by policy"}'`)
+	approve := hooktest.Cmd(`echo '{"decision":"approve","reason":"ok by policy"}'`)
 	tests := []struct {
 		name  string
 		hooks []string
 		want  string
 	}{
 		{"no hooks", nil, ``},
-		{"hooks that pass", []string{cmd("true"), cmd("echo some output")}, ``},
-		{"a deny and an allow", []string{approve, cmd("echo 'no writes to a.txt' >&2; exit 2"), approve},
+		{"hooks that pass", []string{hooktest.Cmd("true"), hooktest.Cmd("echo some output")}, ``},
+		{"a deny and an allow", []string{approve, hooktest.Cmd("echo 'no writes to a.txt' >&2; exit 2"), approve},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no writes to a.txt"}}`},
 		{"two Claude-style denies: the first stops the others", []string{
-			cmd(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"first"}}'`),
-			cmd(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"second"}}'`)},
+			hooktest.Cmd(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"first"}}'`),
+			hooktest.Cmd(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"second"}}'`)},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"first"}}`},
-		{"asks joined", []string{cmd(`echo '{"decision":"ask","reason":"prod config"}'`), approve, cmd(`echo '{"decision":"ask","reason":"big file"}'`)},
+		{"asks joined", []string{hooktest.Cmd(`echo '{"decision":"ask","reason":"prod config"}'`), approve, hooktest.Cmd(`echo '{"decision":"ask","reason":"big file"}'`)},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"prod config\nbig file"}}`},
-		{"an allow", []string{cmd("true"), approve},
+		{"an allow", []string{hooktest.Cmd("true"), approve},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"ok by policy"}}`},
-		{"feedback is context, a failure a warning", []string{cmd(`echo '{"feedback":"prefer Edit over Write"}'`), cmd("echo flaky >&2; exit 1", `"name": "flaky"`)},
+		{"feedback is context, a failure a warning", []string{hooktest.Cmd(`echo '{"feedback":"prefer Edit over Write"}'`), hooktest.Cmd("echo flaky >&2; exit 1", `"name": "flaky"`)},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"prefer Edit over Write"},"systemMessage":"agent-hooks: hook flaky failed: exited with status 1: flaky"}`},
-		{"tools selects", []string{cmd("exit 2", `"tools": "Bash|Edit"`), cmd("echo write >&2; exit 2", `"tools": "Write"`)},
+		{"tools selects", []string{hooktest.Cmd("exit 2", `"tools": "Bash|Edit"`), hooktest.Cmd("echo write >&2; exit 2", `"tools": "Write"`)},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"write"}}`},
-		{"matcher on the normalised fields", []string{cmd("echo $AUTOAGENT_PAYLOAD >&2; exit 2", `"matcher": {"field": "toolInput.content", "regex": "^two"}`),
-			cmd("echo one >&2; exit 2", `"matcher": {"field": "toolInput.content", "regex": "^one"}`)},
+		{"matcher on the normalised fields", []string{hooktest.Cmd("echo $AUTOAGENT_PAYLOAD >&2; exit 2", `"matcher": {"field": "toolInput.content", "regex": "^two"}`),
+			hooktest.Cmd("echo one >&2; exit 2", `"matcher": {"field": "toolInput.content", "regex": "^one"}`)},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"one"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := hooktest.New(t, config("PreToolUse", tt.hooks...))
+			e := hooktest.New(t, hooktest.Config("PreToolUse", tt.hooks...))
 			if got := e.Answer(host, e.Input("claude", "PreToolUse.Write", nil), 0); got != tt.want {
 				t.Errorf("\n got %s\nwant %s", got, tt.want)
 			}
@@ -69,7 +60,7 @@ func TestMergedDecisions(t *testing.T) {
 // the normalised ones.
 func TestPayloadOfNativeHooks(t *testing.T) {
 	t.Parallel()
-	e := hooktest.New(t, config("PreToolUse", cmd("cat > payload.json")))
+	e := hooktest.New(t, hooktest.Config("PreToolUse", hooktest.Cmd("cat > payload.json")))
 	e.Answer(host, e.Input("claude", "PreToolUse.Bash", nil), 0)
 	var p map[string]any
 	if err := json.Unmarshal([]byte(e.Read("payload.json")), &p); err != nil {
@@ -112,7 +103,7 @@ func TestToolCallOfEachEvent(t *testing.T) {
 	} {
 		t.Run(tt.input, func(t *testing.T) {
 			t.Parallel()
-			e := hooktest.New(t, config(tt.event, cmd("cat > payload.json")))
+			e := hooktest.New(t, hooktest.Config(tt.event, hooktest.Cmd("cat > payload.json")))
 			e.Answer(host, e.Input("claude", tt.input, nil), 0)
 			var p map[string]any
 			if err := json.Unmarshal([]byte(e.Read("payload.json")), &p); err != nil {
@@ -165,7 +156,7 @@ func TestFailClosed(t *testing.T) {
 	})
 	t.Run("blocking hook times out", func(t *testing.T) {
 		t.Parallel()
-		e := hooktest.New(t, config("PreToolUse", cmd("sleep 30", `"name": "slow"`, `"blocking": true`, `"timeout": 200`)))
+		e := hooktest.New(t, hooktest.Config("PreToolUse", hooktest.Cmd("sleep 30", `"name": "slow"`, `"blocking": true`, `"timeout": 200`)))
 		got := e.Answer(host, e.Input("claude", "PreToolUse.Bash", nil), 0)
 		want := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"blocking hook slow failed: timed out after 200ms"}}`
 		if got != want {
@@ -174,7 +165,7 @@ func TestFailClosed(t *testing.T) {
 	})
 	t.Run("hooks outlast the budget", func(t *testing.T) {
 		t.Parallel()
-		e := hooktest.New(t, config("PreToolUse", cmd("sleep 30")))
+		e := hooktest.New(t, hooktest.Config("PreToolUse", hooktest.Cmd("sleep 30")))
 		got := e.Answer(host, e.Input("claude", "PreToolUse.Bash", nil), time.Second)
 		want := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"agent-hooks refused this PreToolUse: its hooks could not run: the hooks did not finish within 750ms, before claude's own timeout of 1s (raise the hook's timeout, and --timeout with it)"}}`
 		if got != want {
@@ -183,7 +174,7 @@ func TestFailClosed(t *testing.T) {
 	})
 	t.Run("internal error", func(t *testing.T) {
 		t.Parallel()
-		e := hooktest.New(t, config("Stop", cmd("true")))
+		e := hooktest.New(t, hooktest.Config("Stop", hooktest.Cmd("true")))
 		e.Registry = func(reg *hooks.Registry) { reg.RegisterFormat(panicking{}) }
 		got := e.Answer(host, e.Input("claude", "Stop", nil), 0)
 		if want := `{"decision":"block","reason":"agent-hooks refused this Stop: its hooks could not run: internal error: extension broke"}`; got != want {
@@ -344,27 +335,27 @@ func TestFilesModifiedReachStop(t *testing.T) {
 // TestEventsAnswer: the other events answer in their own shapes.
 func TestEventsAnswer(t *testing.T) {
 	t.Parallel()
-	block := func(reason string) string { return cmd("echo '" + reason + "' >&2; exit 2") }
+	block := func(reason string) string { return hooktest.Cmd("echo '" + reason + "' >&2; exit 2") }
 	tests := []struct {
 		name, config, input string
 		set                 map[string]any
 		want                string
 	}{
-		{"prompt blocked", config("UserPromptSubmit", block("no secrets in prompts")), "UserPromptSubmit", nil,
+		{"prompt blocked", hooktest.Config("UserPromptSubmit", block("no secrets in prompts")), "UserPromptSubmit", nil,
 			`{"decision":"block","reason":"no secrets in prompts"}`},
-		{"stop blocked", config("Stop", block("tests fail")), "Stop", nil, `{"decision":"block","reason":"tests fail"}`},
-		{"subagent stop blocked", config("SubagentStop", block("not done")), "SubagentStop", nil, `{"decision":"block","reason":"not done"}`},
-		{"post tool use fed back", config("PostToolUse", block("lint: a.txt:1 trailing space")), "PostToolUse.Write", nil,
+		{"stop blocked", hooktest.Config("Stop", block("tests fail")), "Stop", nil, `{"decision":"block","reason":"tests fail"}`},
+		{"subagent stop blocked", hooktest.Config("SubagentStop", block("not done")), "SubagentStop", nil, `{"decision":"block","reason":"not done"}`},
+		{"post tool use fed back", hooktest.Config("PostToolUse", block("lint: a.txt:1 trailing space")), "PostToolUse.Write", nil,
 			`{"decision":"block","reason":"lint: a.txt:1 trailing space"}`},
-		{"session start context from plain output", config("SessionStart", cmd("echo 'Read TODO.md first.'")), "SessionStart", nil,
+		{"session start context from plain output", hooktest.Config("SessionStart", hooktest.Cmd("echo 'Read TODO.md first.'")), "SessionStart", nil,
 			`{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"Read TODO.md first."}}`},
-		{"session start blocked", config("SessionStart", block("wrong branch")), "SessionStart", nil, `{"continue":false,"stopReason":"wrong branch"}`},
-		{"permission denied", config("PermissionRequest", block("ask a human")), "PermissionRequest.Write", nil,
+		{"session start blocked", hooktest.Config("SessionStart", block("wrong branch")), "SessionStart", nil, `{"continue":false,"stopReason":"wrong branch"}`},
+		{"permission denied", hooktest.Config("PermissionRequest", block("ask a human")), "PermissionRequest.Write", nil,
 			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"ask a human"}}}`},
-		{"permission granted", config("PermissionRequest", cmd(`echo '{"decision":"approve"}'`)), "PermissionRequest.Write", nil,
+		{"permission granted", hooktest.Config("PermissionRequest", hooktest.Cmd(`echo '{"decision":"approve"}'`)), "PermissionRequest.Write", nil,
 			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`},
-		{"permission left to Claude", config("PermissionRequest", cmd(`echo '{"decision":"ask"}'`)), "PermissionRequest.Write", nil, ``},
-		{"an event of Claude's own, not declared", config("Stop", block("x")), "PostToolBatch", nil, ``},
+		{"permission left to Claude", hooktest.Config("PermissionRequest", hooktest.Cmd(`echo '{"decision":"ask"}'`)), "PermissionRequest.Write", nil, ``},
+		{"an event of Claude's own, not declared", hooktest.Config("Stop", block("x")), "PostToolBatch", nil, ``},
 		{"an event of Claude's own, declared", `{"customEvents": ["PostToolBatch"], "hooks": {"PostToolBatch": [{"command": "touch batch"}]}}`, "PostToolBatch", nil, ``},
 	}
 	for _, tt := range tests {

@@ -16,15 +16,6 @@ import (
 
 var host = cline.Host{}
 
-func config(event string, hooks ...string) string {
-	return `{"hooks": {"` + event + `": [` + strings.Join(hooks, ", ") + `]}}`
-}
-
-func cmd(command string, extra ...string) string {
-	b, _ := json.Marshal(command)
-	return `{"command": ` + string(b) + strings.Join(append([]string{""}, extra...), ", ") + `}`
-}
-
 // TestAnswers: Cline's only refusal is a cancel; context goes to tool hooks only; Cline reads
 // no answer of the events it does not wait for.
 func TestAnswers(t *testing.T) {
@@ -140,7 +131,7 @@ func TestFailClosed(t *testing.T) {
 	})
 	t.Run("hooks outlast the budget", func(t *testing.T) {
 		t.Parallel()
-		e := hooktest.New(t, config("PreToolUse", cmd("sleep 30")))
+		e := hooktest.New(t, hooktest.Config("PreToolUse", hooktest.Cmd("sleep 30")))
 		got := e.Answer(host, e.Input("cline", "PreToolUse.run_commands", nil), time.Second)
 		if want := `{"cancel":true,"errorMessage":"agent-hooks refused this PreToolUse: its hooks could not run: the hooks did not finish within 750ms, before cline's own timeout of 1s (raise the hook's timeout, and --timeout with it)"}`; got != want {
 			t.Errorf("\n got %s\nwant %s", got, want)
@@ -148,7 +139,7 @@ func TestFailClosed(t *testing.T) {
 	})
 	t.Run("unreadable input", func(t *testing.T) {
 		t.Parallel()
-		e := hooktest.New(t, config("PreToolUse", cmd("true")))
+		e := hooktest.New(t, hooktest.Config("PreToolUse", hooktest.Cmd("true")))
 		reply := e.Handle(host, []byte(`{"hookName": "tool_call", "taskId": `), 0)
 		if reply.ExitCode != 0 || !strings.HasPrefix(string(reply.Stdout), `{"cancel":true,"errorMessage":"agent-hooks could not read the agent's hook input: `) {
 			t.Errorf("%+v", reply)

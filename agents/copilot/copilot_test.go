@@ -16,15 +16,6 @@ import (
 
 var host = copilot.Host{}
 
-func config(event string, hooks ...string) string {
-	return `{"hooks": {"` + event + `": [` + strings.Join(hooks, ", ") + `]}}`
-}
-
-func cmd(command string, extra ...string) string {
-	b, _ := json.Marshal(command)
-	return `{"command": ` + string(b) + strings.Join(append([]string{""}, extra...), ", ") + `}`
-}
-
 // TestAnswers: the camelCase dialect's flat answer, only what Copilot reads for the event; the
 // PascalCase dialect's is Claude Code's.
 func TestAnswers(t *testing.T) {
@@ -73,7 +64,7 @@ func TestAnswers(t *testing.T) {
 // gets Copilot's fields and the normalised ones; the session is the agent's.
 func TestGateThroughCopilotInputs(t *testing.T) {
 	t.Parallel()
-	e := hooktest.New(t, config("PreToolUse", cmd("cat > pre.json"), cmd("echo 'no shell here' >&2; exit 2", `"tools": "Bash"`)))
+	e := hooktest.New(t, hooktest.Config("PreToolUse", hooktest.Cmd("cat > pre.json"), hooktest.Cmd("echo 'no shell here' >&2; exit 2", `"tools": "Bash"`)))
 	e.Event = "preToolUse"
 	got := e.Answer(host, e.Input("copilot", "preToolUse.bash", nil), 0)
 	if want := `{"permissionDecision":"deny","permissionDecisionReason":"no shell here"}`; got != want {
@@ -136,7 +127,7 @@ func TestFailClosed(t *testing.T) {
 	})
 	t.Run("hooks outlast timeoutSec", func(t *testing.T) {
 		t.Parallel()
-		e := hooktest.New(t, config("PreToolUse", cmd("sleep 30")))
+		e := hooktest.New(t, hooktest.Config("PreToolUse", hooktest.Cmd("sleep 30")))
 		e.Event = "preToolUse"
 		got := e.Answer(host, e.Input("copilot", "preToolUse.bash", nil), time.Second)
 		want := `{"permissionDecision":"deny","permissionDecisionReason":"agent-hooks refused this PreToolUse: its hooks could not run: the hooks did not finish within 750ms, before copilot's own timeout of 1s (raise the hook's timeout, and --timeout with it)"}`
@@ -146,7 +137,7 @@ func TestFailClosed(t *testing.T) {
 	})
 	t.Run("no event", func(t *testing.T) {
 		t.Parallel()
-		e := hooktest.New(t, config("PreToolUse", cmd("true")))
+		e := hooktest.New(t, hooktest.Config("PreToolUse", hooktest.Cmd("true")))
 		reply := e.Handle(host, e.Input("copilot", "preToolUse.bash", nil), 0)
 		if reply.ExitCode != 2 || len(reply.Stdout) != 0 || !strings.Contains(reply.Stderr, "the input names no event: give it with --event") {
 			t.Errorf("%+v", reply)
@@ -190,7 +181,7 @@ func TestEvents(t *testing.T) {
 // is sessionId's, and the answer flat.
 func TestNotificationIsCamelCase(t *testing.T) {
 	t.Parallel()
-	e := hooktest.New(t, config("Notification", cmd(`echo '{"feedback":"seen"}'`)))
+	e := hooktest.New(t, hooktest.Config("Notification", hooktest.Cmd(`echo '{"feedback":"seen"}'`)))
 	e.Event = "notification"
 	if got, want := e.Answer(host, e.Input("copilot", "notification", nil), 0), `{"additionalContext":"seen"}`; got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)

@@ -21,6 +21,17 @@ import (
 	"github.com/autoagent/agent-hooks/sessions"
 )
 
+// Config is a native configuration of event's hooks, each a JSON object (Cmd).
+func Config(event string, hooks ...string) string {
+	return `{"hooks": {"` + event + `": [` + strings.Join(hooks, ", ") + `]}}`
+}
+
+// Cmd is a command hook's JSON object running command, with extra members ("\"timeout\": 5").
+func Cmd(command string, extra ...string) string {
+	b, _ := json.Marshal(command)
+	return `{"command": ` + string(b) + strings.Join(append([]string{""}, extra...), ", ") + `}`
+}
+
 // Env is a workspace with a configuration, an AUTOAGENT_HOME and an environment of its own.
 type Env struct {
 	t         testing.TB

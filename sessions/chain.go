@@ -137,11 +137,11 @@ func (s *Store) headPath(id string) string { return filepath.Join(s.dir, id+".he
 // NoteHead notes the head of session id's trail beside its record, in <id>.head, where Get
 // reads it: what an event whose hooks appended to the trail leaves, in place of a rewrite of the
 // record (the folder's lock, a sync of the file and of the folder, a rename: 1 to 4 ms an event
-// on Linux, more where a sync is a full flush, as on macOS). The note is rewritten in place,
-// under the trail's lock so that notes follow the trail's order, and is not synced, as the
-// trail's lines are not: a crash leaves it behind the trail at worst, which verify reads as
-// lines after the head, never as a trail cut short. A note Get cannot read counts as none, and
-// the record's own head stands.
+// on Linux, more where a sync is a full flush, as on macOS). The note is overwritten in place
+// (overwrite), under the trail's lock so that notes follow the trail's order, and is not synced,
+// as the trail's lines are not: a crash leaves it behind the trail at worst, which verify reads
+// as lines after the head, never as a trail cut short. A note Get cannot read counts as none,
+// and the record's own head stands.
 func (s *Store) NoteHead(id string) error {
 	if !ValidID(id) {
 		return fmt.Errorf("note the audit trail's head: invalid session id %q", id)
@@ -154,25 +154,52 @@ func (s *Store) NoteHead(id string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(s.headPath(id), append(b, '\n'), 0o600); err != nil {
+		if err := overwrite(s.headPath(id), append(b, '\n')); err != nil {
 			return fmt.Errorf("note the audit trail's head: %w", err)
 		}
 		return nil
 	})
 }
 
-// notedHead is the head NoteHead last noted for session id: nil when there is none, or none Get
-// can use (a note being rewritten reads as empty or cut short).
-func (s *Store) notedHead(id string) *AuditHead {
-	b, err := os.ReadFile(s.headPath(id))
-	if err != nil || len(b) == 0 {
-		return nil
+// overwrite writes b over the start of the file at path, creating it, and cuts what is left of
+// a longer content after it. A note is overwritten in place rather than truncated and written:
+// truncating a file that holds data costs the file system a journal transaction (0.42 ms against
+// 0.014 ms a note on ext4 here, on every event). The notes of a trail only grow (its seq does), so
+// the cut is for foreign content only. Readers take the trail's lock, as NoteHead does, so none
+// sees half of one note over the other.
+func overwrite(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
 	}
-	var head AuditHead
-	if json.Unmarshal(b, &head) != nil || head.Seq < 1 || len(head.Hash) != 64 {
-		return nil
+	_, err = f.WriteAt(b, 0)
+	if err == nil {
+		var st fs.FileInfo
+		if st, err = f.Stat(); err == nil && st.Size() > int64(len(b)) {
+			err = f.Truncate(int64(len(b)))
+		}
 	}
-	return &head
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// notedHead is the head NoteHead last noted for session id, read under the trail's lock: nil
+// when there is none, or none Get can use (damaged), or the session has no trail.
+func (s *Store) notedHead(id string) (head *AuditHead) {
+	_ = atomicfile.ReadLocked(s.EventsPath(id), func(*os.File) error {
+		b, err := os.ReadFile(s.headPath(id))
+		if err != nil || len(b) == 0 {
+			return nil
+		}
+		var h AuditHead
+		if json.Unmarshal(b, &h) == nil && h.Seq >= 1 && len(h.Hash) == 64 {
+			head = &h
+		}
+		return nil
+	})
+	return head
 }
 
 // newerHead is the later of a record's head and a noted one.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -260,8 +261,9 @@ func TestDecodeEventFastMatchesJSON(t *testing.T) {
 }
 
 // TestNotedHead: Get takes the head NoteHead noted when it is past the record's; a note that
-// cannot be read (being rewritten, damaged) leaves the record's head standing; a note older than
-// the record's head is ignored; importing a session drops the note of the trail it replaces.
+// cannot be read (damaged, cut short) leaves the record's head standing; a note older than the
+// record's head is ignored; a note over a longer content is whole; importing a session drops the
+// note of the trail it replaces.
 func TestNotedHead(t *testing.T) {
 	t.Parallel()
 	s, _ := newTestStore(t)
@@ -304,8 +306,15 @@ func TestNotedHead(t *testing.T) {
 			t.Errorf("note %q: head = %+v (%v), want the record's %+v", note, got.AuditHead, err, recorded)
 		}
 	}
+	// A note is overwritten in place: what a longer content leaves after it is cut.
+	if err := os.WriteFile(s.headPath(id), []byte(strings.Repeat("x", 300)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.NoteHead(id); err != nil {
 		t.Fatal(err)
+	}
+	if got, err := s.Get(id); err != nil || !reflect.DeepEqual(got.AuditHead, headOf(lines)) {
+		t.Errorf("over a longer note: head = %+v (%v), want %+v", got.AuditHead, err, headOf(lines))
 	}
 	record, _ := os.ReadFile(s.Path(id))
 	if err := s.Import(id, record, strings.NewReader(lines[0]+"\n"), true); err != nil {
@@ -313,5 +322,23 @@ func TestNotedHead(t *testing.T) {
 	}
 	if _, err := os.Stat(s.headPath(id)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the note of the replaced trail is still there: %v", err)
+	}
+}
+
+// BenchmarkNoteHead: what an event whose hooks appended costs the session (instead of a rewrite
+// of its record).
+func BenchmarkNoteHead(b *testing.B) {
+	s := New(filepath.Join(b.TempDir(), "sessions"))
+	sess, err := s.Create(Params{Workspace: "/w"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Append(sess.ID, Event{Event: "Stop"}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := s.NoteHead(sess.ID); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

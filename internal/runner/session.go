@@ -131,10 +131,9 @@ func auditEvent(event string, r *hooks.HookResult) sessions.Event {
 // current issue. The session's provider is taken from the first payload that names one. An event
 // whose hooks appended to the audit trail and that changes nothing else notes the trail's new head
 // beside the record (sessions.Store.NoteHead) instead of writing it; other events write nothing,
-// so that they cost no lock. (The Stop
-// block cap is stopLimit's, an extension, because the extensions after it must see its decision.)
-// change, when not nil, is the request's own change (the agent's files, the end of the session),
-// told whether the event was blocked.
+// so that they cost no lock. (The Stop block cap is stopLimit's, an extension, because the
+// extensions after it must see its decision.) change, when not nil, is the request's own change
+// (the agent's files, the end of the session), told whether the event was blocked.
 func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hooks.Result, change func(x *sessions.Session, blocked bool)) error {
 	var update []func(*sessions.Session)
 	if change != nil {

@@ -287,3 +287,27 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// managedConfig is the managed layer's configuration file: $AGENT_HOOKS_MANAGED_CONFIG, else
+// where the agent hosts keep their managed settings on this system.
+func (a *app) managedConfig() string {
+	if p := a.getenv("AGENT_HOOKS_MANAGED_CONFIG"); p != "" {
+		return a.absPath(p)
+	}
+	return defaultManagedConfig(runtime.GOOS, a.getenv)
+}
+
+// defaultManagedConfig is the managed configuration's place on goos.
+func defaultManagedConfig(goos string, getenv func(string) string) string {
+	switch goos {
+	case "darwin":
+		return "/Library/Application Support/agent-hooks/config.json"
+	case "windows":
+		dir := getenv("ProgramData")
+		if dir == "" {
+			dir = `C:\ProgramData`
+		}
+		return dir + `\agent-hooks\config.json`
+	}
+	return "/etc/agent-hooks/config.json"
+}

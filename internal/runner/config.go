@@ -58,7 +58,8 @@ func (r *Runner) LoadEnv(workspaceFlag, loopFile string) (hooks.LoadEnv, error) 
 	if loopFile != "" && !filepath.IsAbs(loopFile) {
 		loopFile = filepath.Join(r.Cwd, loopFile)
 	}
-	return hooks.LoadEnv{Workspace: ws, UserHome: r.UserHome, AutoagentHome: r.AutoagentHome, Getenv: r.getenv, LoopFile: loopFile}, nil
+	return hooks.LoadEnv{Workspace: ws, UserHome: r.UserHome, AutoagentHome: r.AutoagentHome, Getenv: r.getenv, LoopFile: loopFile,
+		ManagedConfig: r.ManagedConfig}, nil
 }
 
 // LoadConfig loads and validates the configuration of env with NewRegistry's registry.

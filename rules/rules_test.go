@@ -158,3 +158,74 @@ func TestRuleSetsLoad(t *testing.T) {
 		t.Fatalf("rm -r inside: %+v", res)
 	}
 }
+
+func writePayload(tool string, writes ...string) hooks.Payload {
+	c := &toolcall.Call{Tool: tool, Kind: toolcall.KindWrite, Writes: writes}
+	tc := map[string]any{"tool": tool}
+	c.Into(tc)
+	return hooks.Payload{"toolName": tool, "toolCall": tc}
+}
+
+func TestProtectConfig(t *testing.T) {
+	cfg, ws, err := load(t, `{"hooks": {"PreToolUse": [{"command": "sh .autoagent/gate.sh"}]}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".autoagent", "gate.sh"), []byte("exit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The script exists only now: load again so that the hook's script is found.
+	cfg, err = hooks.Load(registry(t.TempDir()), hooks.LoadEnv{Workspace: ws, AutoagentHome: filepath.Join(ws, "home")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".autoagent/config.json", ".autoagent/gate.sh", ".autoagent/hooks/new.sh", "home/config.json"} {
+		res := fire(t, cfg, ws, hooks.PreToolUse, writePayload("Write", p))
+		if !res.Blocked || res.Hooks[0].Name != hooks.ProtectRuleName {
+			t.Errorf("write %s: %+v", p, res)
+		}
+	}
+	res := fire(t, cfg, ws, hooks.PreToolUse, writePayload("Write", "src/main.go"))
+	if res.Blocked {
+		t.Errorf("an ordinary write is refused: %s", res.Reason)
+	}
+	if cfg.Unprotected != "" {
+		t.Errorf("Unprotected = %q", cfg.Unprotected)
+	}
+}
+
+func TestProtectConfigOffAndManaged(t *testing.T) {
+	cfg, ws, err := load(t, `{"protectConfig": false}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(cfg.Unprotected, "config.json:1:19") {
+		t.Errorf("Unprotected = %q", cfg.Unprotected)
+	}
+	res := fire(t, cfg, ws, hooks.PreToolUse, writePayload("Write", ".autoagent/config.json"))
+	if res.Blocked {
+		t.Errorf("protection off: %s", res.Reason)
+	}
+	// The managed layer insists: the project cannot turn it off, and its rules apply whatever
+	// AGENT_HOOKS_DISABLE says.
+	managed := filepath.Join(t.TempDir(), "managed.json")
+	if err := os.WriteFile(managed, []byte(`{"protectConfig": true, "rules": [{"name": "m", "command": "curl", "decision": "deny"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = hooks.Load(registry(t.TempDir()), hooks.LoadEnv{Workspace: ws, ManagedConfig: managed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &hooks.Engine{Config: cfg, Workspace: ws, Getenv: func(k string) string {
+		return map[string]string{"AGENT_HOOKS_DISABLE": "1", "AGENT_HOOKS_SKIP": "m,protect-config"}[k]
+	}}
+	for _, p := range []hooks.Payload{writePayload("Write", ".autoagent/config.json"), shellPayload(nil, []string{"curl", "x"})} {
+		res, err := e.Fire(context.Background(), hooks.PreToolUse, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Blocked {
+			t.Errorf("managed: not blocked: %+v", res)
+		}
+	}
+}

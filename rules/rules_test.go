@@ -8,6 +8,10 @@ import (
 	"testing"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/babysitter"
+	"github.com/autoagent/agent-hooks/hooks/fresher"
+	"github.com/autoagent/agent-hooks/hooks/iteratr"
+	"github.com/autoagent/agent-hooks/hooks/pipelines"
 	"github.com/autoagent/agent-hooks/rules"
 	"github.com/autoagent/agent-hooks/toolcall"
 )
@@ -226,6 +230,27 @@ func TestProtectConfigOffAndManaged(t *testing.T) {
 		}
 		if !res.Blocked {
 			t.Errorf("managed: not blocked: %+v", res)
+		}
+	}
+}
+
+func TestProtectSeedFormatFiles(t *testing.T) {
+	ws := t.TempDir()
+	reg := registry(t.TempDir())
+	reg.RegisterFormat(fresher.New())
+	reg.RegisterFormat(iteratr.New())
+	reg.RegisterFormat(pipelines.New())
+	reg.RegisterFormat(babysitter.New())
+	cfg, err := hooks.Load(reg, hooks.LoadEnv{Workspace: ws, UserHome: filepath.Join(ws, "u"), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// None of these exist: the agent must not create them either.
+	for _, p := range []string{".fresher/config.toml", ".fresher/hooks/started", ".iteratr.hooks.yml", "stage.yaml", "loop.yaml",
+		".a5c/hooks/on-run-start/x.sh", "u/.config/agent-pipelines/hooks.sh", "u/.config/babysitter/hooks/on-run-start/x.sh"} {
+		res := fire(t, cfg, ws, hooks.PreToolUse, writePayload("Write", p))
+		if !res.Blocked {
+			t.Errorf("write %s: not refused", p)
 		}
 	}
 }

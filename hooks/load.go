@@ -181,7 +181,7 @@ type nativeFile struct {
 	ruleSets         []ruleSetRef     // "ruleSets"
 	protectConfig    *bool            // "protectConfig"
 	protectOffset    int
-	sections         []Section        // the top-level keys that are not hooks' own
+	sections         []Section // the top-level keys that are not hooks' own
 }
 
 // readNative parses a config file; a missing file is (nil, nil, nil), while a link to a missing

@@ -11,7 +11,7 @@ const TypeCommand = "command"
 
 // Registry holds the built-in hook types and the extra configuration formats known to a loader.
 type Registry struct {
-	mu      sync.RWMutex
+	mu       sync.RWMutex
 	types    map[string]Type
 	formats  []Format
 	ruleSets map[string][]byte

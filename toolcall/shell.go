@@ -267,7 +267,6 @@ var noFiles = setOf("echo", "printf", "true", "false", "pwd", "date", "sleep", "
 	"local", "declare", "typeset", "let", "break", "continue", "getopts", "trap", "umask", "ulimit",
 	"popd", "dirs", "basename", "dirname", "nproc", "tty", "logname", "groups", "printenv")
 
-
 // readers are programs known to read the files their operands name and write none (other than
 // through a redirection). find is one unless it deletes or prints to a file.
 var readers = setOf("cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag",

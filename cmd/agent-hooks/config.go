@@ -38,14 +38,14 @@ type shownHook struct {
 }
 
 type shownConfig struct {
-	Workspace string                 `json:"workspace"`
-	Files     []string               `json:"files"`
+	Workspace string   `json:"workspace"`
+	Files     []string `json:"files"`
 	// Protected are the files and folders the agent may not write; Unprotected the
 	// "protectConfig": false that turned that off.
-	Protected   []string `json:"protected"`
-	Unprotected string   `json:"unprotected,omitempty"`
-	Events    map[string][]shownHook `json:"events"`
-	Warnings  []hooks.Diagnostic     `json:"warnings,omitempty"`
+	Protected   []string               `json:"protected"`
+	Unprotected string                 `json:"unprotected,omitempty"`
+	Events      map[string][]shownHook `json:"events"`
+	Warnings    []hooks.Diagnostic     `json:"warnings,omitempty"`
 }
 
 func (a *app) newConfigShowCmd() *cobra.Command {

@@ -258,8 +258,15 @@ func (h *handler) prepare() error {
 		CanAsk:    h.event == hooks.PermissionRequest || h.event == hooks.PreToolUse && h.o.Host.CanAsk(),
 		AsksAgain: asksAbout(h.event),
 	}
-	if asksAbout(h.event) && tool != "" {
-		h.req.Data["toolCall"] = toolCall(h.o.Host, h.in)
+	if tool != "" {
+		tc := map[string]any{"tool": tool}
+		if asksAbout(h.event) {
+			tc = toolCall(h.o.Host, h.in)
+		}
+		if c := normalizedCall(h.o.Host, h.in, dir, ws, r.UserHome); c != nil {
+			c.Into(tc)
+		}
+		h.req.Data["toolCall"] = tc
 	}
 	for _, f := range h.o.Host.EditedFiles(h.event, tool, toolInput) {
 		if !filepath.IsAbs(filepath.FromSlash(f)) {

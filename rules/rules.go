@@ -280,3 +280,9 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// Explain implements hooks.Explainer.
+func (r *Rule) Explain(p hooks.Payload) hooks.Explained {
+	m := r.Match(p)
+	return hooks.Explained{Applies: m.Matched, Why: m.Why, Decision: r.decision, Reason: m.Reason, Err: m.Err}
+}

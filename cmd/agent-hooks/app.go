@@ -240,6 +240,7 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 		a.newUninstallCmd(),
 		a.newDoctorCmd(),
 		a.newHookCmd(),
+		a.newExplainCmd(),
 		a.newTelemetryCmd(),
 		a.newVersionCmd(),
 	)

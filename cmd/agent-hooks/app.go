@@ -241,6 +241,7 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 		a.newDoctorCmd(),
 		a.newHookCmd(),
 		a.newExplainCmd(),
+		a.newRulesCmd(),
 		a.newTelemetryCmd(),
 		a.newVersionCmd(),
 	)

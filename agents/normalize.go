@@ -33,7 +33,11 @@ func normalizedCall(h Host, in *Input, dir, workspace, home string) *toolcall.Ca
 	}
 	pl := toolcall.NewPlace(dir, workspace, home)
 	if command := h.ShellCommand(tool, input); command != "" {
-		simples, unreadable := shellSimples(command)
+		vars := map[string]string{}
+		if home != "" {
+			vars["HOME"] = home
+		}
+		simples, unreadable := shellSimples(command, vars)
 		c := toolcall.FromShell(tool, simples, unreadable, pl)
 		if HasPatch(command) {
 			for _, f := range PatchFiles(command) {

@@ -9,7 +9,10 @@ import (
 
 // shellSimples reads a shell command into its simple commands and their redirections, for the
 // normalized call; unreadable says why part of it could not be read.
-func shellSimples(command string) ([]toolcall.Simple, string) {
+//
+// vars are variables whose values are known before the command runs (HOME): a word that expands
+// only those is literal.
+func shellSimples(command string, vars map[string]string) ([]toolcall.Simple, string) {
 	var out []toolcall.Simple
 	unreadable := ""
 	var read func(src, via string, depth int)
@@ -36,12 +39,12 @@ func shellSimples(command string) ([]toolcall.Simple, string) {
 				if r.Word == nil || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
 					continue
 				}
-				lit, dynamic := wordText(r.Word)
+				lit, dynamic := wordText(r.Word, vars)
 				s.Redirects = append(s.Redirects, toolcall.Redirect{Op: r.Op.String(), Target: lit, Dynamic: dynamic})
 			}
 			if call, ok := st.Cmd.(*syntax.CallExpr); ok {
 				for i, w := range call.Args {
-					lit, dynamic := wordText(w)
+					lit, dynamic := wordText(w, vars)
 					s.Argv = append(s.Argv, lit)
 					if dynamic {
 						s.Dynamic = append(s.Dynamic, i)
@@ -84,7 +87,7 @@ func isShell(p string) bool {
 }
 
 // wordText is a word's value when it is literal (quotes removed), else its source text.
-func wordText(w *syntax.Word) (string, bool) {
+func wordText(w *syntax.Word, vars map[string]string) (string, bool) {
 	var b strings.Builder
 	dynamic := false
 	var add func(parts []syntax.WordPart)
@@ -97,6 +100,13 @@ func wordText(w *syntax.Word) (string, bool) {
 				b.WriteString(p.Value)
 			case *syntax.DblQuoted:
 				add(p.Parts)
+			case *syntax.ParamExp:
+				v, ok := vars[p.Param.Value]
+				if !ok || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Names != 0 || p.Exp != nil {
+					dynamic = true
+					continue
+				}
+				b.WriteString(v)
 			default:
 				dynamic = true
 			}

@@ -36,6 +36,12 @@ func FromShell(tool string, cmds []Simple, unreadable string, pl *Place) *Call {
 		if word == "" {
 			return
 		}
+		if strings.Contains(word, "://") { // a URL, not a path
+			if !slices.Contains(*list, word) {
+				*list = append(*list, word)
+			}
+			return
+		}
 		for _, d := range dirs {
 			if p := pl.NormalizeIn(d, expandHome(word, pl.Home)); !slices.Contains(*list, p) {
 				*list = append(*list, p)

@@ -38,6 +38,7 @@ the same workspace, else starts one.`,
 		a.newSessionCurrentCmd(),
 		a.newSessionResumeCmd(),
 		a.newSessionVerifyCmd(),
+		a.newSessionReplayCmd(),
 		a.newSessionPushCmd(),
 		a.newSessionPullCmd(),
 	)

@@ -17,11 +17,11 @@ type replayed struct {
 	Event    string `json:"event"`
 	Agent    string `json:"agent"`
 	Tool     string `json:"tool"`
-	Call     string `json:"call"`     // what it did, in one line
-	Was      string `json:"was"`      // the decision recorded then ("" passed)
-	Now      string `json:"now"`      // today's rules' decision ("" none decides)
-	Reason   string `json:"reason"`   // today's reason
-	Changed  bool   `json:"changed"`  // Now differs from Was
+	Call     string `json:"call"`    // what it did, in one line
+	Was      string `json:"was"`     // the decision recorded then ("" passed)
+	Now      string `json:"now"`     // today's rules' decision ("" none decides)
+	Reason   string `json:"reason"`  // today's reason
+	Changed  bool   `json:"changed"` // Now differs from Was
 	ToolUse  string `json:"toolUseId,omitempty"`
 	Recorded string `json:"recorded"` // when
 }

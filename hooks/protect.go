@@ -97,8 +97,9 @@ func protect(reg *Registry, cfg *Config, env LoadEnv, files []*nativeFile) []Dia
 	}
 	cfg.Protected = paths
 	globs := make([]string, len(paths))
+	realWS := realPath(env.Workspace)
 	for i, p := range paths {
-		globs[i] = protectGlob(p, env.Workspace)
+		globs[i] = protectGlob(p, env.Workspace, realWS)
 	}
 	opts, _ := json.Marshal(map[string]any{
 		"writes":   globs,
@@ -130,8 +131,8 @@ func isDirPath(p string) bool {
 
 // protectGlob is a protected path as a rule's "writes" glob: relative to the workspace inside it
 // (the form calls carry), absolute outside, with glob characters escaped.
-func protectGlob(p, workspace string) string {
-	for _, ws := range []string{workspace, realPath(workspace)} {
+func protectGlob(p, workspace, realWorkspace string) string {
+	for _, ws := range []string{workspace, realWorkspace} {
 		if ws == "" {
 			continue
 		}

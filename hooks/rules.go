@@ -23,8 +23,13 @@ type Decider interface {
 	Decide(inv *Invocation) (o Outcome, decided bool)
 }
 
-// ruleFields are the fields of a rule the loader reads itself; the rest are the rule type's.
-var ruleFields = []string{"name", "on", "tools", "description"}
+// RuleType is the type registered as TypeRule: it compiles a rule from the loader's own parse of
+// it (every rule is compiled on every load: a second JSON decoding was most of its cost). The
+// rule object is whole; the loader has read name, on, tools and description.
+type RuleType interface {
+	Type
+	CompileRule(h *Hook, rule *jsonpos.Value) (Runner, error)
+}
 
 // ruleEvents are the events a rule applies to when it names none.
 var ruleEvents = []string{PreToolUse}
@@ -84,10 +89,9 @@ func (f *nativeFile) buildRules(reg *Registry, customEvents []string) (map[strin
 
 // ruleCommon are the fields of a rule the loader reads.
 type ruleCommon struct {
-	Name        string          `json:"name"`
-	On          json.RawMessage `json:"on"`
-	Tools       *string         `json:"tools"`
-	Description string          `json:"description"`
+	Name  string
+	On    *jsonpos.Value
+	Tools *string
 }
 
 func (f *nativeFile) buildRule(reg *Registry, raw rawRule, customEvents []string, names map[string]bool) ([]*Hook, *Diagnostic) {
@@ -107,16 +111,23 @@ func (f *nativeFile) buildRule(reg *Registry, raw rawRule, customEvents []string
 		return fail(v, "each rule must be an object")
 	}
 	var c ruleCommon
-	if err := raw.doc.Decode(v, &c); err != nil {
-		var te *jsonpos.TypeError
-		if errors.As(err, &te) {
-			d := f.diag(te.Offset, "%s: %s: want %s, got JSON %s", label, te.Field, te.Want, te.Got)
-			if raw.doc != f.doc {
-				d = f.diag(at(v), "%s: %s: want %s, got JSON %s", label, te.Field, te.Want, te.Got)
+	for _, m := range v.Members {
+		switch m.Key {
+		case "name", "description":
+			if m.Value.Kind != jsonpos.String {
+				return fail(m.Value, "%s: want a string, got JSON %s", m.Key, m.Value.Kind)
 			}
-			return nil, &d
+			if m.Key == "name" {
+				c.Name = m.Value.Str
+			}
+		case "tools":
+			if m.Value.Kind != jsonpos.String {
+				return fail(m.Value, "tools: want a string (Claude Code's matcher syntax), got JSON %s", m.Value.Kind)
+			}
+			c.Tools = &m.Value.Str
+		case "on":
+			c.On = m.Value
 		}
-		return fail(v, "%v", err)
 	}
 	if c.Name == "" {
 		return fail(v, `a rule needs a "name" (unique in its file), so that its decisions say which rule made them`)
@@ -132,22 +143,30 @@ func (f *nativeFile) buildRule(reg *Registry, raw rawRule, customEvents []string
 	names[name] = true
 	events := ruleEvents
 	if c.On != nil {
-		onValue, _ := v.Get("on")
 		var list []string
-		var one string
-		if json.Unmarshal(c.On, &one) == nil {
-			list = []string{one}
-		} else if err := json.Unmarshal(c.On, &list); err != nil || len(list) == 0 {
-			return fail(onValue, "on: want an event name or a list of event names")
+		switch c.On.Kind {
+		case jsonpos.String:
+			list = []string{c.On.Str}
+		case jsonpos.Array:
+			for _, e := range c.On.Elems {
+				if e.Kind != jsonpos.String {
+					list = nil
+					break
+				}
+				list = append(list, e.Str)
+			}
+		}
+		if len(list) == 0 {
+			return fail(c.On, "on: want an event name or a list of event names")
 		}
 		events = nil
 		for _, e := range list {
 			canonical, err := ResolveEvent(e, customEvents)
 			if err != nil {
-				return fail(onValue, "on: %v", err)
+				return fail(c.On, "on: %v", err)
 			}
 			if !CanBlock(canonical) {
-				return fail(onValue, "on: %s cannot be blocked, so a rule cannot gate it (rules decide events that can: PreToolUse, PermissionRequest, UserPromptSubmit, Stop, PreExecutionEnd, …)", canonical)
+				return fail(c.On, "on: %s cannot be blocked, so a rule cannot gate it (rules decide events that can: PreToolUse, PermissionRequest, UserPromptSubmit, Stop, PreExecutionEnd, …)", canonical)
 			}
 			if !slices.Contains(events, canonical) {
 				events = append(events, canonical)
@@ -163,13 +182,6 @@ func (f *nativeFile) buildRule(reg *Registry, raw rawRule, customEvents []string
 		}
 		tools = m
 	}
-	rest := map[string]json.RawMessage{}
-	for _, m := range v.Members {
-		if !slices.Contains(ruleFields, m.Key) {
-			rest[m.Key] = raw.doc.Raw(m.Value)
-		}
-	}
-	opts, _ := json.Marshal(rest)
 	t, ok := reg.Type(TypeRule)
 	if !ok {
 		return fail(v, "rules are not available in this build")
@@ -188,7 +200,13 @@ func (f *nativeFile) buildRule(reg *Registry, raw rawRule, customEvents []string
 			Source:  Source{Format: format, Scope: f.scope, File: f.path, Line: line, Col: col},
 		}
 		if runner == nil {
-			r, err := t.Configure(h, opts)
+			var r Runner
+			var err error
+			if rt, ok := t.(RuleType); ok {
+				r, err = rt.CompileRule(h, v)
+			} else {
+				r, err = t.Configure(h, json.RawMessage(raw.doc.Raw(v)))
+			}
 			if err != nil {
 				var fe interface{ FieldName() string }
 				fv := v

@@ -22,9 +22,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/jsonpos"
 	"github.com/autoagent/agent-hooks/toolcall"
 )
 
@@ -41,34 +45,6 @@ const (
 // Type is the "rule" hook type: it compiles a rule's conditions. Home expands "~/" in globs.
 type Type struct {
 	Home string
-}
-
-// options are a rule's own fields: what the loader hands Configure after it took the common
-// ones (name, on, tools).
-type options struct {
-	Command  stringList `json:"command"`
-	Writes   stringList `json:"writes"`
-	Reads    stringList `json:"reads"`
-	When     string     `json:"when"`
-	Decision string     `json:"decision"`
-	Reason   string     `json:"reason"`
-}
-
-// stringList is a string or a list of strings.
-type stringList []string
-
-func (l *stringList) UnmarshalJSON(b []byte) error {
-	var one string
-	if err := json.Unmarshal(b, &one); err == nil {
-		*l = stringList{one}
-		return nil
-	}
-	var many []string
-	if err := json.Unmarshal(b, &many); err != nil {
-		return errors.New("want a string or a list of strings")
-	}
-	*l = many
-	return nil
 }
 
 // FieldError is a rule's error in one of its fields, so that the loader can point at it.
@@ -94,25 +70,66 @@ type Rule struct {
 	reason   string
 }
 
-// Configure implements hooks.Type.
+// loaderFields are the fields of a rule the loader reads itself (hooks).
+var loaderFields = []string{"name", "on", "tools", "description"}
+
+// ownFields are a rule's own fields.
+var ownFields = []string{"command", "writes", "reads", "when", "decision", "reason"}
+
+// Configure implements hooks.Type, for a rule given as JSON.
 func (t Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error) {
-	var o options
-	if err := hooks.DecodeOptions(raw, &o); err != nil {
+	doc, err := jsonpos.Parse(raw)
+	if err != nil {
 		return nil, err
 	}
-	r := &Rule{hook: h, decision: o.Decision, reason: o.Reason}
-	switch o.Decision {
+	if doc.Root.Kind != jsonpos.Object {
+		return nil, errors.New("a rule must be an object")
+	}
+	return t.CompileRule(h, doc.Root)
+}
+
+// CompileRule implements hooks.RuleType: the rule's own fields, straight from the loader's parse
+// (every rule is compiled on every load, so no second JSON decoding).
+func (t Type) CompileRule(h *hooks.Hook, v *jsonpos.Value) (hooks.Runner, error) {
+	r := &Rule{hook: h}
+	var command, writes, reads []string
+	var when string
+	for _, m := range v.Members {
+		var err error
+		switch m.Key {
+		case "command":
+			command, err = stringList(m.Value)
+		case "writes":
+			writes, err = stringList(m.Value)
+		case "reads":
+			reads, err = stringList(m.Value)
+		case "when":
+			when, err = stringValue(m.Value)
+		case "decision":
+			r.decision, err = stringValue(m.Value)
+		case "reason":
+			r.reason, err = stringValue(m.Value)
+		default:
+			if !slices.Contains(loaderFields, m.Key) {
+				return nil, &FieldError{m.Key, hooks.UnknownFieldError(m.Key, append(slices.Clip(loaderFields), ownFields...))}
+			}
+		}
+		if err != nil {
+			return nil, &FieldError{m.Key, err}
+		}
+	}
+	switch r.decision {
 	case Deny, Ask, Allow:
 	case "":
 		return nil, &FieldError{"decision", errors.New(`required: "deny", "ask" or "allow"`)}
 	default:
-		msg := fmt.Sprintf("%q is not a decision (want deny, ask or allow)", o.Decision)
-		if s := hooks.Suggest(o.Decision, []string{Deny, Ask, Allow}); s != "" {
+		msg := fmt.Sprintf("%q is not a decision (want deny, ask or allow)", r.decision)
+		if s := hooks.Suggest(r.decision, []string{Deny, Ask, Allow}); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		return nil, &FieldError{"decision", errors.New(msg)}
 	}
-	for _, c := range o.Command {
+	for _, c := range command {
 		p, err := parseCommandPattern(c)
 		if err != nil {
 			return nil, &FieldError{"command", err}
@@ -120,14 +137,14 @@ func (t Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error
 		r.commands = append(r.commands, p)
 	}
 	var err error
-	if r.writes, err = compilePaths(o.Writes, t.Home); err != nil {
+	if r.writes, err = compilePaths(writes, t.Home); err != nil {
 		return nil, &FieldError{"writes", err}
 	}
-	if r.reads, err = compilePaths(o.Reads, t.Home); err != nil {
+	if r.reads, err = compilePaths(reads, t.Home); err != nil {
 		return nil, &FieldError{"reads", err}
 	}
-	if o.When != "" {
-		if r.when, err = compileWhen(o.When); err != nil {
+	if when != "" {
+		if r.when, err = compileWhen(when); err != nil {
 			return nil, &FieldError{"when", err}
 		}
 	}
@@ -135,6 +152,32 @@ func (t Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error
 		return nil, errors.New(`a rule needs a condition: "tools", "command", "writes", "reads" or "when" (a rule without one would decide every call)`)
 	}
 	return r, nil
+}
+
+// stringValue is a JSON string's value.
+func stringValue(v *jsonpos.Value) (string, error) {
+	if v.Kind != jsonpos.String {
+		return "", fmt.Errorf("want a string, got JSON %s", v.Kind)
+	}
+	return v.Str, nil
+}
+
+// stringList is a JSON string, or list of strings, as a list.
+func stringList(v *jsonpos.Value) ([]string, error) {
+	if v.Kind == jsonpos.String {
+		return []string{v.Str}, nil
+	}
+	if v.Kind != jsonpos.Array {
+		return nil, fmt.Errorf("want a string or a list of strings, got JSON %s", v.Kind)
+	}
+	out := make([]string, len(v.Elems))
+	for i, e := range v.Elems {
+		if e.Kind != jsonpos.String {
+			return nil, fmt.Errorf("want a string or a list of strings, got JSON %s in the list", e.Kind)
+		}
+		out[i] = e.Str
+	}
+	return out, nil
 }
 
 // Run implements hooks.Runner: the engine asks Decide instead, and runs a rule this way only where
@@ -193,7 +236,7 @@ func (r *Rule) Match(p hooks.Payload) Match {
 	}
 	var whys []string
 	var could []string
-	call := toolcall.FromPayload(p)
+	call := callOf(p)
 	if len(r.commands) > 0 {
 		why, couldWhy, ok := r.matchCommands(call)
 		if !ok {
@@ -272,6 +315,28 @@ func (r *Rule) matchCommands(call *toolcall.Call) (why, could string, ok bool) {
 		return "runs " + couldCmd, couldWhy, true
 	}
 	return "command: no command matches", "", false
+}
+
+// lastCall keeps the call of the last payload read: every rule of an event reads the same one.
+var lastCall struct {
+	sync.Mutex
+	tc   map[string]any
+	call *toolcall.Call
+}
+
+// callOf is toolcall.FromPayload, read once per payload for all the rules that ask.
+func callOf(p hooks.Payload) *toolcall.Call {
+	tc, ok := p["toolCall"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	lastCall.Lock()
+	defer lastCall.Unlock()
+	if lastCall.tc != nil && reflect.ValueOf(lastCall.tc).UnsafePointer() == reflect.ValueOf(tc).UnsafePointer() {
+		return lastCall.call
+	}
+	lastCall.tc, lastCall.call = tc, toolcall.FromPayload(p)
+	return lastCall.call
 }
 
 func orNone(s string) string {

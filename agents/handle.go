@@ -246,7 +246,7 @@ func (h *handler) prepare() error {
 		dir = filepath.Join(r.Cwd, dir)
 	}
 	r.Stdout = io.Discard
-	h.runner = &r
+	h.runner = r.Once() // the event and its git gates read one configuration
 	// The workspace is the agent's, found from its cwd: not $GITHUB_WORKSPACE, which would win
 	// over it for `agent-hooks run`.
 	ws, err := runner.FindWorkspace("", dir, nil)

@@ -33,8 +33,9 @@ type ruleCase struct {
 
 func (a *app) newRulesCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "rules",
-		Short: "Test the configuration's rules",
+		Use:     "rules",
+		Short:   "Test the configuration's rules",
+		Example: "  agent-hooks rules test policy-cases.json",
 	}
 	var workspace string
 	test := &cobra.Command{
@@ -50,6 +51,8 @@ FILE is JSON: {"cases": [...]}, each case either an agent's hook input —
 — or a run-mode event: {"event": "PreExecutionEnd", "payload": {...}, "want": "none"}.
 want is deny, ask, allow or none (no rule decides); "rule" names the rule that must decide. An
 input without "cwd" runs in the workspace.`,
+		Example: `  agent-hooks rules test policy-cases.json
+  agent-hooks rules test --workspace ./repo .autoagent/rules-cases.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src, err := os.ReadFile(a.absPath(args[0]))

@@ -29,6 +29,7 @@ func benchApproval(b *testing.B) (*githubtest.Server, *approvalRun) {
 		b.Fatal(err)
 	}
 	r := &approvalRunner{minApprovals: 1, requireHead: true, interval: time.Millisecond, timeoutAction: hooks.DecisionBlock}
+	r.approveWords, r.rejectWords, _ = commandWords(nil, nil)
 	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
 	a := &approvalRun{approvalRunner: r, c: c, t: Target{"octo", "hello", prNumber}, inv: inv, key: "bench", timeout: time.Minute}
 	ctx := context.Background()

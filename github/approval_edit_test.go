@@ -158,6 +158,39 @@ func TestApprovalOfAnEditedRequestFoundAgain(t *testing.T) {
 	}
 }
 
+// TestApprovalOfADeletedForgery: the agent forges a tool call's request, the approver reads the
+// forgery, and the agent deletes the request, which leaves nothing to check. The next identical
+// call asks anew, with a ref of its own: the answer read off the forgery, given after that, names
+// the deleted request and approves nothing.
+func TestApprovalOfADeletedForgery(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "")
+	s.SetAppBot("agent[bot]")
+	s.AddTeam("octo", "reviewers", "erin")
+	r := configureApproval(t, Options{}, `{"pollInterval": 10, "approverTeams": ["octo/reviewers"], "message": "`+asked+`"}`)
+	run := func(attempt string) hooks.Outcome {
+		inv, _ := invocation(serverEnv(s), hooks.PreToolUse, 100*time.Millisecond, toolCallPayload("psql -c 'DROP DATABASE prod'", attempt))
+		inv.AsksAgain = true
+		return r.Run(context.Background(), inv)
+	}
+	run("1")
+	first, firstRef := requestComment(t, s), s.RequestRef(prNumber)
+	agentEdits(t, s, first.ID, replace(asked, forged))
+	if err := s.DeleteComment(first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if out := run("2"); out.Details["pending"] != true {
+		t.Fatalf("second call: %s %q %v, want pending on a new request", out.Status, out.Reason, out.Details)
+	}
+	if ref := s.RequestRef(prNumber); ref == firstRef {
+		t.Fatalf("the new request has the deleted one's ref %s", ref)
+	}
+	s.AddComment(prNumber, "erin", "/approve "+firstRef, time.Time{})
+	if out := run("3"); out.Status != hooks.StatusBlocked || out.Details["pending"] != true {
+		t.Fatalf("after an answer naming the deleted request: %s %q %v, want still pending", out.Status, out.Reason, out.Details)
+	}
+}
+
 // TestApprovalOfARequestPostedByTheAgent: the agent can post with the token too, so a comment of
 // the token's account that carries the request's marker (key, head and request id) is the request
 // only if it reads as the hook asks it: one that shows other text is not adopted, and the answer

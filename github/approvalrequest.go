@@ -179,17 +179,18 @@ func (a *approvalRun) top(f requestFields) string {
 // refPattern matches what names a request in a command (ref).
 var refPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{8}$`) })
 
-// firstRef is the ref of the first request for this call: the start of its request id for a tool
-// call, none otherwise (a bare command counts).
-func (a *approvalRun) firstRef() string {
+// firstRef is the ref of a request that follows none it could be confused with: a random one for
+// a tool call, none otherwise (a bare command counts). Random, not derived from the call: the
+// agent can delete a request it forged, and an answer read off it must not name the next one.
+func (a *approvalRun) firstRef() (string, error) {
 	if a.bound {
-		return a.id[:8]
+		return newRef("")
 	}
-	return ""
+	return "", nil
 }
 
-// newRef is a ref for a request that replaces one that cannot be trusted: random, so that no
-// answer given to the old one names it.
+// newRef is a random ref other than old: for a request that replaces one (old's) that cannot be
+// trusted, so that no answer given to the old one names it.
 func newRef(old string) (string, error) {
 	for {
 		var b [4]byte
@@ -280,7 +281,10 @@ func (a *approvalRun) findOrPostRequest(ctx context.Context) (out hooks.Outcome,
 			prev, pf = comments[i], f
 		}
 	}
-	fields := requestFields{key: a.key, head: a.head, id: a.id, ref: a.firstRef(), actor: a.actor}
+	fields := requestFields{key: a.key, head: a.head, id: a.id, actor: a.actor}
+	if fields.ref, err = a.firstRef(); err != nil {
+		return out, false, err
+	}
 	if prev == nil {
 		return out, false, a.post(ctx, fields)
 	}

@@ -116,45 +116,74 @@ func TestApprovalOfAnEditedRequest(t *testing.T) {
 }
 
 // TestApprovalOfAnEditedRequestFoundAgain: a tool call's request left open (the call denied as
-// pending) and edited before the agent's next identical call — here forged and restored, after the
-// approver answered the forgery — is not taken up again: the next call is denied with a reason
-// that says so, and a fresh request with a ref of its own is posted. The answer to the edited
-// request does not approve it; an answer to it does.
+// pending) and edited before the agent's next identical call is not taken up again, whatever the
+// edit: its text forged and restored after the approver answered the forgery, or its status alone
+// changed. The next call is not approved, a fresh request with a ref of its own is posted, and
+// the answer given to the edited request does not approve it; an answer to it does. An edit that
+// leaves the request reading as a closed one (as a decision leaves it) is asked anew without a
+// denial; any other denies the call, saying the request was edited.
 func TestApprovalOfAnEditedRequestFoundAgain(t *testing.T) {
 	t.Parallel()
-	s := newServer(t, "")
-	s.SetAppBot("agent[bot]")
-	s.AddTeam("octo", "reviewers", "erin")
-	r := configureApproval(t, Options{}, `{"pollInterval": 10, "approverTeams": ["octo/reviewers"], "message": "`+asked+`"}`)
-	run := func(attempt string) hooks.Outcome {
-		inv, _ := invocation(serverEnv(s), hooks.PreToolUse, 100*time.Millisecond, toolCallPayload("psql -c 'DROP DATABASE prod'", attempt))
-		inv.AsksAgain = true
-		return r.Run(context.Background(), inv)
-	}
-	if out := run("1"); out.Details["pending"] != true {
-		t.Fatalf("first call: %s %q %v, want pending", out.Status, out.Reason, out.Details)
-	}
-	first, firstRef := requestComment(t, s), s.RequestRef(prNumber)
-	agentEdits(t, s, first.ID, replace(asked, forged))
-	s.AddComment(prNumber, "erin", "/approve "+firstRef, time.Time{})
-	agentEdits(t, s, first.ID, func(string) string { return first.Body })
+	for _, tt := range []struct {
+		name   string
+		edit   func(t *testing.T, s *githubtest.Server, req githubtest.Comment, approve func())
+		denied bool // the next call denied at once, the request said to be edited
+	}{
+		{"forged, answered, restored", func(t *testing.T, s *githubtest.Server, req githubtest.Comment, approve func()) {
+			agentEdits(t, s, req.ID, replace(asked, forged))
+			approve()
+			agentEdits(t, s, req.ID, func(string) string { return req.Body })
+		}, true},
+		{"its status alone", func(t *testing.T, s *githubtest.Server, req githubtest.Comment, approve func()) {
+			agentEdits(t, s, req.ID, replace("⏳ **Waiting for a decision**", "⏳ **Waiting for a decision** (a dry run: nothing is dropped)"))
+			approve()
+		}, true},
+		{"its status alone, as a decision leaves it", func(t *testing.T, s *githubtest.Server, req githubtest.Comment, approve func()) {
+			approve()
+			agentEdits(t, s, req.ID, func(body string) string {
+				top, _, _ := strings.Cut(body, "<!-- agent-hooks:status -->")
+				return top + "<!-- agent-hooks:status -->\n✅ **Approved** by @erin."
+			})
+		}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, "")
+			s.SetAppBot("agent[bot]")
+			s.AddTeam("octo", "reviewers", "erin")
+			r := configureApproval(t, Options{}, `{"pollInterval": 10, "approverTeams": ["octo/reviewers"], "message": "`+asked+`"}`)
+			run := func(attempt string) hooks.Outcome {
+				inv, _ := invocation(serverEnv(s), hooks.PreToolUse, 100*time.Millisecond, toolCallPayload("psql -c 'DROP DATABASE prod'", attempt))
+				inv.AsksAgain = true
+				return r.Run(context.Background(), inv)
+			}
+			if out := run("1"); out.Details["pending"] != true {
+				t.Fatalf("first call: %s %q %v, want pending", out.Status, out.Reason, out.Details)
+			}
+			first, firstRef := requestComment(t, s), s.RequestRef(prNumber)
+			tt.edit(t, s, first, func() { s.AddComment(prNumber, "erin", "/approve "+firstRef, time.Time{}) })
 
-	out := run("2")
-	if out.Status != hooks.StatusBlocked || out.Details["decider"] != nil || !strings.Contains(out.Reason, "was edited after it was posted") {
-		t.Fatalf("next call: %s %q %v, want denied: its request was edited", out.Status, out.Reason, out.Details)
-	}
-	fresh, ref := requestComment(t, s), s.RequestRef(prNumber)
-	if fresh.ID == first.ID || ref == firstRef {
-		t.Fatalf("want a fresh request with a ref of its own; got request %d ref %s (first %d ref %s)", fresh.ID, ref, first.ID, firstRef)
-	}
+			out := run("2")
+			if out.Status != hooks.StatusBlocked || out.Details["decider"] != nil {
+				t.Fatalf("next call: %s %q %v, want it not approved", out.Status, out.Reason, out.Details)
+			}
+			if got := strings.Contains(out.Reason, "was edited after it was posted"); got != tt.denied {
+				t.Errorf("next call: %q, want it said to be edited: %v", out.Reason, tt.denied)
+			}
+			fresh, ref := s.LatestRequest(prNumber), s.RequestRef(prNumber)
+			if fresh.ID == first.ID || ref == firstRef {
+				t.Fatalf("want a fresh request with a ref of its own; got request %d ref %s (first %d ref %s)", fresh.ID, ref, first.ID, firstRef)
+			}
 
-	s.AddComment(prNumber, "erin", "/approve "+firstRef, time.Time{})
-	if out := run("3"); out.Status != hooks.StatusBlocked || out.Details["pending"] != true {
-		t.Fatalf("after an answer naming the edited request: %s %q %v, want still pending", out.Status, out.Reason, out.Details)
-	}
-	s.AddComment(prNumber, "erin", "/approve "+ref, time.Time{})
-	if out := run("4"); out.Status != hooks.StatusOK || out.Details["decider"] != "erin" {
-		t.Fatalf("after an answer naming the fresh request: %s %q %v, want approved by erin", out.Status, out.Reason, out.Details)
+			s.AddComment(prNumber, "erin", "/approve "+firstRef, time.Time{})
+			if out := run("3"); out.Status != hooks.StatusBlocked || out.Details["pending"] != true {
+				t.Fatalf("after an answer naming the edited request: %s %q %v, want still pending", out.Status, out.Reason, out.Details)
+			}
+			s.AddComment(prNumber, "erin", "/approve "+ref, time.Time{})
+			if out := run("4"); out.Status != hooks.StatusOK || out.Details["decider"] != "erin" {
+				t.Fatalf("after an answer naming the fresh request: %s %q %v, want approved by erin", out.Status, out.Reason, out.Details)
+			}
+		})
 	}
 }
 

@@ -41,6 +41,12 @@ func (a *app) localApprovals() *approval.Local {
 	return approval.NewLocal(approval.LocalOptions{Dir: dir, Terminal: term, User: a.userName(), PID: os.Getpid()})
 }
 
+// inputApprovals is the "input" approval provider of this process (agent-pipelines'
+// await_input): it may read this process's standard input, and asks there when it is a terminal.
+func (a *app) inputApprovals() *approval.Input {
+	return approval.NewInput(approval.InputOptions{Stdin: a.stdin, StdinTerminal: isTerminal(a.stdin)})
+}
+
 // userName is who decides an approval from this process.
 func (a *app) userName() string {
 	for _, k := range []string{"USER", "USERNAME", "LOGNAME"} {

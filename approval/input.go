@@ -105,7 +105,6 @@ func (in *Input) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, er
 type inputAnswer struct {
 	text string // the whole answer
 	via  string // file or stdin
-	err  error  // the answer could not be read or understood
 }
 
 func (in *Input) run(ctx context.Context, inv *hooks.Invocation, c inputConfig, stdin bool) hooks.Outcome {

@@ -232,9 +232,12 @@ func (s Spawn) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Ou
 	if out == nil {
 		return o // no output.json: nothing to hand on, as in spawn.sh
 	}
-	var doc any
-	_ = json.Unmarshal(out, &doc) // readChildOutput checked it
-	o.Details["output"] = doc
+	if len(out) <= hooks.MaxEnvPayload { // a larger one stays in its file, out of the audit trail
+		var doc any
+		_ = json.Unmarshal(out, &doc) // readChildOutput checked it
+		o.Details["output"] = doc
+	}
+	o.Details["outputBytes"] = len(out)
 	if s.OnComplete != "ignore" {
 		o.Set = hooks.HandOn(inv.Payload, ChildOutputVar, string(out))
 	}

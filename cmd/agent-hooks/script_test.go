@@ -25,6 +25,8 @@ func TestMain(m *testing.M) {
 		"agent-hooks": func() { os.Exit(Main()) },
 		// agent-hooks with a bug: every event's first extension panics, as a broken built-in
 		// would, outside the hooks the engine recovers.
+		// a webhook endpoint that calls back (webhooksink_test.go)
+		"webhook-sink": func() { os.Exit(webhookSink()) },
 		"agent-hooks-panicky": func() {
 			testRegistry = func(reg *hooks.Registry) { reg.RegisterFormat(panickingExtension{}) }
 			os.Exit(Main())

@@ -81,7 +81,7 @@ func (r *Runner) sessionRemote(req RemoteRequest, sessionWorkspace string) (*git
 		}
 		remote = sc.Remote
 	}
-	return gitops.OpenSessionRemote(ws, gitops.Env{Getenv: r.Getenv, Environ: r.Environ}, remote)
+	return gitops.OpenSessionRemote(ws, gitops.Env{Getenv: r.Getenv, Environ: r.Environ}, remote, gitops.Limits{})
 }
 
 // PushSession writes session id (else $AUTOAGENT_SESSION_ID, else the current one) to

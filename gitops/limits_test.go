@@ -115,8 +115,8 @@ func checkTimeout(t *testing.T, what string, err error) {
 		t.Errorf("%s: err = %v, want a TimeoutError", what, err)
 		return
 	}
-	if !strings.Contains(err.Error(), "limit") {
-		t.Errorf("%s: %q names no limit", what, err)
+	if !strings.Contains(err.Error(), "300ms") {
+		t.Errorf("%s: %q does not say how long it waited", what, err)
 	}
 }
 

@@ -56,9 +56,9 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	if e.Connect {
-		return fmt.Sprintf("connect to %s: no connection within %s (the connect limit)", e.Addr, hooks.RoundDuration(e.Limit))
+		return fmt.Sprintf("connect to %s: no connection within %s", e.Addr, hooks.RoundDuration(e.Limit))
 	}
-	return fmt.Sprintf("%s stopped answering: nothing received or sent for %s (the idle limit)", e.Addr, hooks.RoundDuration(e.Limit))
+	return fmt.Sprintf("%s stopped answering: nothing received or sent for %s", e.Addr, hooks.RoundDuration(e.Limit))
 }
 
 // Timeout implements net.Error.

@@ -124,6 +124,8 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 		`{"telemetry": {"enabled": "yes"}}`,
 		`{"sessions": {"push": "true"}}`,
 		`{"sessions": {"pushh": true}}`,
+		`{"sessions": {"pushTimeout": "soon"}}`,
+		`{"sessions": {"idleTimeout": -1}}`,
 	}
 	for _, b := range bad {
 		var v any
@@ -201,6 +203,7 @@ func TestSchemaAcceptsTelemetryAndSessions(t *testing.T) {
 		`{"telemetry": {"tracesEndpoint": "https://otel.example.com/v1/traces", "logsEndpoint": "https://otel.example.com/v1/logs", "headers": {"x-api-key": "k"}, "serviceName": "ci-agents", "resourceAttributes": {"team": "infra"}}}`,
 		`{"sessions": {"push": true}}`,
 		`{"sessions": {"push": true, "remote": "audit"}}`,
+		`{"sessions": {"push": true, "connectTimeout": "5s", "idleTimeout": 30000, "pushTimeout": "1m"}}`,
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(b), &v); err != nil {

@@ -368,7 +368,11 @@ func (r *Runner) pushAtEnd(ctx context.Context, workspace string, sess *sessions
 		}
 		return err
 	}
-	if err := push(sess.ID, sc.Remote); err != nil {
+	remote := sc.Remote
+	if remote == "" {
+		remote = "origin" // as gitops.OpenSessionRemote takes it, named in the mark
+	}
+	if err := push(sess.ID, remote); err != nil {
 		r.warn("sessions.push: session %s was not pushed: %v; it is kept here, marked to push (the next session end in this workspace pushes it, or: agent-hooks session push --pending)", sess.ID, err)
 		return
 	}

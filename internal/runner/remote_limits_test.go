@@ -2,12 +2,16 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/autoagent/agent-hooks/gitops"
+	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/sessions"
 )
 
@@ -164,5 +168,46 @@ func TestPushPending(t *testing.T) {
 	// Nothing is left to push.
 	if res, _, _ := rh.r.PushPending(context.Background(), RemoteRequest{}); len(res) != 0 {
 		t.Errorf("push --pending again pushed %+v", res)
+	}
+}
+
+// TestSessionsConfigLimits: the limits of "sessions" are durations (milliseconds or a duration
+// string), positive, the project's over the user's; an error names the file, the key and why.
+func TestSessionsConfigLimits(t *testing.T) {
+	t.Parallel()
+	cfg := func(sections ...string) *hooks.Config {
+		c := &hooks.Config{Sections: map[string][]hooks.Section{}}
+		for i, v := range sections {
+			c.Sections["sessions"] = append(c.Sections["sessions"], hooks.Section{Key: "sessions", Value: json.RawMessage(v), File: fmt.Sprintf("f%d.json", i), Line: 1, Col: 14})
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		sections []string
+		want     gitops.Limits
+		push     time.Duration
+		err      string
+	}{
+		{sections: nil, push: hooks.DefaultSessionPushTimeout},
+		{sections: []string{`{"connectTimeout": 1500, "idleTimeout": "2s", "pushTimeout": "1m"}`},
+			want: gitops.Limits{Connect: 1500 * time.Millisecond, Idle: 2 * time.Second}, push: time.Minute},
+		// project (first) over user
+		{sections: []string{`{"idleTimeout": "5s"}`, `{"idleTimeout": "9s", "connectTimeout": "3s"}`},
+			want: gitops.Limits{Connect: 3 * time.Second, Idle: 5 * time.Second}, push: hooks.DefaultSessionPushTimeout},
+		{sections: []string{`{"pushTimeout": 0}`}, err: "sessions.pushTimeout: must be positive"},
+		{sections: []string{`{"idleTimeout": "soon"}`}, err: `f0.json:1:14: sessions: idleTimeout: want milliseconds or a duration such as "30s", got "soon"`},
+		{sections: []string{`{"connectTimout": "1s"}`}, err: "connectTimout"},
+	} {
+		sc, err := sessionsConfig(cfg(tc.sections...))
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%v: err = %v, want %q", tc.sections, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", tc.sections, err)
+		case sc.limits() != tc.want || sc.pushTimeout() != tc.push:
+			t.Errorf("%v: limits %+v push %v, want %+v and %v", tc.sections, sc.limits(), sc.pushTimeout(), tc.want, tc.push)
+		}
 	}
 }

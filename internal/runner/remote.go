@@ -128,7 +128,12 @@ func (r *Runner) sessionRemote(req RemoteRequest, sessionWorkspace string) (*git
 	if err != nil {
 		return nil, err
 	}
-	remote := req.Remote
+	return r.openRemote(ws, req.Remote, sc)
+}
+
+// openRemote opens remote (else sc's, else origin) of the repository of workspace ws, bounded by
+// sc's limits.
+func (r *Runner) openRemote(ws, remote string, sc SessionsConfig) (*gitops.SessionRemote, error) {
 	if remote == "" {
 		remote = sc.Remote
 	}
@@ -352,7 +357,7 @@ func (r *Runner) pushAtEnd(ctx context.Context, workspace string, sess *sessions
 	defer cancel()
 	store := r.Store()
 	push := func(id, remote string) error {
-		sr, err := r.sessionRemote(RemoteRequest{Remote: remote, Workspace: env.Workspace}, "")
+		sr, err := r.openRemote(env.Workspace, remote, sc)
 		if err == nil {
 			_, err = r.pushSession(ctx, sr, id)
 		}

@@ -432,8 +432,9 @@ func (r *Runner) PushPending(ctx context.Context, req RemoteRequest) (results []
 		sr, err := r.sessionRemote(one, "")
 		if err == nil {
 			res.Remote = sr.Name
-			if res.Result, err = r.pushSession(ctx, sr, p.ID); err == nil {
-				err = store.ClearPushPending(p.ID)
+			var pushed *gitops.SessionPushResult
+			if pushed, err = r.pushSession(ctx, sr, p.ID); err == nil {
+				res.Result, err = pushed, store.ClearPushPending(p.ID)
 			}
 		}
 		if err != nil {

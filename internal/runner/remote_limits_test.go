@@ -146,7 +146,7 @@ func TestPushPending(t *testing.T) {
 		res, _, _ := rh.r.PushPending(context.Background(), RemoteRequest{})
 		return res
 	})
-	if len(res) != 1 || res[0].ID != s.ID || res[0].Err == nil {
+	if len(res) != 1 || res[0].ID != s.ID || res[0].Err == nil || res[0].Result != nil {
 		t.Fatalf("push --pending to a silent remote: %+v", res)
 	}
 	if p, _ := rh.r.Store().PushPending(s.ID); p == nil {

@@ -126,6 +126,8 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 		`{"sessions": {"pushh": true}}`,
 		`{"hooks": {"ApprovalRequired": [{"type": "approval", "provider": "callback", "url": "https://x.test", "method": "GET"}]}}`,
 		`{"hooks": {"ApprovalRequired": [{"type": "approval", "provider": "input", "responseVar": "A-B"}]}}`,
+		`{"sessions": {"pushTimeout": "soon"}}`,
+		`{"sessions": {"idleTimeout": -1}}`,
 	}
 	for _, b := range bad {
 		var v any
@@ -205,6 +207,7 @@ func TestSchemaAcceptsTelemetryAndSessions(t *testing.T) {
 		`{"telemetry": {"tracesEndpoint": "https://otel.example.com/v1/traces", "logsEndpoint": "https://otel.example.com/v1/logs", "headers": {"x-api-key": "k"}, "serviceName": "ci-agents", "resourceAttributes": {"team": "infra"}}}`,
 		`{"sessions": {"push": true}}`,
 		`{"sessions": {"push": true, "remote": "audit"}}`,
+		`{"sessions": {"push": true, "connectTimeout": "5s", "idleTimeout": 30000, "pushTimeout": "1m"}}`,
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(b), &v); err != nil {

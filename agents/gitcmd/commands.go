@@ -162,6 +162,17 @@ func isCommandKey(key string) bool {
 	return false
 }
 
+// hookBypassEnv are hook managers' switches that skip the repository's hooks, with the values
+// that skip them (nil: any value): husky, pre-commit's SKIP, lefthook, overcommit.
+var hookBypassEnv = map[string][]string{
+	"HUSKY":              {"0"},
+	"HUSKY_SKIP_HOOKS":   {"1", "true"},
+	"SKIP":               nil,
+	"LEFTHOOK":           {"0", "false"},
+	"LEFTHOOK_EXCLUDE":   nil,
+	"OVERCOMMIT_DISABLE": {"1"},
+}
+
 // commandEnv are the environment variables whose value is a command git runs.
 var commandEnv = []string{"GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL",
 	"GIT_SEQUENCE_EDITOR", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",

@@ -100,6 +100,9 @@ func (r Report) Of(subcommand string) []Op {
 // maxAliases bounds aliases expanding to aliases.
 const maxAliases = 8
 
+// maxGuesses bounds the readings of one unknown program's arguments.
+const maxGuesses = 16
+
 // Scan reads a shell command.
 func Scan(command string) Report {
 	cmds := shellwalk.Walk(command)
@@ -167,7 +170,7 @@ func (s *scanner) command(c shellwalk.Command) {
 		return // what it runs is a command of its own
 	}
 	switch {
-	case c.Name == "git":
+	case c.Name == "git" || c.Name == "hub": // hub hands git's commands to git
 		s.git(c, c.Args[1:])
 	case strings.HasPrefix(c.Name, "git-") && builtins[c.Name[4:]]:
 		// A dashed program, as git runs its commands from its exec-path.
@@ -181,7 +184,8 @@ func (s *scanner) command(c shellwalk.Command) {
 // command line of git (or of a wrapper or shell) among them, or a script in one of them, that
 // commits or pushes makes the command unknown.
 func (s *scanner) opaque(c shellwalk.Command) {
-	for i := 1; i < len(c.Args); i++ {
+	guesses := 0 // bounded: a long line of wrappers' names is read a few times, not n² times
+	for i := 1; i < len(c.Args) && guesses < maxGuesses; i++ {
 		w := c.Args[i]
 		if !w.Literal {
 			continue
@@ -190,15 +194,17 @@ func (s *scanner) opaque(c shellwalk.Command) {
 		if name != "git" && !(strings.HasPrefix(name, "git-") && builtins[name[4:]]) && !shellwalk.Runs(name) {
 			continue
 		}
+		guesses++
 		if s.guessed(c.Argv(c.Args[i:], c.Name)) {
 			s.unknown(c.Name + ", a program the reader does not know, may run: " + sourceText(c.Args[i:]))
 			return
 		}
 	}
 	for _, w := range c.Args[1:] {
-		if !w.Literal || !strings.ContainsAny(w.Value, " \t\n;|&") {
+		if !w.Literal || !strings.ContainsAny(w.Value, " \t\n;|&") || guesses >= 2*maxGuesses {
 			continue
 		}
+		guesses++
 		texts := []string{w.Value}
 		if _, v, ok := strings.Cut(w.Value, "="); ok {
 			texts = append(texts, v)
@@ -256,6 +262,9 @@ func (s *scanner) config(c shellwalk.Command, inv *invocation, key string, value
 		inv.aliases[lk[len("alias."):]] = value
 	case isCommandKey(lk):
 		s.nested(c, value, "git config "+key)
+	case lk == "include.path" || strings.HasPrefix(lk, "includeif.") && strings.HasSuffix(lk, ".path"):
+		// Configuration from a file the reader does not read: it may set core.hooksPath.
+		inv.bypasses = append(inv.bypasses, written)
 	case (lk == "protocol.ext.allow" || lk == "protocol.allow") && strings.EqualFold(value.Text(), "always"):
 		s.unknown(written + ": ext:: remotes run commands")
 	}
@@ -321,20 +330,21 @@ func (s *scanner) gitEnv(c shellwalk.Command, inv *invocation, env map[string]sh
 	for _, key := range slices.Sorted(maps.Keys(env)) {
 		w := env[key]
 		value := w.Text()
+		if skips, ok := hookBypassEnv[key]; ok && value != "" && (skips == nil || slices.Contains(skips, value)) {
+			inv.bypasses = append(inv.bypasses, key+"="+value)
+			continue
+		}
 		switch {
-		case key == "HUSKY" && value == "0":
-			inv.bypasses = append(inv.bypasses, "HUSKY=0")
-		case key == "SKIP" && value != "":
-			inv.bypasses = append(inv.bypasses, "SKIP="+value)
+		case key == "GIT_CONFIG_GLOBAL" || key == "GIT_CONFIG_SYSTEM":
+			// Configuration from a file the reader does not read: it may set core.hooksPath.
+			inv.bypasses = append(inv.bypasses, key+"="+value)
 		case key == "GIT_CONFIG_PARAMETERS":
 			pairs, ok := parseConfigParameters(value)
 			if !ok || !w.Literal {
 				if strings.Contains(strings.ToLower(value), "core.hookspath") {
 					inv.setHooksPath(value, "GIT_CONFIG_PARAMETERS="+value)
 				}
-				if !w.Literal || !ok {
-					s.unknown("GIT_CONFIG_PARAMETERS the reader cannot read: " + value)
-				}
+				s.unknown("GIT_CONFIG_PARAMETERS the reader cannot read: " + value)
 				continue
 			}
 			for _, p := range pairs {

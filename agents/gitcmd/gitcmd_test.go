@@ -168,6 +168,17 @@ func TestScanSeesThrough(t *testing.T) {
 		{`git ci -m x`, `unknown`},         // an alias in a config file, or a git-ci program
 		{`git lfs push origin`, `unknown`}, // a program git finds elsewhere
 		{`git log --oneline`, ``},
+		{`GIT_CONFIG_PARAMETERS="$P" git push`, `unknown`},
+		// Other hook managers' switches, and configuration from files the reader does not read.
+		{`HUSKY_SKIP_HOOKS=1 LEFTHOOK=0 git commit -m x`, `commit bypass[HUSKY_SKIP_HOOKS=1; LEFTHOOK=0]`},
+		{`OVERCOMMIT_DISABLE=1 LEFTHOOK_EXCLUDE=lint git push`, `push bypass[LEFTHOOK_EXCLUDE=lint; OVERCOMMIT_DISABLE=1]`},
+		{`LEFTHOOK=1 HUSKY=1 git commit -m x`, `commit`},
+		{`GIT_CONFIG_GLOBAL=/tmp/cfg git commit -m x`, `commit bypass[GIT_CONFIG_GLOBAL=/tmp/cfg]`},
+		{`git -c include.path=/tmp/cfg commit -m x`, `commit bypass[-c include.path=/tmp/cfg]`},
+		{`hub push origin main`, `push`},
+		{`PS4='$(git push)' bash -xc :`, `push`},
+		{`hash -p /usr/bin/git g; g push`, `unknown`},
+		{strings.Repeat("true; ", 5000) + "git push", `unknown`},
 		// Commands git runs: configuration, environment, options.
 		{`git -c core.pager='git push' log`, `push`},
 		{`git -c core.sshCommand='sh -c "git push"' fetch`, `push`},
@@ -202,6 +213,11 @@ func TestScanSeesThrough(t *testing.T) {
 		{`su -c 'git push' bob`, `push`},
 		{`ssh localhost 'cd repo && git push'`, `push`},
 		{`echo 'git push origin' | sudo -s`, `push`},
+		{`echo -e 'git\x20push' | sh`, `unknown`},
+		{`echo "git $SUB" | bash`, `unknown`},
+		{"bash <<EOF\ngit $X\nEOF", `unknown`},
+		{"cat <<EOF | sh\ngit push\nEOF", `push`},
+		{`xargs git <<< "$SUB"`, `unknown`},
 		{`ssh localhost < cmds.sh`, ``}, // a script from a file, as ./cmds.sh
 		{"alias p='git push'\np origin", `push`},
 		{`=git push`, `unknown`},

@@ -29,12 +29,16 @@ func (sc *scope) inputDepth(st *syntax.Stmt, depth int) *input {
 				}
 				return &input{text: v}
 			}
-			return nil
+			text := sc.text(r.Hdoc)
+			if d, ok := literal(r.Word); ok { // the source runs up to the closing delimiter
+				text = strings.TrimSuffix(strings.TrimRight(text, "\n"), d)
+			}
+			return &input{text: text, expanded: true}
 		case syntax.WordHdoc:
 			if v, ok := literal(r.Word); ok {
 				return &input{text: v + "\n"}
 			}
-			return nil
+			return &input{text: sc.text(r.Word), expanded: true}
 		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
 			return nil
 		}
@@ -60,24 +64,36 @@ func (sc *scope) outputDepth(st *syntax.Stmt, depth int) *input {
 		}
 	}
 	args := make([]string, len(call.Args))
+	literalArgs := true
 	for i, a := range call.Args {
 		v, ok := literal(a)
 		if !ok {
-			return nil
+			v, literalArgs = sc.text(a), false
 		}
 		args[i] = v
 	}
+	if !literalArgs && (call.Args[0].Lit() == "" || len(call.Args) == 1) {
+		return nil
+	}
+	var out *input
 	switch baseName(args[0]) {
 	case "echo":
-		return echoOutput(args[1:])
+		out = echoOutput(args[1:])
 	case "printf":
-		return printfOutput(args[1:])
+		out = printfOutput(args[1:])
 	case "cat":
 		if len(args) == 1 || len(args) == 2 && args[1] == "-" {
 			return sc.inputDepth(st, depth)
 		}
+		return nil
+	default:
+		return nil
 	}
-	return nil
+	if !literalArgs {
+		// echo "git $SUB": written here, but expanded first.
+		out.text, out.expanded = strings.Join(args[1:], " "), true
+	}
+	return out
 }
 
 // echoOutput is what echo prints. Text with a backslash is not known: shells' echo differ on
@@ -92,7 +108,7 @@ func echoOutput(args []string) *input {
 	}
 	s := strings.Join(args, " ")
 	if strings.Contains(s, `\`) {
-		return nil
+		return &input{text: s, expanded: true} // shells' echo differ on escapes
 	}
 	if newline {
 		s += "\n"
@@ -106,8 +122,9 @@ func printfOutput(args []string) *input {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		return nil
+		return &input{}
 	}
+	unread := &input{text: strings.Join(args, " "), expanded: true}
 	format, values := args[0], args[1:]
 	var b strings.Builder
 	for {
@@ -125,7 +142,7 @@ func printfOutput(args []string) *input {
 				case '\\':
 					b.WriteByte('\\')
 				default:
-					return nil
+					return unread
 				}
 			case c == '%' && i+1 < len(format):
 				i++
@@ -138,7 +155,7 @@ func printfOutput(args []string) *input {
 					}
 					used++
 				default:
-					return nil
+					return unread
 				}
 			default:
 				b.WriteByte(c)

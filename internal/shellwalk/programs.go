@@ -104,7 +104,7 @@ var inert = []string{
 	// Builtins.
 	"cd", "pwd", "echo", "printf", "read", "test", "[", "true", "false", ":", "exit", "return",
 	"shift", "unset", "export", "readonly", "local", "declare", "typeset", "let", "wait", "jobs",
-	"kill", "umask", "ulimit", "type", "hash", "getopts", "pushd", "popd", "dirs", "shopt",
+	"kill", "umask", "ulimit", "type", "getopts", "pushd", "popd", "dirs", "shopt",
 	"history", "bg", "fg", "disown", "mapfile", "readarray", "times", "break", "continue",
 	// Files and text.
 	"cat", "tac", "ls", "dir", "cp", "mv", "rm", "rmdir", "mkdir", "ln", "touch", "chmod", "chown",
@@ -166,7 +166,7 @@ func init() {
 		"xargs": runXargs, "find": runFind, "fd": runFd, "fdfind": runFd, "parallel": runParallel,
 		"sem": runParallel, "busybox": runBusybox, "toybox": runBusybox, "su": runSu,
 		"runuser": runSu, "sg": runSg, "script": runScript, "flock": runFlock, "pee": runPee,
-		"at": runAt, "batch": runAt, "alias": runAlias,
+		"at": runAt, "batch": runAt, "alias": runAlias, "hash": runHash, "enable": runHash,
 	} {
 		programs[name] = program{run: run}
 	}
@@ -735,6 +735,22 @@ func runAlias(w *walker, c Command, f frame, _ *input) {
 	}
 }
 
+// runHash reads `hash -p PATH NAME` (NAME now runs PATH) and `enable -f FILE NAME` (a builtin
+// loaded from a file): the program a name runs is no longer its own.
+func runHash(w *walker, c Command, f frame, _ *input) {
+	flag := "p"
+	if c.Name == "enable" {
+		flag = "f"
+	}
+	for _, a := range c.Args[1:] {
+		if a.Literal && len(a.Value) > 1 && a.Value[0] == '-' && strings.Contains(a.Value[1:], flag) {
+			c.Unknown, c.Why = Unreadable, c.Name+" -"+flag+" makes a name run another program"
+			break
+		}
+	}
+	w.emit(c, f)
+}
+
 // runInterp reads an interpreter's inline code: the command is Code.
 func (o *interpOptions) runInterp(w *walker, c Command, f frame, stdin *input) {
 	ws := c.Args[1:]
@@ -814,6 +830,9 @@ loop:
 		code = operands[:1]
 	case len(code) == 0 && !file && !o.program && (len(operands) == 0 || operands[0].Literal && operands[0].Value == "-") && stdin != nil:
 		code = []Word{Lit(stdin.text)}
+		if stdin.expanded {
+			code = []Word{{Source: stdin.text}}
+		}
 	}
 	if len(code) > 0 {
 		c.Unknown, c.Code = Code, joinCode(code)

@@ -62,7 +62,7 @@ func (w *walker) wrap(c Command, own int, env []Assign, rest []Word, f frame, st
 // nestedScript yields c as a wrapper that runs script, and the script's commands.
 func (w *walker) nestedScript(c Command, env []Assign, script Word, via string, f frame, stdin *input) {
 	if !script.Literal {
-		c.Unknown, c.Why = ScriptExpansion, c.Name+" runs a script named by an expansion: "+script.Source
+		c.Unknown, c.Why = ScriptExpansion, c.Name+" runs a script the shell expands first: "+script.Source
 		w.emit(c, f)
 		return
 	}
@@ -93,5 +93,9 @@ func (w *walker) scriptFile(c Command, file *Word, via string, f frame, stdin *i
 		w.emit(c, f)
 		return
 	}
-	w.nestedScript(c, c.Env, Lit(in.text), via, f, nil)
+	script := Lit(in.text)
+	if in.expanded {
+		script = Word{Source: in.text}
+	}
+	w.nestedScript(c, c.Env, script, via, f, nil)
 }

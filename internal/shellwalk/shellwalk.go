@@ -130,6 +130,10 @@ func Runs(name string) bool {
 // maxDepth bounds nested scripts (`sh -c`, eval, a wrapper's script).
 const maxDepth = 8
 
+// maxCommands bounds the commands one walk yields (xargs in xargs in xargs…): past it the
+// walk stops with an Unreadable command.
+const maxCommands = 4096
+
 // Walk reads script and returns every simple command it runs, in the order they are written
 // (a command before the commands its substitutions and wrapped programs run).
 func Walk(script string) []Command {
@@ -187,15 +191,28 @@ func appendVia(via []string, v string) []string {
 	return append(out, v)
 }
 
-// input is what a command reads on its standard input when the walker knows it (a
-// here-document, a here-string, `echo … |`); nil when it does not.
-type input struct{ text string }
+// input is what a command reads on its standard input when it is written in the command (a
+// here-document, a here-string, `echo … |`); nil when it is not.
+type input struct {
+	text string
+	// expanded: the shell expands text (as written here) before the command reads it, or
+	// decodes escapes the walker does not: its value is not known.
+	expanded bool
+}
 
 type walker struct {
-	out []Command
+	out  []Command
+	full bool // maxCommands reached
 }
 
 func (w *walker) emit(c Command, f frame) {
+	if w.full {
+		return
+	}
+	if len(w.out) == maxCommands-1 {
+		w.full = true
+		c = Command{Unknown: Unreadable, Why: "the command runs too many commands to read"}
+	}
 	c.Depth, c.Via = f.depth, f.via
 	if c.Env == nil {
 		c.Env = f.env
@@ -220,6 +237,9 @@ func parse(src string) (*syntax.File, error) {
 
 // script reads src, run in frame f with stdin as its commands' standard input.
 func (w *walker) script(src string, f frame, stdin *input) {
+	if w.full {
+		return
+	}
 	if f.depth > maxDepth {
 		w.emit(Command{Unknown: Unreadable, Why: "scripts nested too deep"}, f)
 		return
@@ -347,6 +367,10 @@ func (sc *scope) walk(node syntax.Node, f frame) {
 				sc.walk(s, f.with("$(…)"))
 			}
 			return false
+		case *syntax.Assign:
+			if n.Name != nil && promptVars[n.Name.Value] && n.Value != nil {
+				sc.prompt(n.Name.Value, n.Value, f)
+			}
 		case *syntax.ExtGlob:
 			// zsh's glob qualifiers *(e:CODE:) and *(+FUNCTION) run code for each file.
 			if q := n.Pattern.Value; zshCodeQualifier(q) {
@@ -365,6 +389,38 @@ func (sc *scope) walk(node syntax.Node, f frame) {
 		}
 		return true
 	})
+}
+
+// promptVars are the shell's variables whose value it runs: PROMPT_COMMAND as a script, the
+// prompts' command substitutions (PS4 under `set -x`, PS0-PS2 in an interactive shell).
+var promptVars = map[string]bool{"PROMPT_COMMAND": true, "PS0": true, "PS1": true, "PS2": true, "PS4": true}
+
+// prompt reads what a shell runs of a prompt variable's value.
+func (sc *scope) prompt(name string, value *syntax.Word, f frame) {
+	v, ok := literal(value)
+	if !ok {
+		return // its substitutions are in the word, walked as any other's
+	}
+	inner := f.nested(name)
+	inner.env = sc.exported
+	if name == "PROMPT_COMMAND" {
+		sc.w.script(v, inner, nil)
+		return
+	}
+	if !strings.ContainsAny(v, "$`") {
+		return
+	}
+	// A prompt is expanded as a here-document's body is: read it as one, and walk its
+	// substitutions.
+	src := ": <<__shellwalk_prompt__\n" + v + "\n__shellwalk_prompt__\n"
+	file, err := parse(src)
+	if err != nil || len(file.Stmts) != 1 || len(file.Stmts[0].Redirs) != 1 || file.Stmts[0].Redirs[0].Hdoc == nil {
+		sc.w.emit(Command{Unknown: Unreadable, Why: name + " does not parse: " + v}, inner)
+		return
+	}
+	body := &scope{w: sc.w, src: src, exported: sc.exported}
+	body.prepass(file, sc.exported)
+	body.walk(file.Stmts[0].Redirs[0].Hdoc, inner)
 }
 
 // zshCodeQualifier reports whether a glob's parenthesised text holds zsh's e or + qualifier.

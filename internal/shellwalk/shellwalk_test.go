@@ -91,6 +91,13 @@ func TestWalk(t *testing.T) {
 		{`bash <<< 'git push'`, []string{`*bash`, `bash>git push`}},
 		{`sh <(echo git push)`, []string{`*sh <(echo git push)`, `sh>git push`, `<(…)>echo git push`}},
 		{`curl -s https://x | sh`, []string{`curl -s https://x`, `sh !script from a file`}},
+		// A script written in the command but expanded (or decoded) before the shell reads it.
+		{`echo "git $SUB" | sh`, []string{`echo "git $SUB"`, `sh !script from an expansion`}},
+		{`echo -e 'git\x20push' | sh`, []string{`echo -e git\x20push`, `sh !script from an expansion`}},
+		{`printf '%d' 1 | sh`, []string{`printf %d 1`, `sh !script from an expansion`}},
+		{"sh <<EOF\ngit $X\nEOF", []string{`sh !script from an expansion`}},
+		{`xargs git <<< "$X"`, []string{`*xargs`, `xargs>git +`}},
+		{"python3 <<EOF\nimport $M\nEOF", []string{"python3 !inline code[import $M\n]"}},
 		{`sh ./push.sh`, []string{`sh ./push.sh !script from a file`}},
 		{`. ./env.sh && source venv/bin/activate`, []string{`. ./env.sh !script from a file`, `source venv/bin/activate !script from a file`}},
 		{`sh -c`, []string{`sh -c`}},
@@ -101,6 +108,12 @@ func TestWalk(t *testing.T) {
 		{`ls *(e:'git push':)`, []string{`ls *(e:'git push':)`, `e:'git push': !inline code[e:'git push':]`}},
 		{`ls **/*(.)`, []string{`ls **/*(.)`}},
 		{`noglob git push`, []string{`*noglob`, `noglob>git push`}},
+		// Variables whose value the shell runs, names that run another program.
+		{`PS4='$(git push)' bash -xc :`, []string{`PS4=$(git push) *bash -xc :`, `PS4=$(git push) bash -c>:`, `PS4>$(…)>git push`}},
+		{`PROMPT_COMMAND='git push'`, []string{`PROMPT_COMMAND>git push`}},
+		{`PS1='\u \$ '`, nil},
+		{`hash -p /usr/bin/git g; g push`, []string{`hash -p /usr/bin/git g !unreadable`, `g push`}},
+		{`hash -r`, []string{`hash -r`}},
 		// Commands whose arguments are a script.
 		{`watch -n1 git push`, []string{`*watch -n1 git push`, `watch>git push`}},
 		{`watch -x git push`, []string{`*watch -x`, `watch>git push`}},
@@ -174,6 +187,19 @@ func TestWalkNestsNoDeeperThanMax(t *testing.T) {
 		if c.Name == "git" {
 			t.Errorf("git read past the depth bound: %+v", c)
 		}
+	}
+}
+
+// TestWalkYieldsABoundedNumber: a command that runs more commands than the walker yields ends
+// with an unreadable one, not with a silent cut.
+func TestWalkYieldsABoundedNumber(t *testing.T) {
+	t.Parallel()
+	cmds := Walk(strings.Repeat("true; ", maxCommands+10) + "git push")
+	if len(cmds) != maxCommands {
+		t.Fatalf("%d commands", len(cmds))
+	}
+	if last := cmds[len(cmds)-1]; last.Unknown != Unreadable || !strings.Contains(last.Why, "too many") {
+		t.Errorf("last = %+v", last)
 	}
 }
 

@@ -126,7 +126,7 @@ func runXargs(w *walker, c Command, f frame, stdin *input) {
 	w.emit(c, f)
 	inner := f.with("xargs")
 	in := stdin
-	if argFile {
+	if argFile || in != nil && in.expanded {
 		in = nil
 	}
 	if in == nil {
@@ -385,7 +385,7 @@ func runParallel(w *walker, c Command, f frame, stdin *input) {
 		open = true
 	}
 	if sources == 0 {
-		if stdin == nil {
+		if stdin == nil || stdin.expanded {
 			open = true
 		} else {
 			for _, l := range lines(stdin.text) {

@@ -121,13 +121,29 @@ func Scan(command string) Report {
 	return s.report
 }
 
+// guess is how the scanner reads what an unknown program may run.
+type guess uint8
+
+const (
+	// notGuessing reads the command itself.
+	notGuessing guess = iota
+	// guessArgv reads a command line among an unknown program's arguments (`foo git push`):
+	// as the command itself, but an alias it cannot see does not count (`apt install git
+	// curl`), nor do an unknown program's own arguments.
+	guessArgv
+	// guessScript reads an argument as a script (`tmux new 'git push'`): only git itself and
+	// the walker's bounds count, not what does not parse or is named by an expansion (an
+	// argument may be a title, not a script).
+	guessScript
+)
+
 type scanner struct {
 	report         Report
 	configBypasses []string
 	// aliases are those `git config alias.NAME VALUE` sets anywhere in the command.
 	aliases map[string]shellwalk.Word
-	// guess is set while reading what an unknown program may run: only git itself counts then.
-	guess bool
+	// guess is set while reading what an unknown program may run.
+	guess guess
 	// inEnv are the command variables (GIT_EDITOR, …) being read.
 	inEnv map[string]bool
 }
@@ -151,17 +167,22 @@ func (s *scanner) command(c shellwalk.Command) {
 	case shellwalk.ScriptFile:
 		return // like any program run from a file
 	case shellwalk.NamedByEnv:
-		if !s.guess && mentionsGit(c.Args) {
+		if s.guess != guessScript && mentionsGit(c.Args) {
 			s.unknown(c.Why)
 		}
 		return
 	case shellwalk.Code:
-		if !s.guess && codeMentionsGit(c.Code.Text()) {
+		if s.guess != guessScript && codeMentionsGit(c.Code.Text()) {
 			s.unknown(c.Why + " that mentions git: " + c.Code.Source)
 		}
 		return
+	case shellwalk.Unparsed:
+		if s.guess == notGuessing { // an argument that is not a script (a title) is no guess
+			s.unknown(c.Why)
+		}
+		return
 	default:
-		if !s.guess {
+		if s.guess != guessScript || c.Unknown == shellwalk.Unreadable {
 			s.unknown(c.Why)
 		}
 		return
@@ -175,7 +196,7 @@ func (s *scanner) command(c shellwalk.Command) {
 	case strings.HasPrefix(c.Name, "git-") && builtins[c.Name[4:]]:
 		// A dashed program, as git runs its commands from its exec-path.
 		s.git(c, append([]shellwalk.Word{shellwalk.Lit(c.Name[4:])}, c.Args[1:]...))
-	case c.Opaque() && !s.guess:
+	case c.Opaque() && s.guess == notGuessing:
 		s.opaque(c)
 	}
 }
@@ -195,7 +216,7 @@ func (s *scanner) opaque(c shellwalk.Command) {
 			continue
 		}
 		guesses++
-		if s.guessed(c.Argv(c.Args[i:], c.Name)) {
+		if s.guessed(guessArgv, c.Argv(c.Args[i:], c.Name)) {
 			s.unknown(c.Name + ", a program the reader does not know, may run: " + sourceText(c.Args[i:]))
 			return
 		}
@@ -210,7 +231,7 @@ func (s *scanner) opaque(c shellwalk.Command) {
 			texts = append(texts, v)
 		}
 		for _, t := range texts {
-			if s.guessed(c.Script(t, c.Name)) {
+			if s.guessed(guessScript, c.Script(t, c.Name)) {
 				s.unknown(c.Name + ", a program the reader does not know, may run the script: " + t)
 				return
 			}
@@ -220,8 +241,8 @@ func (s *scanner) opaque(c shellwalk.Command) {
 
 // guessed reports whether commands an unknown program may run commit or push, or run git in a
 // way that cannot be read.
-func (s *scanner) guessed(cmds []shellwalk.Command) bool {
-	g := &scanner{guess: true, aliases: s.aliases, inEnv: s.inEnv}
+func (s *scanner) guessed(how guess, cmds []shellwalk.Command) bool {
+	g := &scanner{guess: how, aliases: s.aliases, inEnv: s.inEnv}
 	g.walk(cmds)
 	return len(g.report.Ops) > 0 || g.report.Unknown
 }
@@ -302,7 +323,7 @@ func (s *scanner) git(c shellwalk.Command, ws []shellwalk.Word) {
 		}
 		switch {
 		case !ok:
-			if !s.guess {
+			if s.guess == notGuessing {
 				s.unknown("git " + sub + " is an alias or a program git finds elsewhere, which the reader cannot see")
 			}
 			return

@@ -179,6 +179,7 @@ func TestScanSeesThrough(t *testing.T) {
 		{`PS4='$(git push)' bash -xc :`, `push`},
 		{`hash -p /usr/bin/git g; g push`, `unknown`},
 		{strings.Repeat("true; ", 5000) + "git push", `unknown`},
+		{"mystery-wrapper " + strings.Repeat("sudo ", 5000) + "git push", `unknown`},
 		// Commands git runs: configuration, environment, options.
 		{`git -c core.pager='git push' log`, `push`},
 		{`git -c core.sshCommand='sh -c "git push"' fetch`, `push`},
@@ -229,6 +230,8 @@ func TestScanSeesThrough(t *testing.T) {
 		{`mystery-wrapper 'git push'`, `unknown`},
 		{`tmux new-session -d 'git push origin main'`, `unknown`},
 		{`mystery-wrapper git status`, ``},
+		{`mystery-wrapper sh -c "$X"`, `unknown`},
+		{`mystery-wrapper --title 'sh -c "$X"'`, ``},
 		{`apt-get install -y git curl`, ``},
 		{`gh pr create --title "Fix git push on Windows" --body "Run git push later"`, ``},
 		{`docker run --rm img git --version`, ``},
@@ -337,4 +340,19 @@ func TestNoVerifyAgreesWithGit(t *testing.T) {
 			t.Errorf("%q: git ran the hook: %v; Scan says skipped: %v", c, ran, skipped)
 		}
 	}
+}
+
+// FuzzScan: no command makes Scan panic (a panic would end the hook without an answer).
+func FuzzScan(f *testing.F) {
+	for _, c := range []string{
+		`git -c alias.p=push p`, `echo push | xargs -n1 git`, `env -S'git push'`, `find . -exec git {} +`,
+		`parallel 'git {}' ::: push`, `sh <<EOF` + "\ngit $X\nEOF", `su -c`, `flock f -c`, `xargs -I`,
+		`git -c`, `git config alias.p`, `printf '%s' | sh`, `awk -f`, `python3 -c`, `ls *(e:x:)`,
+		`PS4='$(git push)' bash -x`, `git submodule foreach`, `git -c alias.a='!' a`,
+	} {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		Scan(command)
+	})
 }

@@ -11,7 +11,7 @@
 // redirections and how it was reached ([Command.Via]). What cannot be read is said, not
 // skipped: a program named by an expansion, a script given as one (`sh -c "$X"`), a script read
 // from a file or from input the walker cannot see, an interpreter's inline code, a command that
-// does not parse, arguments appended at run time (xargs' input). Its callers decide what that
+// does not parse, arguments appended at run time (xargs' input), what is past its bounds. Its callers decide what that
 // means for them: the git gates ([github.com/autoagent/agent-hooks/agents/gitcmd]) fail closed.
 //
 // The programs the walker knows are data, in programs.go: how many of a wrapper's own options
@@ -47,13 +47,15 @@ const (
 	// Code is an interpreter's inline code (`python -c`, `node -e`, `perl -e`, an awk program,
 	// code on its standard input): the walker does not read other languages; Code holds it.
 	Code
-	// Unreadable is a command that does not parse, scripts nested too deep, or a wrapper whose
-	// command the walker cannot take from its arguments.
+	// Unreadable is past the walker's bounds (scripts nested too deep, too many commands), or
+	// a program whose command the walker cannot take from its arguments (env -S, hash -p).
 	Unreadable
+	// Unparsed is a script that does not parse (as bash, nor as POSIX sh).
+	Unparsed
 )
 
 var unknownNames = [...]string{"readable", "named by the environment", "named by an expansion",
-	"script from an expansion", "script from a file", "inline code", "unreadable"}
+	"script from an expansion", "script from a file", "inline code", "unreadable", "does not parse"}
 
 func (u Unknown) String() string {
 	if int(u) < len(unknownNames) {
@@ -246,7 +248,7 @@ func (w *walker) script(src string, f frame, stdin *input) {
 	}
 	file, err := parse(src)
 	if err != nil {
-		w.emit(Command{Unknown: Unreadable, Why: "the command does not parse: " + err.Error()}, f)
+		w.emit(Command{Unknown: Unparsed, Why: "the command does not parse: " + err.Error()}, f)
 		return
 	}
 	sc := &scope{w: w, src: src, stdin: stdin, exported: f.env}
@@ -415,7 +417,7 @@ func (sc *scope) prompt(name string, value *syntax.Word, f frame) {
 	src := ": <<__shellwalk_prompt__\n" + v + "\n__shellwalk_prompt__\n"
 	file, err := parse(src)
 	if err != nil || len(file.Stmts) != 1 || len(file.Stmts[0].Redirs) != 1 || file.Stmts[0].Redirs[0].Hdoc == nil {
-		sc.w.emit(Command{Unknown: Unreadable, Why: name + " does not parse: " + v}, inner)
+		sc.w.emit(Command{Unknown: Unparsed, Why: name + " does not parse: " + v}, inner)
 		return
 	}
 	body := &scope{w: sc.w, src: src, exported: sc.exported}

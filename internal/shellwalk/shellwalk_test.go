@@ -161,8 +161,8 @@ func TestWalk(t *testing.T) {
 		{`python3 script.py`, []string{`python3 script.py`}},
 		{`expect -c 'spawn git push'`, []string{`expect -c spawn git push !inline code[spawn git push]`}},
 		// What does not parse.
-		{`git commit -m "unterminated`, []string{` !unreadable`}},
-		{strings.Repeat(`sh -c "`, 1) + `x`, []string{` !unreadable`}},
+		{`git commit -m "unterminated`, []string{` !does not parse`}},
+		{`sh -c 'git commit -m "x'`, []string{`*sh -c git commit -m "x`, `sh -c> !does not parse`}},
 	}
 	for _, tt := range tests {
 		if got, want := summary(Walk(tt.command)), strings.Join(tt.want, "\n"); got != want {

@@ -77,6 +77,7 @@ func TestWalk(t *testing.T) {
 		{`busybox sh -c 'git push'`, []string{`*busybox`, `busybox>*sh -c git push`, `busybox>sh -c>git push`}},
 		{`fish --command 'git push'`, []string{`*fish --command git push`, `fish -c>git push`}},
 		{`HUSKY=0 sh -c 'git commit'`, []string{`HUSKY=0 *sh -c git commit`, `HUSKY=0 sh -c>git commit`}},
+		{`sh -c 'a | b' && sh -c 'c' && d "e f" | g`, []string{`*sh -c a | b`, `sh -c>a`, `sh -c>b`, `*sh -c c`, `sh -c>c`, `d e f`, `g`}},
 		{`sh -c "$SCRIPT"`, []string{`sh -c "$SCRIPT" !script from an expansion`}},
 		{`sh -c 'git push "$1"' _ "$X"`, []string{`*sh -c git push "$1" _ "$X"`, `sh -c>git push "$1"`}},
 		{`sh -c 'sh -c "sh -c \"git push\""'`, []string{`*sh -c sh -c "sh -c \"git push\""`, `sh -c>*sh -c sh -c "git push"`, `sh -c>sh -c>*sh -c git push`, `sh -c>sh -c>sh -c>git push`}},

@@ -11,8 +11,9 @@
 // redirections and how it was reached ([Command.Via]). What cannot be read is said, not
 // skipped: a program named by an expansion, a script given as one (`sh -c "$X"`), a script read
 // from a file or from input the walker cannot see, an interpreter's inline code, a command that
-// does not parse, arguments appended at run time (xargs' input), what is past its bounds. Its callers decide what that
-// means for them: the git gates ([github.com/autoagent/agent-hooks/agents/gitcmd]) fail closed.
+// does not parse, arguments appended at run time (xargs' input), what is past its bounds. Its
+// callers decide what that means for them: the git gates
+// ([github.com/autoagent/agent-hooks/agents/gitcmd]) fail closed.
 //
 // The programs the walker knows are data, in programs.go: how many of a wrapper's own options
 // and operands to skip before the command it runs, which programs run nothing of their
@@ -57,6 +58,7 @@ const (
 var unknownNames = [...]string{"readable", "named by the environment", "named by an expansion",
 	"script from an expansion", "script from a file", "inline code", "unreadable", "does not parse"}
 
+// String says what could not be read, for a person.
 func (u Unknown) String() string {
 	if int(u) < len(unknownNames) {
 		return unknownNames[u]
@@ -125,7 +127,7 @@ func (c Command) Opaque() bool {
 // Runs reports whether the walker reads name as a program that runs a command or a script
 // (sudo, env, xargs, sh, eval, …).
 func Runs(name string) bool {
-	p, ok := programs[family(baseName(name))]
+	p, ok := programs[family(ProgramName(name))]
 	return ok && p.run != nil
 }
 

@@ -262,6 +262,9 @@ type invocation struct {
 	hooksPath *string
 	bypasses  []string
 	aliases   map[string]shellwalk.Word
+	// editor is set when the command line sets the editor git runs (core.editor,
+	// sequence.editor, GIT_EDITOR, …): what it writes cannot be read.
+	editor bool
 }
 
 func (inv *invocation) setHooksPath(value, written string) {
@@ -282,13 +285,26 @@ func (s *scanner) config(c shellwalk.Command, inv *invocation, key string, value
 		}
 		inv.aliases[lk[len("alias."):]] = value
 	case isCommandKey(lk):
+		inv.editor = inv.editor || lk == "core.editor" || lk == "sequence.editor"
 		s.nested(c, value, "git config "+key)
-	case lk == "include.path" || strings.HasPrefix(lk, "includeif.") && strings.HasSuffix(lk, ".path"):
+	case strings.HasPrefix(lk, "submodule.") && strings.HasSuffix(lk, ".update") && strings.HasPrefix(value.Text(), "!"):
+		s.nested(c, shellwalk.Word{Value: value.Value[min(1, len(value.Value)):], Literal: value.Literal, Source: value.Source}, "git config "+key)
+	case includeKey(lk):
 		// Configuration from a file the reader does not read: it may set core.hooksPath.
 		inv.bypasses = append(inv.bypasses, written)
-	case (lk == "protocol.ext.allow" || lk == "protocol.allow") && strings.EqualFold(value.Text(), "always"):
+	case (lk == "protocol.ext.allow" || lk == "protocol.allow") && allowsProtocol(value.Text()):
 		s.unknown(written + ": ext:: remotes run commands")
 	}
+}
+
+// includeKey reports a configuration key that includes another file.
+func includeKey(lk string) bool {
+	return lk == "include.path" || strings.HasPrefix(lk, "includeif.") && strings.HasSuffix(lk, ".path")
+}
+
+// allowsProtocol reports a protocol.allow value that lets a command line use the protocol.
+func allowsProtocol(v string) bool {
+	return strings.EqualFold(v, "always") || strings.EqualFold(v, "user")
 }
 
 // git reads one git command line: ws are the words after the program.
@@ -383,8 +399,18 @@ func (s *scanner) gitEnv(c shellwalk.Command, inv *invocation, env map[string]sh
 			s.config(c, inv, value, v, written)
 		}
 	}
+	if v, ok := env["GIT_ALLOW_PROTOCOL"]; ok && strings.Contains(v.Text(), "ext") {
+		s.unknown("GIT_ALLOW_PROTOCOL=" + v.Text() + ": ext:: remotes run commands")
+	}
 	for _, name := range commandEnv {
-		if w, ok := env[name]; ok && !s.inEnv[name] {
+		w, ok := env[name]
+		if !ok {
+			continue
+		}
+		if strings.HasSuffix(name, "EDITOR") || name == "VISUAL" {
+			inv.editor = true
+		}
+		if !s.inEnv[name] {
 			// The commands it runs inherit the variable: read it once.
 			if s.inEnv == nil {
 				s.inEnv = map[string]bool{}
@@ -517,12 +543,19 @@ func (s *scanner) run(c shellwalk.Command, inv *invocation, sub string, args []s
 		key, value, ok := configSet(args)
 		switch lk := strings.ToLower(key); {
 		case !ok:
-		case lk == "core.hookspath":
+		case lk == "core.hookspath" || includeKey(lk):
 			s.configBypasses = append(s.configBypasses, "git config "+strings.Join(sources(args), " "))
 		case isCommandKey(lk):
 			s.nested(c, value, "git config "+key)
+		case (lk == "protocol.ext.allow" || lk == "protocol.allow") && allowsProtocol(value.Text()):
+			s.unknown("git config " + key + ": ext:: remotes run commands")
 		}
 		return
+	case "rebase":
+		// An interactive rebase runs the todo list the editor writes, `exec` lines and all.
+		if inv.editor && interactive(args) {
+			s.unknown("git rebase -i with an editor the command sets: its todo list may run commands")
+		}
 	case "shell": // git-shell -c 'git-receive-pack …'
 		if len(args) >= 2 && args[0].Literal && args[0].Value == "-c" {
 			s.nested(c, args[1], "git shell -c")
@@ -709,6 +742,23 @@ func (s *scanner) scriptOptions(c shellwalk.Command, sub string, args []shellwal
 			}
 		}
 	}
+}
+
+// interactive reports rebase's -i / --interactive.
+func interactive(args []shellwalk.Word) bool {
+	for _, a := range args {
+		if !a.Literal {
+			continue
+		}
+		v := a.Value
+		if v == "--" {
+			return false
+		}
+		if v == "--interactive" || strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsRune(v[1:], 'i') {
+			return true
+		}
+	}
+	return false
 }
 
 // operand is the index of a command's first argument that is not an option (or one's value).

@@ -196,6 +196,15 @@ func TestScanSeesThrough(t *testing.T) {
 		{`git for-each-repo --config=maintenance.repo push`, `push`},
 		{`git filter-branch --tree-filter 'git push' HEAD`, `push | commit(filter-branch)`},
 		{`git push 'ext::sh -c git%20push'`, `unknown`},
+		{`git -c protocol.ext.allow=user fetch origin`, `unknown`},
+		{`GIT_ALLOW_PROTOCOL=file:ext git fetch origin`, `unknown`},
+		{`git config protocol.allow always`, `unknown`},
+		{`git -c submodule.x.update='!git push' submodule update`, `push`},
+		{`GIT_SEQUENCE_EDITOR="sed -i 's/^pick/exec git push #/'" git rebase -i HEAD~2`, `unknown`},
+		{`git -c sequence.editor=true rebase -i HEAD~2`, `unknown`},
+		{`git rebase -i HEAD~2`, `commit(rebase)`}, // the user's own editor
+		{`GIT_EDITOR=true git rebase --continue`, `commit(rebase)`},
+		{`git config include.path /tmp/cfg && git commit -m x`, `commit bypass[git config include.path /tmp/cfg]`},
 		{`git -c protocol.ext.allow=always fetch x`, `unknown`},
 		// Wrappers, known and not.
 		{`env -S 'git push' origin`, `push`},

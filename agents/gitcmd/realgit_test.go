@@ -68,6 +68,8 @@ func TestFormsCommitAndPushWithRealGit(t *testing.T) {
 		{"bash 2>/dev/null <<'EOF'\nPS4='$(git push -q origin main)'\nset -x\n:\nEOF", "push", "bash"},
 		{`bash -c 'hash -p "$(command -v git)" g; g push -q origin main'`, "push", "bash"},
 		{"bash <<'EOF'\nshopt -s expand_aliases\nalias p='git push -q origin main'\np\nEOF", "push", "bash"},
+		{`GIT_SEQUENCE_EDITOR="sed -i '1i exec git push -q origin main'" git rebase -q -i HEAD~1`, "push", "sed"},
+		{`git -c protocol.ext.allow=always fetch -q 'ext::sh -c git% push% -q% origin% main% >&2;% git-upload-pack% ` + remote + `' main`, "push", ""},
 		{`busybox sh -c 'git push -q origin main'`, "push", "busybox"},
 		{`script -qc 'git push -q origin main' /dev/null`, "push", "script"},
 		{`flock ` + filepath.Join(dir, "lock") + ` git push -q origin main`, "push", "flock"},

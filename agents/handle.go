@@ -412,7 +412,7 @@ func gitPayload(base hooks.Payload, report gitcmd.Report, sub, cwd, command stri
 		for j, a := range op.Args {
 			args[j] = a
 		}
-		c := map[string]any{"args": args, "noVerify": op.NoVerify}
+		c := map[string]any{"subcommand": op.Command, "args": args, "noVerify": op.NoVerify}
 		if dir != "" {
 			c["dir"] = dir
 		}

@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/approval"
@@ -161,17 +159,37 @@ type approvalRun struct {
 	prURL    string
 	headRepo string  // full name of the repository the pull request's commits come from
 	author   account // who opened the pull request
-	request  *gh.IssueComment
 	last     verdict // of the latest check that succeeded
+
+	// The request comment this run waits on (see approvalrequest.go): the comment, the fields its
+	// marker records, the body it was posted with, and its updated_at when last found unchanged.
+	request *gh.IssueComment
+	req     requestFields
+	body    string
+	seen    time.Time
+	// voteEdits are the edits GitHub recorded of command comments, by comment id, as of the
+	// updated_at and body they were read with.
+	voteEdits map[int64]voteEdits
+	// closed is set while a closed request is read for a rejection that still holds: it is not
+	// checked for edits (it was edited: closed) and approves nothing.
+	closed bool
 
 	actor      account   // who started this run (GITHUB_ACTOR), recorded in a request it posts
 	initiators []account // who started the work asked about: never decide unless allowSelf
 
-	// bound is set for a request about an agent's tool call: an approving command counts only
-	// when it names the request (/approve <ref>), and approving reviews do not count, because
-	// neither says which call it approves, and the agent may have asked about another call
-	// since the approver read the request.
+	// bound is set for a request about an agent's tool call: its request has a ref, so an
+	// approving command counts only when it names the request (/approve <ref>), and approving
+	// reviews do not count, because neither says which call it approves, and the agent may have
+	// asked about another call since the approver read the request. A request that replaces
+	// one that cannot be trusted has a ref too (requestFields.ref).
 	bound bool
+}
+
+// voteEdits is what GitHub recorded of a command comment's edits, as of its updated_at and body.
+type voteEdits struct {
+	updated time.Time
+	body    string
+	edits   *CommentEdits // nil: the comment is gone
 }
 
 // answerEvents are the events an answer itself starts: their GITHUB_ACTOR is a reviewer or
@@ -209,9 +227,10 @@ type verdict struct {
 	decided   bool
 	approve   bool
 	decider   *vote
-	approvals []string // logins whose latest vote approves
-	approving []*vote  // those votes, oldest first
-	ignored   []string // why some votes did not count
+	approvals []string   // logins whose latest vote approves
+	approving []*vote    // those votes, oldest first
+	ignored   []string   // why some votes did not count
+	untrusted *untrusted // why the request approves nothing, when it cannot be trusted
 }
 
 func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
@@ -224,8 +243,10 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 			return a.failure(ctx, err)
 		}
 	}
-	if err := a.findOrPostRequest(ctx); err != nil {
+	if out, done, err := a.findOrPostRequest(ctx); err != nil {
 		return a.failure(ctx, err)
+	} else if done {
+		return out
 	}
 	var last approval.LastCheck
 	errorsInARow := 0
@@ -249,6 +270,8 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 		cutShort := err != nil && (ctx.Err() != nil || !a.opts.now().Before(a.deadline))
 		last.Record(err, cutShort)
 		switch {
+		case err == nil && v.untrusted != nil:
+			return a.distrust(ctx, v.untrusted, a.request, a.req.ref, requestFields{key: a.key, head: a.head, id: a.id, actor: a.req.actor})
 		case err == nil:
 			errorsInARow = 0
 			a.last = v
@@ -266,7 +289,7 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 			var apiErr *APIError
 			errorsInARow++
 			if !a.wait || errorsInARow >= 3 || errors.As(err, &apiErr) && apiErr.Status >= 400 && apiErr.Status < 500 {
-				return a.undecided(ctx, err)
+				return a.undecided(err)
 			}
 			progress(a.inv.Stderr, "approval: %v (will retry)", err)
 		}
@@ -290,7 +313,7 @@ func (a *approvalRun) failure(ctx context.Context, err error) hooks.Outcome {
 	if ctx.Err() != nil {
 		return a.stopped(ctx, err)
 	}
-	return a.undecided(ctx, err)
+	return a.undecided(err)
 }
 
 // pollCost is about how many requests one check makes (pull request, comments, reviews and a
@@ -323,184 +346,11 @@ func (a *approvalRun) refreshPR(ctx context.Context) error {
 	return nil
 }
 
-// The request comment begins with a hidden marker naming the request's key, the head commit it
-// was made for, the approval.RequestID of what it asks and who started the run that asked (login and
-// id, none outside Actions); the part after the status marker is rewritten as the request
-// progresses. Only a marker at the very start counts: other comments of the same identity may
-// quote one.
-var approvalMarker = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^<!-- agent-hooks:approval key="([^"]*)" head="([0-9a-fA-F]*)" request="([0-9a-f]{64})"(?: actor="([^"]*)" actor-id="([0-9]*)")? -->`)
-})
-
-const statusMarker = "<!-- agent-hooks:status -->"
-
-// findOrPostRequest reuses this hook's latest request (same key, posted by the token's own
-// identity) when it asks for the same thing (same approval.RequestID, and the current head when
-// requireHeadCommit), or posts a new one; an undecided earlier request is marked superseded.
-func (a *approvalRun) findOrPostRequest(ctx context.Context) error {
-	comments, err := a.c.Comments(ctx, a.t, time.Time{})
-	if err != nil {
-		return err
-	}
-	for i := len(comments) - 1; i >= 0; i-- {
-		cm := comments[i]
-		m := approvalMarker().FindStringSubmatch(cm.GetBody())
-		if m == nil || m[1] != a.key {
-			continue
-		}
-		if self, err := a.c.IsSelf(ctx, cm.GetUser()); err != nil {
-			return err
-		} else if !self {
-			continue
-		}
-		status := statusOf(cm.GetBody())
-		undecided := strings.HasPrefix(status, "⏳") || strings.HasPrefix(status, "⌛") || strings.HasPrefix(status, "🛑") || strings.HasPrefix(status, "⚠️")
-		var why string
-		switch {
-		case m[3] != a.id:
-			why = "↪️ **Superseded**: the agent asks for something else now; approval was asked again below."
-		case a.requireHead && !strings.EqualFold(m[2], a.head):
-			why = fmt.Sprintf("↪️ **Superseded**: new commits were pushed (head `%s`); approval was asked again below.", short(a.head))
-		}
-		if why != "" {
-			if undecided {
-				if _, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), why)); err != nil {
-					return err
-				}
-			}
-			break
-		}
-		if undecided && !strings.HasPrefix(status, "⏳") {
-			// An earlier run timed out, was cancelled or could not decide: the request is waited
-			// on again.
-			edited, err := a.c.EditComment(ctx, a.t, cm.GetID(), withStatus(cm.GetBody(), a.waitingStatus()))
-			if err != nil {
-				return err
-			}
-			cm = edited
-		}
-		a.request = cm
-		if m[4] != "" {
-			id, _ := strconv.ParseInt(m[5], 10, 64)
-			a.initiators = append(a.initiators, account{login: m[4], id: id})
-		}
-		progress(a.inv.Stderr, "approval: waiting on the request at %s", cm.GetHTMLURL())
-		return nil
-	}
-	if a.actor.login != "" {
-		a.initiators = append(a.initiators, a.actor)
-	}
-	cm, err := a.c.CreateComment(ctx, a.t, a.requestBody())
-	if err != nil {
-		return err
-	}
-	a.request = cm
-	progress(a.inv.Stderr, "approval: asked for approval at %s", cm.GetHTMLURL())
-	return nil
-}
-
-// requestText is the request as the approver reads it: the message with the payload's values,
-// which cannot carry markers of their own, and the agent's tool call when it is about one.
-func (a *approvalRun) requestText() string {
-	msg := a.message
-	if msg == "" {
-		msg = "The agent needs approval to continue."
-	}
-	text := strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
-	if tc := approval.ToolCallOf(a.inv.Payload); tc != nil {
-		text += "\n\n" + toolCallMarkdown(tc)
-	}
-	return text
-}
-
-func (a *approvalRun) requestBody() string {
-	who := "someone with write access to this repository"
-	if len(a.teams) > 0 {
-		var teams []string
-		for _, t := range a.teams {
-			teams = append(teams, "@"+t.String())
-		}
-		who = "a member of " + strings.Join(teams, ", ")
-	}
-	if len(a.approvers) > 0 {
-		who += " or " + strings.Join(atLogins(a.approvers), ", ")
-	}
-	if !a.allowSelf {
-		var not []string
-		if a.author.login != "" {
-			not = append(not, fmt.Sprintf("the pull request's author @%s", a.author.login))
-		}
-		if a.actor.login != "" && !a.author.is(&gh.User{Login: &a.actor.login, ID: &a.actor.id}) {
-			not = append(not, fmt.Sprintf("@%s, who started this run", a.actor.login))
-		}
-		if len(not) > 0 {
-			who += ", other than " + strings.Join(not, " and ")
-		}
-	}
-	count := "one approval is"
-	if a.minApprovals > 1 {
-		count = fmt.Sprintf("%d approvals are", a.minApprovals)
-	}
-	review := "an **Approve** / **Request changes** review counts too"
-	if a.requireHead {
-		review += fmt.Sprintf(" when it is on the current head `%s`", short(a.head))
-	}
-	arg := ""
-	if a.bound {
-		arg = " " + a.ref()
-		review = "the command must name this request (`" + a.ref() + "`): an approving review, or a command naming another request, approves no tool call"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "<!-- agent-hooks:approval key=%q head=%q request=%q", a.key, a.head, a.id)
-	if a.actor.login != "" {
-		fmt.Fprintf(&b, " actor=%q actor-id=\"%d\"", a.actor.login, a.actor.id)
-	}
-	b.WriteString(" -->\n")
-	fmt.Fprintf(&b, "### 🔐 Approval requested · %s\n\n%s\n\n", a.inv.Event, a.text)
-	fmt.Fprintf(&b, "Reply %s to let the agent proceed, or %s to stop it; %s. "+
-		"Decided by %s; %s needed.\n\n", commandList(a.approveWords, arg), commandList(a.rejectWords, arg+" <reason>"), review, who, count)
-	b.WriteString(statusMarker + "\n")
-	b.WriteString(a.waitingStatus())
-	return b.String()
-}
-
-// refPattern matches what names a request in a command (ref).
-var refPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{8}$`) })
-
-// ref is how an approver names this request in a command: the start of its request id.
-func (a *approvalRun) ref() string { return a.id[:8] }
-
-func (a *approvalRun) waitingStatus() string {
-	if a.inv.AsksAgain && a.timeoutAction != hooks.DecisionApprove {
-		return "⏳ **Waiting for a decision**: until then the agent is refused this call, and it picks the decision up when it makes the same call again."
-	}
-	return fmt.Sprintf("⏳ **Waiting for a decision** (up to %s, then %s).", roundDuration(a.timeout), a.timeoutVerb())
-}
-
-func (a *approvalRun) timeoutVerb() string {
-	if a.timeoutAction == hooks.DecisionApprove {
-		return "approved automatically"
-	}
-	return "blocked"
-}
-
-// statusOf is the status part of a request comment.
-func statusOf(body string) string {
-	_, status, _ := strings.Cut(body, statusMarker+"\n")
-	return status
-}
-
-// withStatus replaces the status part of a request comment.
-func withStatus(body, status string) string {
-	if i := strings.Index(body, statusMarker); i >= 0 {
-		body = body[:i]
-	} else {
-		body += "\n\n"
-	}
-	return body + statusMarker + "\n" + status
-}
-
-// check reads the reviews and comments made since the request and decides if it can.
+// check reads the reviews and comments made since the request and decides if it can. The request
+// must still be as it was posted, and a command comment counts only as its author posted it:
+// GitHub's record of their edits is read for the request whenever the comments list shows it
+// changed (or not at all: the list may leave it out) and before any decision, and once for each
+// command comment (again when it changes).
 func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 	var v verdict
 	since := a.request.GetCreatedAt().Time
@@ -512,9 +362,22 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 	if err != nil {
 		return v, err
 	}
-	var votes []vote
+	type command struct {
+		cm      *gh.IssueComment
+		word    string
+		approve bool
+		reason  string
+	}
+	var (
+		commands []command
+		unknown  []string // node ids of command comments whose edits are not known
+		listed   *gh.IssueComment
+	)
 	for _, cm := range comments {
-		login := cm.GetUser().GetLogin()
+		if cm.GetID() == a.request.GetID() {
+			listed = cm
+			continue
+		}
 		if cm.GetID() <= a.request.GetID() || cm.GetCreatedAt().Before(since) {
 			continue
 		}
@@ -524,24 +387,71 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 			}
 			continue
 		}
-		command, approve, reason, ok := a.parseCommand(cm.GetBody())
+		word, approve, reason, ok := a.parseCommand(cm.GetBody())
 		if !ok {
 			continue
 		}
-		if a.bound {
+		commands = append(commands, command{cm, word, approve, reason})
+		if known, ok := a.voteEdits[cm.GetID()]; !ok || known.body != cm.GetBody() || !known.updated.Equal(cm.GetUpdatedAt().Time) {
+			unknown = append(unknown, cm.GetNodeID())
+		}
+	}
+	verified := false
+	if listed == nil || listed.GetBody() != a.body || !listed.GetUpdatedAt().Time.Equal(a.seen) || len(unknown) > 0 {
+		u, edits, err := a.verify(ctx, unknown...)
+		if err != nil {
+			return v, err
+		}
+		if u != nil && !a.closed {
+			return verdict{untrusted: u}, nil
+		}
+		verified = true
+		if listed != nil {
+			a.seen = listed.GetUpdatedAt().Time // moved without an edit
+		}
+		if a.voteEdits == nil {
+			a.voteEdits = map[int64]voteEdits{}
+		}
+		for _, c := range commands {
+			if slices.Contains(unknown, c.cm.GetNodeID()) {
+				a.voteEdits[c.cm.GetID()] = voteEdits{updated: c.cm.GetUpdatedAt().Time, body: c.cm.GetBody(), edits: edits[c.cm.GetNodeID()]}
+			}
+		}
+	}
+	var votes []vote
+	for _, c := range commands {
+		cm, login, reason := c.cm, c.cm.GetUser().GetLogin(), c.reason
+		edits := a.voteEdits[cm.GetID()].edits
+		switch {
+		case edits == nil:
+			continue // deleted since it was listed
+		case edits.Edited() && c.approve:
+			// An edited rejection still rejects: blocking on it fails closed.
+			by := "@" + edits.Editor
+			switch {
+			case edits.Editor == "":
+				by = "an account GitHub no longer knows"
+			case sameLogin(edits.Editor, login):
+				by = "its author " + by
+			}
+			v.ignored = append(v.ignored, fmt.Sprintf("@%s's %s was edited after it was posted (last by %s): a vote counts only as its author posted it; to vote, post a new comment or a review",
+				login, c.word, by))
+			continue
+		}
+		if ref := a.req.ref; ref != "" {
 			named, rest, _ := strings.Cut(reason, " ")
 			switch {
-			case strings.EqualFold(named, a.ref()):
+			case strings.EqualFold(named, ref):
 				reason = strings.TrimSpace(rest)
-			case approve || refPattern().MatchString(named):
-				v.ignored = append(v.ignored, fmt.Sprintf("@%s's %s does not name this request (%s %s)", login, command, command, a.ref()))
+			case c.approve || refPattern().MatchString(named):
+				v.ignored = append(v.ignored, fmt.Sprintf("@%s's %s does not name this request (%s %s)", login, c.word, c.word, ref))
 				continue
 			}
-			if approve {
+			if c.approve {
 				reason = ""
 			}
 		}
-		votes = append(votes, vote{user: cm.GetUser(), login: login, approve: approve, via: "comment", command: command, url: cm.GetHTMLURL(), reason: reason, at: cm.GetCreatedAt().Time})
+		votes = append(votes, vote{user: cm.GetUser(), login: login, approve: c.approve, via: "comment", command: c.word, url: cm.GetHTMLURL(), reason: reason, at: cm.GetCreatedAt().Time})
 	}
 	for _, rv := range reviews {
 		login := rv.GetUser().GetLogin()
@@ -556,8 +466,12 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 		}
 		switch rv.GetState() {
 		case "APPROVED":
-			if a.bound {
-				v.ignored = append(v.ignored, fmt.Sprintf("@%s's approving review does not name a tool call (%s %s does)", login, a.approveWords[0], a.ref()))
+			switch {
+			case a.req.ref != "" && a.bound:
+				v.ignored = append(v.ignored, fmt.Sprintf("@%s's approving review does not name a tool call (%s %s does)", login, a.approveWords[0], a.req.ref))
+				continue
+			case a.req.ref != "":
+				v.ignored = append(v.ignored, fmt.Sprintf("@%s's approving review does not name this request, which replaces one that cannot be trusted (%s %s does)", login, a.approveWords[0], a.req.ref))
 				continue
 			}
 			if a.requireHead && !strings.EqualFold(rv.GetCommitID(), a.head) {
@@ -611,6 +525,20 @@ func (a *approvalRun) check(ctx context.Context) (verdict, error) {
 		v.decided = true
 	case len(approvals) >= a.minApprovals:
 		v.decided, v.approve, v.decider = true, true, approvals[a.minApprovals-1]
+	}
+	if a.closed && v.approve {
+		v.decided, v.approve, v.decider = false, false, nil // a closed request approves nothing
+	}
+	if v.decided && !verified && !a.closed {
+		// The votes were listed before this: a request still as posted now was so when they were
+		// cast.
+		u, _, err := a.verify(ctx)
+		if err != nil {
+			return v, err
+		}
+		if u != nil {
+			return verdict{untrusted: u}, nil
+		}
 	}
 	return v, nil
 }
@@ -793,14 +721,6 @@ func (a *approvalRun) how(vt *vote) string {
 	return "a review requesting changes"
 }
 
-// record edits the request comment with a new status; it still runs when ctx is done.
-func (a *approvalRun) record(ctx context.Context, status string) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-	defer cancel()
-	_, err := a.c.EditComment(ctx, a.t, a.request.GetID(), withStatus(a.request.GetBody(), status))
-	return err
-}
-
 // detailPending marks the result of an approval nobody has decided yet.
 const detailPending = "pending"
 
@@ -836,7 +756,7 @@ func (a *approvalRun) leftOpen(v verdict) hooks.Outcome {
 func (a *approvalRun) timedOut(ctx context.Context, lastErr error) hooks.Outcome {
 	v := a.last
 	if lastErr != nil {
-		out := a.undecided(ctx, fmt.Errorf("no decision on %s within %s, and the last check failed: %w", a.t, roundDuration(a.timeout), lastErr))
+		out := a.undecided(fmt.Errorf("no decision on %s within %s, and the last check failed: %w", a.t, roundDuration(a.timeout), lastErr))
 		out.Details["timedOut"] = true
 		return out
 	}
@@ -847,16 +767,15 @@ func (a *approvalRun) timedOut(ctx context.Context, lastErr error) hooks.Outcome
 	details["timedOut"] = true
 	details["decision"] = a.timeoutAction
 	out := hooks.Outcome{Details: details}
-	var status string
-	if a.timeoutAction == hooks.DecisionApprove {
-		out.Status, out.Decision = hooks.StatusOK, hooks.DecisionApprove
-		out.Stdout = fmt.Sprintf("no decision on %s after %s: approved by timeoutAction\n", a.t, roundDuration(a.timeout))
-		status = fmt.Sprintf("⌛ **Timed out** after %s: approved automatically (timeoutAction).", roundDuration(a.timeout))
-	} else {
+	if a.timeoutAction != hooks.DecisionApprove {
+		// The request stays open, as posted: a run made again takes up an answer given since.
 		out.Status, out.Decision = hooks.StatusBlocked, hooks.DecisionBlock
 		out.Reason = fmt.Sprintf("no approval on %s within %s (%d of %d approvals)", a.t, roundDuration(a.timeout), len(v.approvals), a.minApprovals)
-		status = fmt.Sprintf("⌛ **Timed out** after %s: blocked.", roundDuration(a.timeout))
+		return out
 	}
+	out.Status, out.Decision = hooks.StatusOK, hooks.DecisionApprove
+	out.Stdout = fmt.Sprintf("no decision on %s after %s: approved by timeoutAction\n", a.t, roundDuration(a.timeout))
+	status := fmt.Sprintf("⌛ **Timed out** after %s: approved automatically (timeoutAction).", roundDuration(a.timeout))
 	if err := a.record(ctx, status); err != nil {
 		out.Stderr = fmt.Sprintf("approval: could not record the timeout in the request comment: %v\n", err)
 	}
@@ -869,28 +788,17 @@ func (a *approvalRun) stopped(ctx context.Context, err error) hooks.Outcome {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return a.timedOut(ctx, err)
 	}
-	out := approval.Undecided("github", fmt.Errorf("interrupted while waiting on %s: %w", a.t, ctx.Err()), a.details(a.last))
-	if err := a.record(ctx, "🛑 **Cancelled**: the agent stopped waiting."); err != nil {
-		out.Stderr = fmt.Sprintf("approval: could not record the cancellation in the request comment: %v\n", err)
-	}
-	return out
+	return approval.Undecided("github", fmt.Errorf("interrupted while waiting on %s: %w", a.t, ctx.Err()), a.details(a.last))
 }
 
-// undecided is the outcome when the request cannot be made or checked: it blocks, and says why
-// in the request comment too when there is one.
-func (a *approvalRun) undecided(ctx context.Context, err error) hooks.Outcome {
+// undecided is the outcome when the request cannot be made or checked: it blocks. The request
+// comment is left as it is: only a decision closes a request (see approvalrequest.go).
+func (a *approvalRun) undecided(err error) hooks.Outcome {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusForbidden && a.headRepo != "" && !strings.EqualFold(a.headRepo, a.t.Repository()) {
 		err = fmt.Errorf("%w; this pull request comes from the fork %s, and a workflow run for a fork's pull request gets a read-only GITHUB_TOKEN whatever `permissions:` says: decide approvals in a workflow on pull_request_target or workflow_run, or with a GitHub App's token", err, a.headRepo)
 	}
-	out := approval.Undecided("github", err, a.details(a.last))
-	if a.request != nil {
-		status := fmt.Sprintf("⚠️ **Could not be decided**, so the agent is blocked: %s", oneLine(err.Error()))
-		if rerr := a.record(ctx, status); rerr != nil {
-			out.Stderr = fmt.Sprintf("approval: could not record the failure in the request comment: %v\n", rerr)
-		}
-	}
-	return out
+	return approval.Undecided("github", err, a.details(a.last))
 }
 
 func atLogins(logins []string) []string {

@@ -92,7 +92,7 @@ func TestApprovalDecisions(t *testing.T) {
 		{
 			name:       "a read-only user cannot approve",
 			react:      func(s *githubtest.Server) { s.AddComment(prNumber, "mallory", "/approve", time.Time{}) },
-			wantStatus: hooks.StatusBlocked, wantReason: "no approval on octo/hello#12 within", wantStatusL: "⌛ **Timed out**",
+			wantStatus: hooks.StatusBlocked, wantReason: "no approval on octo/hello#12 within", wantStatusL: "then blocks; run again, it takes up an answer given since",
 		},
 		{
 			name:       "listed approvers decide whatever their permission",
@@ -195,7 +195,13 @@ func TestApprovalDecisions(t *testing.T) {
 			if !strings.Contains(req.Body, tt.wantStatusL) {
 				t.Errorf("request comment = %q, want it edited to contain %q", req.Body, tt.wantStatusL)
 			}
-			if strings.Contains(req.Body, "Waiting for a decision") {
+			switch {
+			case out.Details["timedOut"] == true && out.Status == hooks.StatusBlocked:
+				// Undecided: left open as posted, for a run made again to take up.
+				if len(req.Edits) != 0 || !strings.Contains(req.Body, "Waiting for a decision") {
+					t.Errorf("the request was edited (%d edits), want it left as posted:\n%s", len(req.Edits), req.Body)
+				}
+			case strings.Contains(req.Body, "Waiting for a decision"):
 				t.Errorf("request comment still says it is waiting:\n%s", req.Body)
 			}
 		})
@@ -447,7 +453,10 @@ func TestApprovalSlowsDownNearTheRateLimit(t *testing.T) {
 	}
 }
 
-func TestApprovalCancelledIsRecorded(t *testing.T) {
+// TestApprovalCancelledLeavesTheRequestOpen: an interrupted wait leaves the request as posted (a
+// run made again takes it up, which it could not if it were edited), and a message cannot forge
+// the status marker.
+func TestApprovalCancelledLeavesTheRequestOpen(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, "agent-bot")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -459,8 +468,8 @@ func TestApprovalCancelledIsRecorded(t *testing.T) {
 		t.Fatalf("got %s %q", out.Status, out.Reason)
 	}
 	req := requestComment(t, s)
-	if !strings.Contains(req.Body, "Cancelled") || !strings.Contains(req.Body, "&lt;!-- agent-hooks:status --> sneaky") {
-		t.Errorf("request comment:\n%s", req.Body)
+	if len(req.Edits) != 0 || !strings.Contains(req.Body, "Waiting for a decision") || !strings.Contains(req.Body, "&lt;!-- agent-hooks:status --> sneaky") {
+		t.Errorf("request comment (%d edits), want it left as posted:\n%s", len(req.Edits), req.Body)
 	}
 }
 
@@ -527,8 +536,9 @@ func TestApprovalSeesAnAnswerPastAFullPage(t *testing.T) {
 	}
 }
 
-// TestApprovalWaitsAgainOnATimedOutRequest: a run that finds its earlier request timed out (or
-// cancelled) waits on it again, and the comment must say so instead of still reading "Timed out".
+// TestApprovalWaitsAgainOnATimedOutRequest: a run that timed out leaves its request as posted,
+// so a run made again — which takes up only a request nobody edited — waits on it again and
+// counts an answer given since.
 func TestApprovalWaitsAgainOnATimedOutRequest(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, "agent-bot")
@@ -537,17 +547,58 @@ func TestApprovalWaitsAgainOnATimedOutRequest(t *testing.T) {
 	if out := r.Run(context.Background(), inv); out.Details["timedOut"] != true {
 		t.Fatalf("first run: got %s %v, want a timeout", out.Status, out.Details)
 	}
-	if req := requestComment(t, s); !strings.Contains(req.Body, "Timed out") {
-		t.Fatalf("first run did not record the timeout:\n%s", req.Body)
-	}
+	first := requestComment(t, s)
+	s.AddComment(prNumber, "alice", "/approve", time.Now().Add(time.Second))
 	r = configureApproval(t, Options{}, `{"wait": false}`)
-	inv, _ = invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
-	if out := r.Run(context.Background(), inv); out.Details["pending"] != true {
-		t.Fatalf("second run: got %s %v, want pending", out.Status, out.Details)
+	inv, _ = invocation(serverEnv(s), hooks.PreExecutionStart, 50*time.Millisecond, nil)
+	if out := r.Run(context.Background(), inv); out.Status != hooks.StatusOK || out.Details["decider"] != "alice" {
+		t.Fatalf("second run: got %s %q %v, want approved by alice", out.Status, out.Reason, out.Details)
 	}
-	req := requestComment(t, s)
-	if strings.Contains(req.Body, "Timed out") || !strings.Contains(req.Body, "Waiting for a decision") {
-		t.Errorf("the request waited on again still reads:\n%s", req.Body)
+	if req := requestComment(t, s); req.ID != first.ID || !strings.Contains(req.Body, "Approved** by @alice") {
+		t.Errorf("want the first request decided, got:\n%s", req.Body)
+	}
+}
+
+// TestApprovalAsksAgainAfterAClosedRequest: the same request made again after it was decided is
+// asked anew: the decided request was edited (its outcome), and no run can tell an earlier run's
+// edit from the agent's, so it never approves again. Answers to the fresh request must name it,
+// so an answer read off the old one does not carry over. A rejection of the old one still holds.
+func TestApprovalAsksAgainAfterAClosedRequest(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "agent-bot")
+	r := configureApproval(t, Options{}, `{"wait": false}`)
+	run := func() hooks.Outcome {
+		inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
+		return r.Run(context.Background(), inv)
+	}
+	run()
+	s.AddComment(prNumber, "alice", "/approve", time.Now().Add(time.Second))
+	if out := run(); out.Status != hooks.StatusOK {
+		t.Fatalf("second run: got %s %q, want approved", out.Status, out.Reason)
+	}
+	first := requestComment(t, s)
+
+	if out := run(); out.Details["pending"] != true {
+		t.Fatalf("third run: got %s %q %v, want pending on a fresh request", out.Status, out.Reason, out.Details)
+	}
+	requests := requestComments(s)
+	if len(requests) != 2 || requests[0].Body != first.Body {
+		t.Fatalf("want the decided request as it was and a fresh one, got %+v", requests)
+	}
+	ref := s.RequestRef(prNumber)
+	if !strings.Contains(requests[1].Body, "Waiting for a decision") || !strings.Contains(requests[1].Body, "**`/approve "+ref+"`**") {
+		t.Errorf("the fresh request:\n%s", requests[1].Body)
+	}
+	s.AddComment(prNumber, "alice", "/approve", time.Now().Add(2*time.Second))
+	if out := run(); out.Details["pending"] != true || !strings.Contains(fmt.Sprint(out.Details["ignored"]), "@alice's /approve does not name this request (/approve "+ref+")") {
+		t.Fatalf("after a bare /approve: got %s %q %v, want pending, the answer ignored", out.Status, out.Reason, out.Details)
+	}
+	s.AddComment(prNumber, "bob", "/reject "+ref+" not twice", time.Now().Add(3*time.Second))
+	if out := run(); out.Status != hooks.StatusBlocked || out.Details["decider"] != "bob" {
+		t.Fatalf("after /reject %s: got %s %q %v, want rejected by bob", ref, out.Status, out.Reason, out.Details)
+	}
+	if out := run(); out.Status != hooks.StatusBlocked || out.Details["decider"] != "bob" || len(requestComments(s)) != 2 {
+		t.Fatalf("once rejected: got %s %q %v (%d requests), want bob's rejection again, no new request", out.Status, out.Reason, out.Details, len(requestComments(s)))
 	}
 }
 
@@ -733,8 +784,8 @@ func TestApprovalTimeoutAfterAFailedCheckBlocks(t *testing.T) {
 	if !strings.Contains(stderr.String(), "(will retry)") {
 		t.Errorf("the failed check was not retried:\n%s", stderr)
 	}
-	if req := requestComment(t, s); !strings.Contains(req.Body, "Could not be decided") || strings.Contains(req.Body, "approved automatically (timeoutAction)") {
-		t.Errorf("request comment:\n%s", req.Body)
+	if req := requestComment(t, s); len(req.Edits) != 0 || strings.Contains(req.Body, "approved automatically (timeoutAction)") {
+		t.Errorf("request comment (%d edits), want it left as posted:\n%s", len(req.Edits), req.Body)
 	}
 }
 

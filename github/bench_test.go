@@ -29,13 +29,14 @@ func benchApproval(b *testing.B) (*githubtest.Server, *approvalRun) {
 		b.Fatal(err)
 	}
 	r := &approvalRunner{minApprovals: 1, requireHead: true, interval: time.Millisecond, timeoutAction: hooks.DecisionBlock}
+	r.approveWords, r.rejectWords, _ = commandWords(nil, nil)
 	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
 	a := &approvalRun{approvalRunner: r, c: c, t: Target{"octo", "hello", prNumber}, inv: inv, key: "bench", timeout: time.Minute}
 	ctx := context.Background()
 	if err := a.refreshPR(ctx); err != nil {
 		b.Fatal(err)
 	}
-	if err := a.findOrPostRequest(ctx); err != nil {
+	if _, _, err := a.findOrPostRequest(ctx); err != nil {
 		b.Fatal(err)
 	}
 	return s, a
@@ -62,7 +63,8 @@ func BenchmarkApprovalFind(b *testing.B) {
 }
 
 // BenchmarkApprovalPoll is one poll while nobody answers: pull request, comments since the
-// request and reviews, each revalidated with its ETag (304, no quota).
+// request and reviews, each revalidated with its ETag (304, no quota); the request unchanged, no
+// GraphQL query of its edits (graphql/op).
 func BenchmarkApprovalPoll(b *testing.B) {
 	s, a := benchApproval(b)
 	ctx := context.Background()
@@ -79,6 +81,13 @@ func BenchmarkApprovalPoll(b *testing.B) {
 		}
 	}
 	notModified, _ := a.c.CacheStats()
+	graphQL := 0
+	for _, rq := range s.Requests()[before:] {
+		if rq.Path == "/graphql" {
+			graphQL++
+		}
+	}
 	b.ReportMetric(float64(len(s.Requests())-before)/float64(b.N), "requests/op")
 	b.ReportMetric(float64(notModified-notModified0)/float64(b.N), "304s/op")
+	b.ReportMetric(float64(graphQL)/float64(b.N), "graphql/op")
 }

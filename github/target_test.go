@@ -147,10 +147,16 @@ func TestEnterpriseAPIURL(t *testing.T) {
 		if out := configureApproval(t, Options{}, `{"pollInterval": 10}`).Run(context.Background(), inv); out.Status != hooks.StatusOK {
 			t.Fatalf("%s: got %s %q", suffix, out.Status, out.Reason)
 		}
+		// REST under /api/v3, GraphQL (the edits of the request and the answer) at /api/graphql.
+		graphQL := false
 		for _, rq := range s.Requests() {
-			if !strings.HasPrefix(rq.Path, "/api/v3/") || strings.HasPrefix(rq.Path, "/api/v3/api/v3") {
+			graphQL = graphQL || rq.Path == "/api/graphql"
+			if rq.Path != "/api/graphql" && (!strings.HasPrefix(rq.Path, "/api/v3/") || strings.HasPrefix(rq.Path, "/api/v3/api/v3")) {
 				t.Errorf("%s: request to %s", suffix, rq.Path)
 			}
+		}
+		if !graphQL {
+			t.Errorf("%s: no request to /api/graphql: %+v", suffix, s.Requests())
 		}
 	}
 }

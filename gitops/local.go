@@ -8,19 +8,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
-	"github.com/go-git/go-git/v5/plumbing/transport/server"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/autoagent/agent-hooks/gitops/internal/refs"
 )
-
-// go-git's file:// transport runs the git-receive-pack program; pushes to local repositories go
-// through go-git's in-process server instead, under a scheme of our own so that nobody else's use
-// of go-git changes. Registered once, before any goroutine can use the protocol table.
-func init() {
-	client.InstallProtocol(localScheme, server.NewClient(localLoader{}))
-}
 
 // localLoader opens the repository at an endpoint's path, a git directory (bare or .git), with
 // reference writes that honour git's locks.

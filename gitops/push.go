@@ -276,9 +276,11 @@ func explainPushError(remote string, t target, err error, secrets []string, atte
 }
 
 // transient reports whether a push failure is worth retrying: network errors, a connection cut
-// short, or an HTTP 5xx/429 answer.
+// short, or an HTTP 5xx/429 answer. A remote that kept silent past a limit (TimeoutError) is not
+// retried: the limit was the wait.
 func transient(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var timeout *TimeoutError
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &timeout) {
 		return false
 	}
 	var ne net.Error

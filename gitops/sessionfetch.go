@@ -22,23 +22,15 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // uploadPack opens an upload-pack session with the remote: the transport of its URL (go-git's
-// in-process server for local repositories, git://, http(s) smart, ssh).
+// in-process server for local repositories; git://, http(s) smart and ssh bounded by the
+// remote's Limits).
 func (sr *SessionRemote) uploadPack() (transport.UploadPackSession, error) {
-	ep, err := transport.NewEndpoint(sr.url)
-	if err != nil {
-		return nil, urlError(sr.url, err)
-	}
-	c, err := client.NewClient(ep)
-	if err != nil {
-		return nil, err
-	}
-	return c.NewUploadPackSession(ep, sr.auth)
+	return sr.tr.NewUploadPackSession(sr.ep, sr.auth)
 }
 
 // refs lists the remote's refs, as git ls-remote does.

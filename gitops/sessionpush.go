@@ -24,7 +24,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/sourcegraph/conc/stream"
 
@@ -57,12 +56,15 @@ type SessionRemote struct {
 	Name    string
 	URL     string // with any credentials removed, for messages
 	url     string // what go-git connects to
+	ep      *transport.Endpoint
+	tr      transport.Transport // bounded by the limits it was opened with
 	auth    transport.AuthMethod
 	secrets []string
 }
 
-// OpenSessionRemote finds remote (default origin) of the repository holding dir.
-func OpenSessionRemote(dir string, env Env, remote string) (*SessionRemote, error) {
+// OpenSessionRemote finds remote (default origin) of the repository holding dir; every wait on
+// it is bounded by limits (and by the context of each call). Nothing is sent to the remote yet.
+func OpenSessionRemote(dir string, env Env, remote string, limits Limits) (*SessionRemote, error) {
 	if remote == "" {
 		remote = "origin"
 	}
@@ -94,13 +96,31 @@ func OpenSessionRemote(dir string, env Env, remote string) (*SessionRemote, erro
 			secrets = append(secrets, p)
 		}
 	}
-	return &SessionRemote{Name: remote, URL: redact.URL(raw), url: u, auth: auth, secrets: secrets}, nil
+	ep, err := transport.NewEndpoint(u)
+	if err != nil {
+		return nil, fmt.Errorf("remote %s: %w", remote, urlError(u, err))
+	}
+	tr, err := limits.transport(ep)
+	if err != nil {
+		return nil, fmt.Errorf("remote %s: %w", remote, err)
+	}
+	return &SessionRemote{Name: remote, URL: redact.URL(raw), url: u, ep: ep, tr: tr, auth: auth, secrets: secrets}, nil
 }
 
-// errorf wraps a failure talking to the remote, without its credentials.
+// errorf wraps a failure talking to the remote, without its credentials; the failure stays
+// reachable with errors.Is and errors.As (a TimeoutError, a context's end).
 func (sr *SessionRemote) errorf(format string, err error) error {
-	return fmt.Errorf("%s: %s", fmt.Sprintf(format, sr.Name), redact.String(err.Error(), sr.secrets))
+	return &remoteError{msg: fmt.Sprintf(format, sr.Name) + ": " + redact.String(err.Error(), sr.secrets), err: err}
 }
+
+// remoteError is a failure talking to a remote, its message without credentials.
+type remoteError struct {
+	msg string
+	err error
+}
+
+func (e *remoteError) Error() string { return e.msg }
+func (e *remoteError) Unwrap() error { return e.err }
 
 // TrailSnapshot is the audit trail to push: Size bytes of R, from the start, which must end at a
 // line end (see SnapshotSize).
@@ -381,15 +401,7 @@ func (sr *SessionRemote) refHash(ctx context.Context, ref plumbing.ReferenceName
 }
 
 func (sr *SessionRemote) receivePack() (transport.ReceivePackSession, error) {
-	ep, err := transport.NewEndpoint(sr.url)
-	if err != nil {
-		return nil, urlError(sr.url, err)
-	}
-	c, err := client.NewClient(ep)
-	if err != nil {
-		return nil, err
-	}
-	return c.NewReceivePackSession(ep, sr.auth)
+	return sr.tr.NewReceivePackSession(sr.ep, sr.auth)
 }
 
 // chunk is a piece of the trail, from off to off+size, ending at a line end (but the last,

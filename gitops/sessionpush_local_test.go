@@ -118,7 +118,7 @@ func TestPushSessionConcurrentlyLosesNone(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			sr, err := OpenSessionRemote(dir, e.gitops(), "origin")
+			sr, err := OpenSessionRemote(dir, e.gitops(), "origin", Limits{})
 			if err != nil {
 				errs[i] = err
 				return
@@ -168,7 +168,7 @@ func TestPushSessionRetriesALockedRef(t *testing.T) {
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sr, err := OpenSessionRemote(dir, e.gitops(), "origin")
+	sr, err := OpenSessionRemote(dir, e.gitops(), "origin", Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestPushSessionToANonBareRepositoryAndAWorktree(t *testing.T) {
 	record := []byte("{}\n")
 	trail := trailOf(50)
 	for _, remote := range []string{"nonbare", "worktree"} {
-		sr, err := OpenSessionRemote(dir, e.gitops(), remote)
+		sr, err := OpenSessionRemote(dir, e.gitops(), remote, Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +225,7 @@ func TestPushSessionToALocalPathThatIsNoLongerARepository(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	dir, bare := e.repoWithRemote(t, "origin")
-	sr, err := OpenSessionRemote(dir, e.gitops(), "origin")
+	sr, err := OpenSessionRemote(dir, e.gitops(), "origin", Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 }
 
 func pushSessionProcess(dir, id string) int {
-	sr, err := OpenSessionRemote(dir, Env{Getenv: os.Getenv}, "origin")
+	sr, err := OpenSessionRemote(dir, Env{Getenv: os.Getenv}, "origin", Limits{})
 	if err == nil {
 		trail := []byte(`{"seq":1,"event":"Stop","name":"` + id + `"}` + "\n")
 		_, err = sr.PushSession(context.Background(), SessionPush{ID: id, Record: []byte(`{"id":"` + id + `"}`),

@@ -78,7 +78,7 @@ func newSessionOrigin(t *testing.T) (e *testEnv, sr *SessionRemote, bare string)
 	t.Helper()
 	e = newTestEnv(t)
 	dir, bare := e.repoWithRemote(t, "origin")
-	sr, err := OpenSessionRemote(dir, e.gitops(), "")
+	sr, err := OpenSessionRemote(dir, e.gitops(), "", Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestPushSessionCutsTheTrailAtLineEnds(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	dir, bare := e.repoWithRemote(t, "origin")
-	sr, err := OpenSessionRemote(dir, e.gitops(), "origin")
+	sr, err := OpenSessionRemote(dir, e.gitops(), "origin", Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestPushSessionOverGitDaemonAndSmartHTTP(t *testing.T) {
 	record := []byte(`{"id":"x"}` + "\n")
 	trail := trailOf(1000)
 	for _, tc := range []struct{ remote, bare string }{{"daemon", daemonBare}, {"origin", httpBare}} {
-		sr, err := OpenSessionRemote(dir, e.gitops(), tc.remote)
+		sr, err := OpenSessionRemote(dir, e.gitops(), tc.remote, Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func TestPushSessionOverGitDaemonAndSmartHTTP(t *testing.T) {
 
 	// Without the token the http remote refuses, and says so without the token.
 	delete(e.vars, "GITHUB_TOKEN")
-	sr, err := OpenSessionRemote(dir, e.gitops(), "origin")
+	sr, err := OpenSessionRemote(dir, e.gitops(), "origin", Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,7 +193,7 @@ func TestSessionsListAndFetchOverSSHInOneUploadPack(t *testing.T) {
 	o := newSSHOrigin(t, e)
 	o.knowHost(t)
 	dir, uploadPacks := o.dir, o.uploadPacks
-	sr, err := OpenSessionRemote(dir, e.gitops(), "")
+	sr, err := OpenSessionRemote(dir, e.gitops(), "", Limits{})
 	must(t, err)
 
 	ids := []string{"session-1700000000000-aaaaaa", "session-1700000001000-bbbbbb", "session-1700000002000-cccccc"}

@@ -25,6 +25,17 @@ const (
 	// DefaultWebhookRequestTimeout is "requestTimeout" of a webhook hook: how long one attempt
 	// may take.
 	DefaultWebhookRequestTimeout = 10 * time.Second
+	// DefaultRemoteConnectTimeout bounds establishing a connection to a git remote (git-push,
+	// the sessions on a remote): the TCP connection and the TLS or ssh handshake. It is
+	// "sessions.connectTimeout" of config.json.
+	DefaultRemoteConnectTimeout = 15 * time.Second
+	// DefaultRemoteIdleTimeout bounds every wait on a connected git remote: the longest it may
+	// go without sending or taking a byte. It is "sessions.idleTimeout" of config.json.
+	DefaultRemoteIdleTimeout = 60 * time.Second
+	// DefaultSessionPushTimeout is "sessions.pushTimeout" of config.json: how long the push of
+	// "sessions.push" at the end of a session may take in all before the session is left marked
+	// to push later, so that ending a session never waits on the network for longer.
+	DefaultSessionPushTimeout = 30 * time.Second
 )
 
 // Duration is the type of every duration option: a JSON number is milliseconds (1500, also

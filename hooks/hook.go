@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"regexp"
 	"sync"
 	"time"
@@ -24,6 +25,23 @@ type Payload map[string]any
 // KeySessionName is the payload key of the session's human name (`session start --name`), which
 // the runner sets when the session has one and the caller did not.
 const KeySessionName = "sessionName"
+
+// KeyVars is the payload key under which a hook hands values on to the hooks after it in the same
+// event, by variable name: an approval's answer (its responseVar, agent-pipelines' response_var),
+// a spawned pipeline's CHILD_OUTPUT. It is an object of strings; the agent-pipelines format's
+// hooks get the names their stage file declares as environment variables.
+const KeyVars = "vars"
+
+// HandOn is the Outcome.Set of a hook that hands value on under name (in the payload's KeyVars,
+// keeping the values earlier hooks handed on).
+func HandOn(p Payload, name, value string) Payload {
+	vars := map[string]any{}
+	if old, ok := p[KeyVars].(map[string]any); ok {
+		maps.Copy(vars, old)
+	}
+	vars[name] = value
+	return Payload{KeyVars: vars}
+}
 
 // Subject is a copy of the payload without the values the engine sets anew on every firing
 // (sessionId, workspace, timestamp): what the event is about rather than when and where it

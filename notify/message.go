@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
 // The built-in body formats.
@@ -18,10 +19,17 @@ const (
 	FormatSlack   = "slack"
 	FormatDiscord = "discord"
 	FormatTeams   = "teams"
+	// FormatPipelinesSlack is agent-pipelines' own Slack message (its hooks plan's
+	// send_slack_notification): one attachment coloured good, or danger when the status is failed,
+	// titled "Loop <session> <status>", with the fields Iterations and Duration (seconds). The
+	// plan's webhooks.yaml entries named slack send it.
+	FormatPipelinesSlack = "agent-pipelines-slack"
 )
 
 // Formats lists the body formats a webhook may use.
-func Formats() []string { return []string{FormatSlack, FormatDiscord, FormatTeams, FormatJSON} }
+func Formats() []string {
+	return []string{FormatSlack, FormatDiscord, FormatTeams, FormatJSON, FormatPipelinesSlack}
+}
 
 func validFormat(f string) bool {
 	for _, k := range Formats() {
@@ -41,7 +49,16 @@ type Message struct {
 	Iterations string // a count, as text ("" when the payload has none)
 	Duration   string // e.g. "1m30s" ("" when the payload has none)
 	Reason     string
+	// Name is the session's name as the seed loops give it (the payload's session, else its
+	// sessionName, else the session id: agent-pipelines' ${SESSION}).
+	Name string
+	// Seconds is the duration in seconds, as agent-pipelines' LOOP_DURATION gives it ("120").
+	Seconds string
 }
+
+// PipelinesSlackTitle is the title of FormatPipelinesSlack when the hook sets none: the plan's
+// "Loop $session $status".
+const PipelinesSlackTitle = "Loop {{name}} {{status}}"
 
 // DefaultTitle is the title template of a webhook that sets none.
 const DefaultTitle = "agent-hooks: {{event}} in session {{session}} ({{status}})"
@@ -57,9 +74,13 @@ const DefaultTitle = "agent-hooks: {{event}} in session {{session}} ({{status}})
 //     payloads' duration, and what session end sends), durationSeconds (seconds), or
 //     metadata.totalDuration (milliseconds); a string is used as written
 //   - reason: reason, else error, else errorMessage
+//   - name: the session's name (seedfmt.SessionName: session, else sessionName, else sessionId)
+//   - seconds: the duration in seconds: agent-pipelines' LOOP_DURATION (durationSeconds, else
+//     duration in milliseconds divided by 1000), else the other keys of duration
 //
 // title is a message template: {{key}} is replaced by the payload value verbatim, and {{session}},
-// {{event}}, {{status}}, {{iterations}}, {{duration}}, {{reason}} by the fields above.
+// {{event}}, {{status}}, {{iterations}}, {{duration}}, {{reason}}, {{name}}, {{seconds}} by the
+// fields above.
 func MessageFromPayload(event string, p hooks.Payload, title string) Message {
 	m := Message{
 		Session: str(p, "sessionId"),
@@ -83,6 +104,8 @@ func MessageFromPayload(event string, p hooks.Payload, title string) Message {
 	}
 	m.Iterations = first(p, "iterations", "iteration", "currentIteration")
 	m.Duration = duration(p)
+	m.Name = seedfmt.SessionName(p, m.Session)
+	m.Seconds = seconds(p)
 	if title == "" {
 		title = DefaultTitle
 	}
@@ -93,6 +116,7 @@ func MessageFromPayload(event string, p hooks.Payload, title string) Message {
 	for k, v := range map[string]string{
 		"session": m.Session, "event": m.Event, "status": m.Status,
 		"iterations": m.Iterations, "duration": m.Duration, "reason": m.Reason,
+		"name": m.Name, "seconds": m.Seconds,
 	} {
 		fields[k] = v
 	}
@@ -118,6 +142,38 @@ func first(p hooks.Payload, paths ...string) string {
 
 // duration renders the payload's duration; numbers are milliseconds, or seconds for durationSeconds.
 func duration(p hooks.Payload) string {
+	d, text, ok := durationOf(p)
+	if !ok {
+		return text
+	}
+	switch {
+	case d >= time.Minute:
+		d = d.Round(time.Second)
+	case d >= time.Second:
+		d = d.Round(100 * time.Millisecond)
+	default:
+		d = d.Round(time.Millisecond)
+	}
+	return d.String()
+}
+
+// seconds is the payload's duration in seconds: agent-pipelines' LOOP_DURATION where the payload
+// has its keys (durationSeconds, duration in milliseconds), else the other duration keys.
+func seconds(p hooks.Payload) string {
+	for _, v := range seedfmt.Table {
+		if s, ok := v.Value(p); ok && v.Loop == "LOOP_DURATION" {
+			return s
+		}
+	}
+	d, text, ok := durationOf(p)
+	if !ok {
+		return text
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}
+
+// durationOf reads the payload's duration: ok with a number, else the text written ("" for none).
+func durationOf(p hooks.Payload) (d time.Duration, text string, ok bool) {
 	for _, k := range []struct {
 		path string
 		unit time.Duration
@@ -132,20 +188,11 @@ func duration(p hooks.Payload) string {
 		}
 		n, ok := number(v)
 		if !ok {
-			return hooks.FormatValue(v)
+			return 0, hooks.FormatValue(v), false
 		}
-		d := time.Duration(n * float64(k.unit))
-		switch {
-		case d >= time.Minute:
-			d = d.Round(time.Second)
-		case d >= time.Second:
-			d = d.Round(100 * time.Millisecond)
-		default:
-			d = d.Round(time.Millisecond)
-		}
-		return d.String()
+		return time.Duration(n * float64(k.unit)), "", true
 	}
-	return ""
+	return 0, "", false
 }
 
 func number(v any) (float64, bool) {
@@ -210,6 +257,8 @@ func (m Message) Body(format string) ([]byte, error) {
 		v = m.teams()
 	case FormatJSON:
 		v = m.json()
+	case FormatPipelinesSlack:
+		v = m.pipelinesSlack()
 	default:
 		return nil, fmt.Errorf("unknown webhook format %q (known: %s)", format, strings.Join(Formats(), ", "))
 	}
@@ -247,6 +296,30 @@ func (m Message) slack() slackBody {
 		a.Fields = append(a.Fields, slackField{Title: f.name, Value: f.value, Short: f.short})
 	}
 	return slackBody{Text: m.Title, Attachments: []slackAttachment{a}}
+}
+
+type pipelinesSlackAttachment struct {
+	Color  string       `json:"color"`
+	Title  string       `json:"title"`
+	Fields []slackField `json:"fields"`
+}
+
+type pipelinesSlackBody struct {
+	Attachments []pipelinesSlackAttachment `json:"attachments"`
+}
+
+// pipelinesSlack is agent-pipelines' send_slack_notification, field for field: its colour is
+// danger only for the status failed, and the values are sent as the plan's shell sends them, an
+// empty one included.
+func (m Message) pipelinesSlack() pipelinesSlackBody {
+	color := "good"
+	if m.Status == "failed" {
+		color = "danger"
+	}
+	return pipelinesSlackBody{Attachments: []pipelinesSlackAttachment{{
+		Color: color, Title: m.Title,
+		Fields: []slackField{{Title: "Iterations", Value: m.Iterations, Short: true}, {Title: "Duration", Value: m.Seconds, Short: true}},
+	}}}
 }
 
 type discordField struct {

@@ -32,6 +32,10 @@ type Sender struct {
 	Now func() time.Time
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Method is the request's method; "" is POST.
+	Method string
+	// Header holds extra request headers (their values may be credentials: never shown).
+	Header http.Header
 }
 
 // Delivery is what became of one notification.
@@ -42,7 +46,7 @@ type Delivery struct {
 
 var defaultClient = &http.Client{Timeout: 0}
 
-// Post sends body as JSON to rawURL. It retries a network error, 429 and 5xx up to s.Retries
+// Post sends body as JSON to rawURL (with Method, POST by default). It retries a network error, 429 and 5xx up to s.Retries
 // times and reports the last failure; any other 4xx fails at once.
 func (s *Sender) Post(ctx context.Context, rawURL string, body []byte) (Delivery, error) {
 	var d Delivery
@@ -79,9 +83,16 @@ func (s *Sender) attempt(ctx context.Context, rawURL string, body []byte, d *Del
 		actx, cancel = context.WithTimeout(ctx, s.RequestTimeout)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, rawURL, bytes.NewReader(body))
+	method := s.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	req, err := http.NewRequestWithContext(actx, method, rawURL, bytes.NewReader(body))
 	if err != nil {
 		return -1, fmt.Errorf("build webhook request: %w", httpx.Redact(err, rawURL))
+	}
+	for k, v := range s.Header {
+		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if s.UserAgent != "" {

@@ -61,7 +61,7 @@ type options struct {
 	URL     string `json:"url"`     // the URL; ${VAR} is expanded from the environment
 	URLEnv  string `json:"urlEnv"`  // the environment variable holding the URL
 	Webhook string `json:"webhook"` // the name of an entry of the webhooks file
-	Format  string `json:"format"`  // slack, discord, teams or json (default: the entry's, else json)
+	Format  string `json:"format"`  // slack, discord, teams, json or agent-pipelines-slack (default: the entry's, else json)
 	Title   string `json:"title"`   // message template; DefaultTitle when empty
 	// Retries after a network error, 429 or 5xx (default 3); BackoffMs is the first wait
 	// (default 500 ms, doubling); RequestTimeout bounds one attempt (default 10 s). Both are
@@ -133,6 +133,9 @@ func (r *runner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 	title := r.o.Title
 	if title == "" {
 		title = target.Title
+	}
+	if title == "" && target.Format == FormatPipelinesSlack {
+		title = PipelinesSlackTitle
 	}
 	d, err := Deliver(ctx, r.t.sender(r.o), target, MessageFromPayload(inv.Event, p, title))
 	details := map[string]any{"format": target.Format, "attempts": d.Attempts, "httpStatus": d.StatusCode}

@@ -89,6 +89,7 @@ func TestWebhookBodies(t *testing.T) {
 		{"slack", `{"text":"agent-hooks: SessionEnd in session session-1700000000000-ab12cd (failed)","attachments":[{"color":"danger","fallback":"agent-hooks: SessionEnd in session session-1700000000000-ab12cd (failed)","title":"agent-hooks: SessionEnd in session session-1700000000000-ab12cd (failed)","fields":[{"title":"Session","value":"session-1700000000000-ab12cd","short":true},{"title":"Event","value":"SessionEnd","short":true},{"title":"Status","value":"failed","short":true},{"title":"Iterations","value":"12","short":true},{"title":"Duration","value":"1m31s","short":true},{"title":"Reason","value":"tests failed: \"auth\" <suite> & more","short":false}]}]}`},
 		{"discord", `{"content":"agent-hooks: SessionEnd in session session-1700000000000-ab12cd (failed)","embeds":[{"title":"agent-hooks: SessionEnd in session session-1700000000000-ab12cd (failed)","color":15158332,"fields":[{"name":"Session","value":"session-1700000000000-ab12cd","inline":true},{"name":"Event","value":"SessionEnd","inline":true},{"name":"Status","value":"failed","inline":true},{"name":"Iterations","value":"12","inline":true},{"name":"Duration","value":"1m31s","inline":true},{"name":"Reason","value":"tests failed: \"auth\" <suite> & more","inline":false}]}]}`},
 		{"teams", `{"type":"message","attachments":[{"contentType":"application/vnd.microsoft.card.adaptive","content":{"$schema":"http://adaptivecards.io/schemas/adaptive-card.json","type":"AdaptiveCard","version":"1.4","body":[{"type":"TextBlock","text":"agent-hooks: SessionEnd in session session-1700000000000-ab12cd (failed)","weight":"Bolder","size":"Medium","color":"Attention","wrap":true},{"type":"FactSet","facts":[{"title":"Session","value":"session-1700000000000-ab12cd"},{"title":"Event","value":"SessionEnd"},{"title":"Status","value":"failed"},{"title":"Iterations","value":"12"},{"title":"Duration","value":"1m31s"},{"title":"Reason","value":"tests failed: \"auth\" <suite> & more"}]}]}}]}`},
+		{"agent-pipelines-slack", `{"attachments":[{"color":"danger","title":"Loop session-1700000000000-ab12cd failed","fields":[{"title":"Iterations","value":"12","short":true},{"title":"Duration","value":"90.5","short":true}]}]}`},
 		{"json", `{"title":"agent-hooks: SessionEnd in session session-1700000000000-ab12cd (failed)","session":"session-1700000000000-ab12cd","event":"SessionEnd","status":"failed","iterations":12,"duration":"1m31s","reason":"tests failed: \"auth\" <suite> & more"}`},
 	}
 	for _, tt := range tests {
@@ -132,23 +133,30 @@ func TestMessageFromPayload(t *testing.T) {
 			// The AutoAgent seed's PostExecutionEnd payload: duration is in milliseconds.
 			name: "success and iteration", event: hooks.PostExecutionEnd,
 			p:    hooks.Payload{"sessionId": "s", "success": true, "iteration": float64(3), "duration": float64(45000)},
-			want: Message{Title: "agent-hooks: PostExecutionEnd in session s (completed)", Session: "s", Event: hooks.PostExecutionEnd, Status: "completed", Iterations: "3", Duration: "45s"},
+			want: Message{Title: "agent-hooks: PostExecutionEnd in session s (completed)", Session: "s", Event: hooks.PostExecutionEnd, Status: "completed", Iterations: "3", Duration: "45s", Name: "s", Seconds: "45"},
 		},
 		{
 			name: "durationSeconds", event: hooks.SessionEnd,
 			p:    hooks.Payload{"sessionId": "s", "durationSeconds": float64(42)},
-			want: Message{Title: "agent-hooks: SessionEnd in session s (completed)", Session: "s", Event: hooks.SessionEnd, Status: "completed", Duration: "42s"},
+			want: Message{Title: "agent-hooks: SessionEnd in session s (completed)", Session: "s", Event: hooks.SessionEnd, Status: "completed", Duration: "42s", Name: "s", Seconds: "42"},
 		},
 		{
 			name: "error event and error field", event: hooks.Error,
 			p:    hooks.Payload{"sessionId": "s", "error": "boom", "metadata": map[string]any{"totalDuration": float64(3_600_000)}},
-			want: Message{Title: "agent-hooks: Error in session s (failed)", Session: "s", Event: hooks.Error, Status: "failed", Duration: "1h0m0s", Reason: "boom"},
+			want: Message{Title: "agent-hooks: Error in session s (failed)", Session: "s", Event: hooks.Error, Status: "failed", Duration: "1h0m0s", Reason: "boom", Name: "s", Seconds: "3600"},
+		},
+		{
+			// agent-pipelines' session by its name, and its duration in seconds (LOOP_DURATION).
+			name: "session name and seconds", event: hooks.SessionEnd,
+			p:     hooks.Payload{"sessionId": "s", "sessionName": "auth", "duration": float64(1500)},
+			title: PipelinesSlackTitle,
+			want:  Message{Title: "Loop auth completed", Session: "s", Event: hooks.SessionEnd, Status: "completed", Duration: "1.5s", Name: "auth", Seconds: "1.5"},
 		},
 		{
 			name: "custom title with payload values verbatim", event: hooks.SessionStart,
 			p:     hooks.Payload{"sessionId": "s", "issueTitle": "Fix $(rm -rf /) `x`", "duration": "about 5 minutes"},
 			title: "{{status}}: #{{issueNumber}} {{issueTitle}} after {{duration}}",
-			want:  Message{Title: "running: #{{issueNumber}} Fix $(rm -rf /) `x` after about 5 minutes", Session: "s", Event: hooks.SessionStart, Status: "running", Duration: "about 5 minutes"},
+			want:  Message{Title: "running: #{{issueNumber}} Fix $(rm -rf /) `x` after about 5 minutes", Session: "s", Event: hooks.SessionStart, Status: "running", Duration: "about 5 minutes", Name: "s", Seconds: "about 5 minutes"},
 		},
 	}
 	for _, tt := range tests {
@@ -346,7 +354,7 @@ func TestWebhookConfigure(t *testing.T) {
 		{`{}`, `set exactly one of "url", "urlEnv"`},
 		{`{"url":"https://x.test/a","urlEnv":"X"}`, `set exactly one of`},
 		{`{"url":"https://x.test/a","fromat":"slack"}`, `unknown field "fromat"`},
-		{`{"url":"https://x.test/a","format":"slak"}`, `format: unknown format "slak" (known: slack, discord, teams, json); did you mean "slack"?`},
+		{`{"url":"https://x.test/a","format":"slak"}`, `format: unknown format "slak" (known: slack, discord, teams, json, agent-pipelines-slack); did you mean "slack"?`},
 		{`{"url":"ftp://hooks.test/secretTOKEN"}`, `url: must be an absolute http:// or https:// URL (not shown: it is a secret)`},
 		{`{"url":"https://x.test/a","retries":-1}`, `retries: must not be negative`},
 		{`{"url":"https://x.test/a","backoffMs":-1}`, `backoffMs: must not be negative, got -1`},

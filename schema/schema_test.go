@@ -124,6 +124,10 @@ func TestSchemaRejectsMistakes(t *testing.T) {
 		`{"telemetry": {"enabled": "yes"}}`,
 		`{"sessions": {"push": "true"}}`,
 		`{"sessions": {"pushh": true}}`,
+		`{"hooks": {"ApprovalRequired": [{"type": "approval", "provider": "callback", "url": "https://x.test", "method": "GET"}]}}`,
+		`{"hooks": {"ApprovalRequired": [{"type": "approval", "provider": "input", "responseVar": "A-B"}]}}`,
+		`{"sessions": {"pushTimeout": "soon"}}`,
+		`{"sessions": {"idleTimeout": -1}}`,
 	}
 	for _, b := range bad {
 		var v any
@@ -146,6 +150,8 @@ func TestSchemaAcceptsDurations(t *testing.T) {
 		`{"hooks": {"Stop": [{"type": "approval", "provider": "github", "pollInterval": "15s"}]}}`,
 		`{"hooks": {"Stop": [{"type": "approval", "provider": "http-poll", "url": "https://x.test", "successWhen": ".ok", "interval": "250ms"}]}}`,
 		`{"hooks": {"Stop": [{"type": "webhook", "url": "https://x.test", "backoffMs": "1.5s", "requestTimeout": 5000}]}}`,
+		`{"hooks": {"ApprovalRequired": [{"type": "approval", "provider": "callback", "url": "${HOOK}", "method": "PUT", "listen": "127.0.0.1:8765", "publicUrl": "https://relay.test", "body": {"text": "{{approveUrl}}"}, "responseVar": "ANSWER", "timeout": "24h"}]}}`,
+		`{"hooks": {"ApprovalRequired": [{"type": "approval", "provider": "input", "file": "answer", "stdin": true, "responseVar": "ANSWER", "timeout": "1h"}]}}`,
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(b), &v); err != nil {
@@ -201,6 +207,7 @@ func TestSchemaAcceptsTelemetryAndSessions(t *testing.T) {
 		`{"telemetry": {"tracesEndpoint": "https://otel.example.com/v1/traces", "logsEndpoint": "https://otel.example.com/v1/logs", "headers": {"x-api-key": "k"}, "serviceName": "ci-agents", "resourceAttributes": {"team": "infra"}}}`,
 		`{"sessions": {"push": true}}`,
 		`{"sessions": {"push": true, "remote": "audit"}}`,
+		`{"sessions": {"push": true, "connectTimeout": "5s", "idleTimeout": 30000, "pushTimeout": "1m"}}`,
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(b), &v); err != nil {

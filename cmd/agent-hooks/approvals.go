@@ -41,6 +41,12 @@ func (a *app) localApprovals() *approval.Local {
 	return approval.NewLocal(approval.LocalOptions{Dir: dir, Terminal: term, User: a.userName(), PID: os.Getpid()})
 }
 
+// inputApprovals is the "input" approval provider of this process (agent-pipelines'
+// await_input): it may read this process's standard input, and asks there when it is a terminal.
+func (a *app) inputApprovals() *approval.Input {
+	return approval.NewInput(approval.InputOptions{Stdin: a.stdin, StdinTerminal: isTerminal(a.stdin)})
+}
+
 // userName is who decides an approval from this process.
 func (a *app) userName() string {
 	for _, k := range []string{"USER", "USERNAME", "LOGNAME"} {
@@ -77,7 +83,18 @@ agent-pipelines await_poll) GETs a URL every "interval" until its JSON answer ma
 Conditions are a jq-like subset: paths (.a.b, .items[0], .["odd key"], . for the whole answer),
 string, number, true/false/null literals, == and !=, && || ! and parentheses. A bare path holds
 unless it is missing, null or false. ${VAR} comes from the environment and {{key}} from the
-payload (percent-encoded in the URL); the URL and headers are never printed.`,
+payload (percent-encoded in the URL); the URL and headers are never printed.
+
+"callback" (the agent-pipelines await_webhook) sends one request to "url" carrying
+{{approveUrl}} and {{rejectUrl}} (in "body"; they hold a token made for that request alone) and
+waits on a server on 127.0.0.1 ("listen", "publicUrl") for a POST to one of them; its body is the
+answer ("responseVar" hands it on to the event's later hooks). "input" (await_input) waits for an
+answer ("approve" or "reject", and a reason) written to "file" after the question was asked, or
+a line on standard input ("stdin").
+
+  {"type": "approval", "provider": "callback", "timeout": "24h", "url": "${CHAT_WEBHOOK}",
+   "body": {"text": "Deploy {{sessionId}}?", "approve": "{{approveUrl}}", "reject": "{{rejectUrl}}"},
+   "responseVar": "APPROVAL_RESPONSE", "timeoutAction": "block"}`,
 		Example: `  agent-hooks approvals list
   agent-hooks approvals approve apr-k3x9q2mz
   agent-hooks approvals reject k3x --reason "tests are red"

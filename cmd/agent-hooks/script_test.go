@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,8 @@ func TestMain(m *testing.M) {
 		"agent-hooks": func() { os.Exit(Main()) },
 		// agent-hooks with a bug: every event's first extension panics, as a broken built-in
 		// would, outside the hooks the engine recovers.
+		// a webhook endpoint that calls back (webhooksink_test.go)
+		"webhook-sink": func() { os.Exit(webhookSink()) },
 		"agent-hooks-panicky": func() {
 			testRegistry = func(reg *hooks.Registry) { reg.RegisterFormat(panickingExtension{}) }
 			os.Exit(Main())
@@ -91,7 +94,7 @@ func noRaceExitSleep() string {
 // scriptCmds are the custom script commands: expect-exit, envfile, the fake GitHub's commands,
 // and the real agents' (model-fake, agent-run).
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){"expect-exit": expectExit, "envfile": envFile, "agent-input": agentInput}
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){"expect-exit": expectExit, "envfile": envFile, "agent-input": agentInput, "silent-server": silentServer}
 	for name, cmd := range githubtest.ScriptCmds() {
 		cmds[name] = cmd
 	}
@@ -125,6 +128,35 @@ func expectExit(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// silentServer runs `silent-server NAME`: a listener on 127.0.0.1 that accepts every connection
+// and holds it without sending a byte until the script ends (a remote that takes the connection
+// and never answers); $NAME is its host:port.
+func silentServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: silent-server NAME")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	done := make(chan struct{})
+	ts.Defer(func() {
+		close(done)
+		l.Close()
+	})
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				<-done
+				c.Close()
+			}()
+		}
+	}()
+	ts.Setenv(args[0], l.Addr().String())
 }
 
 // envFile runs `envfile FILE`: it reads an environment file (GITHUB_OUTPUT, GITHUB_ENV,

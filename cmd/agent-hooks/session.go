@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -99,6 +100,12 @@ session stays active and end exits 2 with the reason on stderr. After stopBlockL
 blocked Stops (default 8, 0 = unlimited) the next one is let through with a warning. Otherwise
 SessionEnd fires and the record gets its status, endTime and metadata.totalDuration.
 
+With "sessions": {"push": true} the ended session is then pushed to the remote, within
+"sessions": {"pushTimeout"} (default 30s) in all. A push that fails or times out is a warning on
+stderr, not a failure (the session has ended): the session stays marked "not pushed" (session
+list and show say so) and is pushed by the next session end in the workspace, or by session
+push --pending.
+
 Exit codes: 0 ended, 2 Stop blocked, 1 failure.`,
 		Example: `  agent-hooks session end
   agent-hooks session end --status interrupted
@@ -166,7 +173,17 @@ The trail is read line by line, so a trail of millions of lines shows at once in
 			if err != nil {
 				return err
 			}
-			return a.showSession(sess, src, asJSON, events)
+			var pending *sessions.PendingPush
+			if !remote.set() {
+				r, err := a.newRunner()
+				if err != nil {
+					return err
+				}
+				if pending, err = r.Store().PushPending(sess.ID); err != nil {
+					a.reportProblems([]error{err})
+				}
+			}
+			return a.showSession(sess, pending, src, asJSON, events)
 		},
 	}
 	remote.flags(cmd, "show the session as it was last pushed to this remote (read into a cache under $AUTOAGENT_HOME/remote-sessions, nothing checked out)")
@@ -176,8 +193,9 @@ The trail is read line by line, so a trail of millions of lines shows at once in
 }
 
 // printSession prints a session's record as `session show` does, buffered: tabwriter writes
-// every cell on its own, which on an unbuffered stdout is a system call each.
-func printSession(out io.Writer, s *sessions.Session) error {
+// every cell on its own, which on an unbuffered stdout is a system call each. A session whose
+// push did not happen (pending, nil for none) says so.
+func printSession(out io.Writer, s *sessions.Session, pending *sessions.PendingPush) error {
 	w := bufio.NewWriter(out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
@@ -213,6 +231,10 @@ func printSession(out io.Writer, s *sessions.Session) error {
 	}
 	if s.StopBlockCount > 0 {
 		row("stop blocks", fmt.Sprint(s.StopBlockCount))
+	}
+	if pending != nil {
+		row("push", fmt.Sprintf("not pushed to %s (failed %s: %s); push it with: agent-hooks session push --pending",
+			pending.Remote, sessTime(pending.Time), sessLine(pending.Error)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -258,7 +280,7 @@ and skipped. The current session is marked with *.`,
 				for i, rs := range list {
 					recs[i] = rs.Session
 				}
-				return printSessionList(a.stdout, recs, "")
+				return printSessionList(a.stdout, recs, "", nil)
 			}
 			store := r.Store()
 			list, problems, err := store.List(limit)
@@ -266,14 +288,26 @@ and skipped. The current session is marked with *.`,
 				return err
 			}
 			a.reportProblems(problems)
+			marks, problems, err := store.PendingPushes()
+			if err != nil {
+				problems = append(problems, err)
+			}
+			a.reportProblems(problems)
+			pending := map[string]*sessions.PendingPush{}
+			for i := range marks {
+				pending[marks[i].ID] = &marks[i]
+			}
 			if asJSON {
-				if list == nil {
-					list = []*sessions.Session{}
+				recs := make([]json.RawMessage, len(list))
+				for i, s := range list {
+					if recs[i], err = recordJSON(s, pending[s.ID]); err != nil {
+						return err
+					}
 				}
-				return writeJSON(a.stdout, list)
+				return writeJSON(a.stdout, recs)
 			}
 			current, _ := store.CurrentID()
-			return printSessionList(a.stdout, list, current)
+			return printSessionList(a.stdout, list, current, pending)
 		},
 	}
 	remote.flags(cmd, "list the sessions pushed to this remote instead, newest first (reading only the records shown)")
@@ -282,9 +316,9 @@ and skipped. The current session is marked with *.`,
 	return cmd
 }
 
-// printSessionList prints sessions as `session list` does, marking the current one, buffered
-// (see printSession).
-func printSessionList(out io.Writer, list []*sessions.Session, current string) error {
+// printSessionList prints sessions as `session list` does, marking the current one and those
+// whose push did not happen (pending), buffered (see printSession).
+func printSessionList(out io.Writer, list []*sessions.Session, current string, pending map[string]*sessions.PendingPush) error {
 	w := bufio.NewWriter(out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ID\tSTATUS\tSTARTED\tDONE/FAILED/PLANNED\tWORKSPACE")
@@ -293,7 +327,11 @@ func printSessionList(out io.Writer, list []*sessions.Session, current string) e
 		if s.ID == current {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, s.Status, sessTime(s.StartTime),
+		status := string(s.Status)
+		if pending[s.ID] != nil {
+			status += " (not pushed)"
+		}
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, status, sessTime(s.StartTime),
 			len(s.IssuesCompleted), len(s.IssuesFailed), len(s.IssuesPlanned), s.Workspace)
 	}
 	if err := tw.Flush(); err != nil {
@@ -449,9 +487,9 @@ func (f *remoteFlags) request() runner.RemoteRequest {
 
 func (a *app) newSessionPushCmd() *cobra.Command {
 	var remote remoteFlags
-	var asJSON bool
+	var asJSON, pending bool
 	cmd := &cobra.Command{
-		Use:   "push [ID]",
+		Use:   "push [ID | --pending]",
 		Short: "Push a session and its audit trail to refs/agent-hooks/sessions/<id> on a remote",
 		Long: `Push a session (default $AUTOAGENT_SESSION_ID, else the current one) to the remote of its
 workspace's repository (--remote, else the config's "sessions": {"remote"}, else origin), as
@@ -461,10 +499,19 @@ session, so runners pushing their own sessions never contend; nothing else on th
 changes. Credentials are git-push's: GITHUB_TOKEN or GH_TOKEN for https remotes of GitHub,
 ssh keys or agent for ssh remotes.
 
-"sessions": {"push": true} in config.json pushes every session when it ends.
-Read pushed sessions back with session list --remote, show --remote, verify --remote, pull.`,
+"sessions": {"push": true} in config.json pushes every session when it ends, within
+"sessions": {"pushTimeout"} (default 30s). A push that fails or times out then leaves the session
+marked "not pushed" (session list and show say so): the next session end in the same workspace
+pushes it, and so does session push ID, or --pending for every session so left (each to the
+remote it was for). No wait on the remote is longer than "sessions": {"connectTimeout"} (15s) to
+connect and {"idleTimeout"} (60s) once connected.
+
+Read pushed sessions back with session list --remote, show --remote, verify --remote, pull.
+
+Exit codes: 0 pushed, 1 failure (with --pending: any session not pushed, still marked).`,
 		Example: `  agent-hooks session push
   agent-hooks session push session-1704067200000-abc123 --remote origin
+  agent-hooks session push --pending
   git ls-remote origin 'refs/agent-hooks/sessions/*'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -475,6 +522,12 @@ Read pushed sessions back with session list --remote, show --remote, verify --re
 			r, err := a.newRunner()
 			if err != nil {
 				return err
+			}
+			if pending {
+				if id != "" {
+					return errors.New("--pending pushes every session left to push: name no session")
+				}
+				return a.pushPending(cmd, r, remote.request(), asJSON)
 			}
 			res, err := r.PushSession(cmd.Context(), id, remote.request())
 			if err != nil {
@@ -487,9 +540,45 @@ Read pushed sessions back with session list --remote, show --remote, verify --re
 			return err
 		},
 	}
-	remote.flags(cmd, "the remote to push to (default the config's sessions.remote, else origin)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"Ref", "Commit", "Parent", "Chunks", "Attempts"}`)
+	remote.flags(cmd, "the remote to push to (default the config's sessions.remote, else origin; with --pending, the one each was for)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"ref", "commit", "parent", "chunks", "attempts"} (with --pending, [{"id", "remote", "result", "error"}])`)
+	cmd.Flags().BoolVar(&pending, "pending", false, `push every session whose push did not happen (the sessions.push of its end failed or timed out)`)
 	return cmd
+}
+
+// pushPending pushes the sessions left to push: one line per session pushed on stdout, one per
+// failure on stderr; any failure is exit 1.
+func (a *app) pushPending(cmd *cobra.Command, r *runner.Runner, req runner.RemoteRequest, asJSON bool) error {
+	results, problems, err := r.PushPending(cmd.Context(), req)
+	a.reportProblems(problems)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, res := range results {
+		if res.Err != nil {
+			failed++
+			fmt.Fprintf(a.stderr, "agent-hooks: session %s was not pushed (still marked): %v\n", res.ID, res.Err)
+			continue
+		}
+		if !asJSON {
+			fmt.Fprintf(a.stdout, "%s %s %s (%d trail chunk(s))\n", res.ID, res.Result.Ref, res.Result.Commit[:12], res.Result.Chunks)
+		}
+	}
+	if asJSON {
+		if results == nil {
+			results = []runner.PendingResult{}
+		}
+		if err := writeJSON(a.stdout, results); err != nil {
+			return err
+		}
+	} else if len(results) == 0 {
+		fmt.Fprintln(a.stderr, "agent-hooks: no session is left to push")
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d session(s) left to push were not pushed; they stay marked", failed, len(results))
+	}
+	return nil
 }
 
 func (a *app) newSessionPullCmd() *cobra.Command {

@@ -51,7 +51,7 @@ func TestSessionOutputIsBuffered(t *testing.T) {
 	}}
 
 	var show, events countingWriter
-	if err := printSession(&show, s); err != nil {
+	if err := printSession(&show, s, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := printTrail(&events, src, func(err error) { t.Error(err) }); err != nil {
@@ -72,7 +72,7 @@ func TestSessionOutputIsBuffered(t *testing.T) {
 	var list countingWriter
 	other := *s
 	other.ID = "session-1704067100000-zzzzzz"
-	if err := printSessionList(&list, []*sessions.Session{s, &other}, s.ID); err != nil {
+	if err := printSessionList(&list, []*sessions.Session{s, &other}, s.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	if list.writes != 1 {

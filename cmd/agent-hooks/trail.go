@@ -94,8 +94,8 @@ func printTrail(w io.Writer, src trailSource, problem func(error)) error {
 
 // writeSessionJSON prints the record as JSON with its trail in an "events" array, one event per
 // line as it was written, streaming them.
-func writeSessionJSON(w io.Writer, sess *sessions.Session, src trailSource, problem func(error)) error {
-	rec, err := json.MarshalIndent(sess, "", "  ")
+func writeSessionJSON(w io.Writer, sess *sessions.Session, pending *sessions.PendingPush, src trailSource, problem func(error)) error {
+	rec, err := recordJSON(sess, pending)
 	if err != nil {
 		return err
 	}
@@ -128,21 +128,46 @@ func writeSessionJSON(w io.Writer, sess *sessions.Session, src trailSource, prob
 	return bw.Flush()
 }
 
+// recordJSON is a session record as `session show --json` prints it: as stored, with
+// "pushPending" added when a push of the session did not happen (see sessions.PendingPush).
+func recordJSON(sess *sessions.Session, pending *sessions.PendingPush) ([]byte, error) {
+	rec, err := json.MarshalIndent(sess, "", "  ")
+	if err != nil || pending == nil {
+		return rec, err
+	}
+	p, err := json.MarshalIndent(pending, "  ", "  ")
+	if err != nil {
+		return nil, err
+	}
+	rec = bytes.TrimRight(bytes.TrimSuffix(bytes.TrimRight(rec, "\n"), []byte("}")), "\n ")
+	if len(rec) > 1 { // not an empty object
+		rec = append(rec, ',')
+	}
+	rec = append(append(append(rec, "\n  \"pushPending\": "...), p...), "\n}"...)
+	return rec, nil
+}
+
 // localTrail is the audit trail of session id in the sessions folder.
 func localTrail(store *sessions.Store, id string) trailSource {
 	return trailSource{name: store.EventsPath(id), open: func() (io.ReadCloser, error) { return store.OpenTrail(id) }}
 }
 
 // showSession prints a session's record, and with events its audit trail.
-func (a *app) showSession(sess *sessions.Session, src trailSource, asJSON, events bool) error {
+// A session whose push did not happen (pending, nil for none) says so.
+func (a *app) showSession(sess *sessions.Session, pending *sessions.PendingPush, src trailSource, asJSON, events bool) error {
 	problem := func(err error) { a.reportProblems([]error{err}) }
 	switch {
 	case asJSON && events:
-		return writeSessionJSON(a.stdout, sess, src, problem)
+		return writeSessionJSON(a.stdout, sess, pending, src, problem)
 	case asJSON:
-		return writeJSON(a.stdout, sess)
+		rec, err := recordJSON(sess, pending)
+		if err != nil {
+			return err
+		}
+		_, err = a.stdout.Write(append(rec, '\n'))
+		return err
 	}
-	if err := printSession(a.stdout, sess); err != nil {
+	if err := printSession(a.stdout, sess, pending); err != nil {
 		return err
 	}
 	if !events {

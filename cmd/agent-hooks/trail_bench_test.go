@@ -52,7 +52,7 @@ func BenchmarkPrintTrail(b *testing.B) {
 func BenchmarkTrailJSON(b *testing.B) {
 	src, sess := benchTrail(b)
 	for b.Loop() {
-		if err := writeSessionJSON(io.Discard, sess, src, nil); err != nil {
+		if err := writeSessionJSON(io.Discard, sess, nil, src, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -49,7 +49,10 @@ func (a *app) newRegistry() *hooks.Registry {
 	}
 	reg.Register(gitops.TypeCommit, gitops.CommitType{GitHubAPI: github.CommitViaAPI(github.Options{})})
 	reg.Register(gitops.TypePush, gitops.PushType{PullRequest: github.PullRequestCheckout})
-	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{"github": github.ApprovalProvider{}, "local": a.localApprovals(), "http-poll": approval.HTTPPoll{}}))
+	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{
+		"github": github.ApprovalProvider{}, "local": a.localApprovals(), "http-poll": approval.HTTPPoll{},
+		"callback": &approval.Callback{}, "input": a.inputApprovals(),
+	}))
 	reg.Register(notify.TypeName, notify.NewType(a.webhooksFile()))
 	reg.RegisterFormat(notify.NewFormat())
 	reg.Register(github.TypeReview, github.ReviewType{})

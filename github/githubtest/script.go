@@ -40,6 +40,12 @@ var (
 //	                                     the ref of the latest approval request on N (the start
 //	                                     of its request id: /approve {ref} answers a tool call)
 //	github-fake review N LOGIN STATE [BODY]
+//	github-fake edit N WHO [by=LOGIN] BODY
+//	github-fake edit N WHO [by=LOGIN] -replace OLD NEW
+//	                                     edit the latest comment on N of WHO (a login, or
+//	                                     "request": the latest approval request) as LOGIN (default:
+//	                                     the token's own account, as the agent holding the token
+//	                                     would): BODY replaces its text, or NEW replaces OLD in it
 //	github-fake on-request comment N LOGIN BODY
 //	github-fake on-request review N LOGIN STATE [BODY]
 //	                                     answer the next approval request comment that way
@@ -88,7 +94,7 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("unsupported: ! github-fake")
 	}
 	if len(args) == 0 {
-		ts.Fatalf("usage: github-fake start|app|pr|perm|team|token-perms|git|comment|review|on-request|fail|paging|comments|reviews|requests ...")
+		ts.Fatalf("usage: github-fake start|app|pr|perm|team|token-perms|git|comment|review|edit|on-request|fail|paging|comments|reviews|requests ...")
 	}
 	need := func(n int) {
 		if len(args) < n {
@@ -176,6 +182,9 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 	case "review":
 		need(4)
 		server(ts).AddReview(atoi(ts, args[1]), args[2], args[3], strings.Join(args[4:], " "), "", time.Time{})
+	case "edit":
+		need(4)
+		editCmd(ts, server(ts), atoi(ts, args[1]), args[2], args[3:])
 	case "on-request":
 		need(5)
 		kind, pr, login, rest := args[1], atoi(ts, args[2]), args[3], args[4:]
@@ -252,5 +261,39 @@ func fakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	default:
 		ts.Fatalf("github-fake: unknown subcommand %q", args[0])
+	}
+}
+
+// editCmd is github-fake edit: see ScriptCmds.
+func editCmd(ts *testscript.TestScript, s *Server, pr int, who string, rest []string) {
+	editor := s.Identity()
+	if by, ok := strings.CutPrefix(rest[0], "by="); ok {
+		editor, rest = by, rest[1:]
+	}
+	var target *Comment
+	if who == "request" {
+		target = s.LatestRequest(pr)
+	} else {
+		for _, c := range s.Comments(pr) {
+			if strings.EqualFold(c.Login, who) {
+				target = &c
+			}
+		}
+	}
+	if target == nil {
+		ts.Fatalf("github-fake edit: no comment of %s on #%d", who, pr)
+	}
+	body := strings.Join(rest, " ")
+	if len(rest) > 0 && rest[0] == "-replace" {
+		if len(rest) != 3 {
+			ts.Fatalf("usage: github-fake edit N WHO [by=LOGIN] -replace OLD NEW")
+		}
+		if !strings.Contains(target.Body, rest[1]) {
+			ts.Fatalf("github-fake edit: %q is not in the comment:\n%s", rest[1], target.Body)
+		}
+		body = strings.Replace(target.Body, rest[1], rest[2], 1)
+	}
+	if _, err := s.EditComment(target.ID, editor, body); err != nil {
+		ts.Fatalf("github-fake edit: %v", err)
 	}
 }

@@ -3,8 +3,9 @@
 // comments, collaborator permission, teams and team membership, the token's user, the Git Data
 // API on a real bare repository also served over smart HTTP) the way github.com does — bodies
 // shaped from GitHub's documented examples, per_page/page paging with Link headers, `since`,
-// ETag revalidation with 304, X-RateLimit-* headers, Bearer-token checks, GraphQL's viewer and
-// minimizeComment — and can be told to fail the ways GitHub does: primary and secondary rate
+// ETag revalidation with 304, X-RateLimit-* headers, Bearer-token checks, comment edits by any
+// token with write access with their edit history, GraphQL's viewer, minimizeComment and
+// comments' edits — and can be told to fail the ways GitHub does: primary and secondary rate
 // limits, 401, a 403 for a missing permission with GitHub's own body and
 // X-Accepted-GitHub-Permissions header (for one request, or for every operation a token's
 // permissions do not cover), 404, 422 for a ref update that is not a fast-forward, a response
@@ -74,6 +75,16 @@ type Comment struct {
 	// Minimized is why the comment is hidden (GraphQL's minimizedReason: "outdated", …); "" while
 	// it is shown.
 	Minimized string
+	// Edits are the edits of the comment's body since it was posted, oldest first: what GitHub
+	// keeps as its edit history (GraphQL userContentEdits, lastEditedAt, editor).
+	Edits []Edit
+}
+
+// Edit is one edit of a comment: who made it, when, and the body it left.
+type Edit struct {
+	Editor string
+	At     time.Time
+	Body   string
 }
 
 // Review is a pull-request review.
@@ -274,22 +285,96 @@ func (s *Server) addCommentLocked(pr int, login, body string, at time.Time) *Com
 	return c
 }
 
-// requestMarker finds the request id in the marker an approval request comment begins with.
-var requestMarker = regexp.MustCompile(`^<!-- agent-hooks:approval [^>]*request="([0-9a-f]{64})"`)
+// EditComment replaces the body of comment id as editor would (anyone with write access may edit
+// any comment, as on GitHub): the body changes, updated_at moves to now, and the edit joins the
+// comment's history. It returns the edited comment.
+func (s *Server) EditComment(id int64, editor, body string) (Comment, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.comment(id)
+	if c == nil {
+		return Comment{}, fmt.Errorf("no comment %d", id)
+	}
+	s.editLocked(c, editor, body)
+	return *c, nil
+}
+
+func (s *Server) editLocked(c *Comment, editor, body string) {
+	at := s.now().UTC().Truncate(time.Second)
+	c.Body, c.UpdatedAt = body, at
+	c.Edits = append(c.Edits, Edit{Editor: editor, At: at, Body: body})
+}
+
+// TouchComment moves comment id's updated_at a second past what it was without editing it, as
+// GitHub was seen to do to a comment just posted: updated_at alone does not tell an edit.
+func (s *Server) TouchComment(id int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.comment(id)
+	if c == nil {
+		return fmt.Errorf("no comment %d", id)
+	}
+	c.UpdatedAt = c.UpdatedAt.Add(time.Second)
+	return nil
+}
+
+// DeleteComment deletes comment id, as anyone with write access can on GitHub: it leaves no
+// trace in the comments list, nor in GraphQL.
+func (s *Server) DeleteComment(id int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range s.comments {
+		if c.ID == id {
+			s.comments = append(s.comments[:i], s.comments[i+1:]...)
+			return nil
+		}
+	}
+	return fmt.Errorf("no comment %d", id)
+}
+
+func (s *Server) comment(id int64) *Comment {
+	for _, c := range s.comments {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// requestMarker finds the request id, and the ref when the request has one, in the marker an
+// approval request comment begins with.
+var requestMarker = regexp.MustCompile(`^<!-- agent-hooks:approval [^>]*request="([0-9a-f]{64})"(?: ref="([0-9a-f]{8})")?`)
 
 // RequestRef is how an approver names the latest approval request on pull request pr in a
-// command (the start of its request id: /approve REF answers a tool call), "" when there is none.
+// command (/approve REF answers a tool call): the ref its marker records, else the start of its
+// request id; "" when there is no request.
 func (s *Server) RequestRef(pr int) string {
+	if c := s.LatestRequest(pr); c != nil {
+		m := requestMarker.FindStringSubmatch(c.Body)
+		return cmpOr(m[2], m[1][:8])
+	}
+	return ""
+}
+
+// LatestRequest is the latest approval request comment on pull request pr (a comment that
+// begins with the request marker), nil when there is none.
+func (s *Server) LatestRequest(pr int) *Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := len(s.comments) - 1; i >= 0; i-- {
-		if c := s.comments[i]; c.PR == pr {
-			if m := requestMarker.FindStringSubmatch(c.Body); m != nil {
-				return m[1][:8]
-			}
+		if c := s.comments[i]; c.PR == pr && requestMarker.MatchString(c.Body) {
+			cp := *c
+			return &cp
 		}
 	}
-	return ""
+	return nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // AddReview adds a review by login on commit (empty: the current head), timestamped now (or at).
@@ -596,22 +681,19 @@ func (s *Server) handle(r *http.Request) (reply, *Comment) {
 		return reply{status: http.StatusOK, body: body}, nil
 	}
 	if m := reEditComment.FindStringSubmatch(path); m != nil && r.Method == http.MethodPatch {
+		// A token with write access edits anyone's comment, not only its own (the permission check
+		// is denied's); the edit joins the comment's history under the token's account.
 		id, _ := strconv.ParseInt(m[3], 10, 64)
-		for _, c := range s.comments {
-			if c.ID != id {
-				continue
-			}
-			if !strings.EqualFold(c.Login, s.Identity()) {
-				return apiError(http.StatusForbidden, "Resource not accessible by integration", "https://docs.github.com/rest/issues/comments#update-an-issue-comment"), nil
-			}
-			var in struct{ Body *string }
-			if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == nil {
-				return apiError(http.StatusUnprocessableEntity, "Invalid request.\n\n\"body\" wasn't supplied.", "https://docs.github.com/rest/issues/comments#update-an-issue-comment"), nil
-			}
-			c.Body, c.UpdatedAt = *in.Body, s.now().UTC().Truncate(time.Second)
-			return reply{status: http.StatusOK, body: s.commentJSON(r, c)}, nil
+		c := s.comment(id)
+		if c == nil {
+			return notFound(), nil
 		}
-		return notFound(), nil
+		var in struct{ Body *string }
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == nil {
+			return apiError(http.StatusUnprocessableEntity, "Invalid request.\n\n\"body\" wasn't supplied.", "https://docs.github.com/rest/issues/comments#update-an-issue-comment"), nil
+		}
+		s.editLocked(c, s.Identity(), *in.Body)
+		return reply{status: http.StatusOK, body: s.commentJSON(r, c)}, nil
 	}
 	var number int
 	for _, re := range []*regexp.Regexp{rePR, reReviews, reComments} {
@@ -838,7 +920,8 @@ var reViewer = regexp.MustCompile(`^\s*(query\s*)?\{\s*viewer\s*\{\s*login\s+dat
 
 // graphQL answers the GraphQL agent-hooks sends: the query viewer { login databaseId } (the
 // account the token acts as, which GitHub tells an installation token too, while GET /user
-// answers it 403) and the mutation minimizeComment (see minimize).
+// answers it 403), the mutation minimizeComment (see minimize) and the query of issue comments'
+// edits by node id (see commentEdits).
 func (s *Server) graphQL(r *http.Request) reply {
 	var in struct {
 		Query     string         `json:"query"`
@@ -850,8 +933,11 @@ func (s *Server) graphQL(r *http.Request) reply {
 	if m := reMinimize.FindStringSubmatch(in.Query); m != nil {
 		return s.minimize(m[1], in.Variables)
 	}
+	if reCommentEdits.MatchString(in.Query) {
+		return s.commentEdits(in.Variables)
+	}
 	if !reViewer.MatchString(in.Query) {
-		return reply{status: http.StatusOK, body: map[string]any{"errors": []any{map[string]any{"message": "the fake GitHub answers only { viewer { login databaseId } } and minimizeComment"}}}}
+		return reply{status: http.StatusOK, body: map[string]any{"errors": []any{map[string]any{"message": "the fake GitHub answers only { viewer { login databaseId } }, minimizeComment and the nodes query of issue comments' edits"}}}}
 	}
 	login := s.Identity()
 	return reply{status: http.StatusOK, body: map[string]any{"data": map[string]any{"viewer": map[string]any{"login": login, "databaseId": s.userID(login)}}}}

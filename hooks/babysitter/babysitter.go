@@ -15,8 +15,9 @@
 // executable without .sh and a symbolic link are warnings. Each hook gets the payload as the SDK
 // sends it (with hookType and an ISO-8601 timestamp) on stdin followed by a newline, and in
 // $HOOK_PAYLOAD, with HOOK_TYPE set to the hook type, REPO_ROOT to the workspace and
-// CLAUDE_PLUGIN_ROOT to the plugin; on-breakpoint hooks also get $BREAKPOINT_PAYLOAD, as the
-// breakpoint dispatcher sets it. Exit 0 is success; any other exit is a failure that is recorded
+// CLAUDE_PLUGIN_ROOT to the plugin; every hook also gets $BREAKPOINT_PAYLOAD, the same payload, as
+// babysitter's hooks document promises (upstream's breakpoint dispatcher sets it for
+// on-breakpoint hooks only, and no upstream hook reads it elsewhere). Exit 0 is success; any other exit is a failure that is recorded
 // and never stops the other hooks nor blocks the event. Each hook has the SDK's 30 seconds.
 // The format's extension adds the SDK's HookResult fields to the result: "executedHooks" and
 // "output" (the hooks' stdout, parsed as JSON when it is JSON).
@@ -273,10 +274,9 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	if err != nil {
 		return hooks.Process{}, err
 	}
-	vars := []string{"HOOK_PAYLOAD"}
-	if d.Type == "on-breakpoint" {
-		vars = append(vars, "BREAKPOINT_PAYLOAD") // as on-breakpoint-dispatcher.sh sets it
-	}
+	// BREAKPOINT_PAYLOAD for every type, as babysitter's hooks document gives it to every hook
+	// (upstream's generic dispatcher sets it only in on-breakpoint-dispatcher.sh).
+	vars := []string{"HOOK_PAYLOAD", "BREAKPOINT_PAYLOAD"}
 	env := []string{"HOOK_TYPE=" + d.Type, seedfmt.RepoRootEnv(inv.Workspace)}
 	var cleanups []func()
 	cleanup := func() {

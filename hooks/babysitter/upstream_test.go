@@ -191,21 +191,24 @@ func TestOutputText(t *testing.T) {
 }
 
 // TestGenericDispatcherEnvironment: every hook gets HOOK_TYPE and HOOK_PAYLOAD, the payload on
-// stdin with a newline, hookType and an ISO-8601 timestamp, in the workspace; BREAKPOINT_PAYLOAD
-// is the breakpoint dispatcher's and is not set for other types.
+// stdin with a newline, hookType and an ISO-8601 timestamp, in the workspace; and, as
+// babysitter's hooks document says of every hook ("Environment Variables"), BREAKPOINT_PAYLOAD,
+// the same payload (upstream's generic dispatcher sets it only for on-breakpoint; its hooks do
+// not read it elsewhere).
 func TestGenericDispatcherEnvironment(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
 	w.Write(".a5c/hooks/on-run-start/env.sh", `#!/bin/bash
 set -euo pipefail
 read -r line
-echo "type=$HOOK_TYPE bp=${BREAKPOINT_PAYLOAD-unset} pwd=$PWD"
+same=no; [ "$BREAKPOINT_PAYLOAD" = "$HOOK_PAYLOAD" ] && same=yes
+echo "type=$HOOK_TYPE bp=$same pwd=$PWD"
 echo "$HOOK_PAYLOAD" | jq -c '{runId, hookType}'
 echo "$line" | jq -r '.timestamp | type'
 `, 0o755)
 	w.Write(".a5c/hooks/on-breakpoint/bp.sh", "#!/bin/sh\necho \"$HOOK_TYPE $(echo \"$BREAKPOINT_PAYLOAD\" | jq -r .question) $(echo \"$HOOK_PAYLOAD\" | jq -r .question)\"\n", 0o755)
 	res := w.Fire("on-run-start", "runId", "run-1")
-	want := "type=on-run-start bp=unset pwd=" + w.Dir + "\n" + `{"runId":"run-1","hookType":"on-run-start"}` + "\nstring\n"
+	want := "type=on-run-start bp=yes pwd=" + w.Dir + "\n" + `{"runId":"run-1","hookType":"on-run-start"}` + "\nstring\n"
 	if len(res.Hooks) != 1 || res.Hooks[0].Stdout != want || res.Hooks[0].Status != hooks.StatusOK {
 		t.Errorf("got %+v\nwant stdout %q", res.Hooks, want)
 	}

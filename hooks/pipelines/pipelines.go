@@ -27,9 +27,14 @@
 //	on_approval_required  session iteration
 //
 // `checkpoints.every: N` in the stage file makes the format's extension fire Checkpoint after
-// every Nth PostIteration. A `type: await_poll` hook becomes an approval hook with the http-poll
-// provider (await.go), and the plan's webhooks.yaml beside hooks.sh becomes webhook hooks
-// (webhooks.go). await_webhook (a callback server), await_input and spawn are reported as not run.
+// every Nth PostIteration. The blocking hooks of the plan's Part 2 (await.go) become approval
+// hooks: `type: await_poll` with the http-poll provider, `type: await_webhook` with the callback
+// provider (a request carrying callback URLs, and a server on 127.0.0.1 waiting for one),
+// `type: await_input` with the input provider (an answer file or standard input); their
+// response_var, and a spawned pipeline's CHILD_OUTPUT, reach the later hooks of the event as
+// environment variables. `checkpoints.spawn` (with or without `hooks.on_checkpoint: spawn`) runs
+// a child pipeline at each checkpoint through agent-pipelines' engine (spawn.go). The plan's
+// webhooks.yaml beside hooks.sh becomes webhook hooks (webhooks.go).
 package pipelines
 
 import (
@@ -100,6 +105,11 @@ type Loop struct {
 	Hooks           []*hooks.Hook
 	DisableGlobal   bool
 	CheckpointEvery int
+	// Spawn is the Checkpoint hook of checkpoints.spawn (also in Hooks, first), nil without one.
+	Spawn *hooks.Hook
+	// Vars are the variables the loop's hooks hand on to later ones (response_var,
+	// CHILD_OUTPUT): its command hooks and the global functions get them in their environment.
+	Vars []string
 }
 
 // LoopPath is the stage file that env selects: LoopFile (relative to the workspace), else the
@@ -144,6 +154,14 @@ func (Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 		}
 		out, diags = append(out, global...), append(diags, more...)
 	}
+	if len(loop.Vars) > 0 {
+		for _, h := range out {
+			if d, ok := h.Dialect.(Dialect); ok {
+				d.Vars = loop.Vars
+				h.Dialect = d
+			}
+		}
+	}
 	webhooks, more, err := readWebhooks(WebhooksPath(env))
 	if err != nil {
 		return hooks.Loaded{}, err
@@ -175,12 +193,22 @@ func ReadLoop(env hooks.LoadEnv) (*Loop, []hooks.Diagnostic, error) {
 		}
 	}
 	p.parse(data)
+	if p.spawnKeyword != nil && loop.Spawn == nil {
+		p.Errorf(p.spawnKeyword, "hooks.on_checkpoint: spawn needs checkpoints.spawn (the pipeline to run)")
+	}
+	if loop.Spawn != nil {
+		loop.Hooks = append([]*hooks.Hook{loop.Spawn}, loop.Hooks...) // before on_checkpoint's command: it may read CHILD_OUTPUT
+		if d, _ := loop.Spawn.Dialect.(Spawn); d.OnComplete != "ignore" {
+			loop.Vars = append(loop.Vars, ChildOutputVar)
+		}
+	}
 	return loop, p.Diags, nil
 }
 
 type parser struct {
 	seedfmt.YAMLFile
-	loop *Loop
+	loop         *Loop
+	spawnKeyword *yaml.Node // hooks.on_checkpoint: spawn
 }
 
 func (p *parser) parse(data []byte) {
@@ -217,7 +245,7 @@ func (p *parser) parseHook(k, v *yaml.Node) {
 	case v.Kind != yaml.ScalarNode:
 		p.Errorf(v, "hooks.%s: expected a command", k.Value)
 	case k.Value == "on_checkpoint" && v.Value == "spawn":
-		p.Warnf(v, "hooks.on_checkpoint: spawn (nested pipelines) is not supported; the hook will not run")
+		p.spawnKeyword = v // the special keyword of checkpoints.spawn
 	case strings.TrimSpace(v.Value) == "":
 		p.Warnf(v, "hooks.%s: empty command", k.Value)
 	default:
@@ -269,10 +297,12 @@ func (p *parser) parseCheckpoint(k, v *yaml.Node) {
 			return
 		}
 		p.loop.CheckpointEvery = n
-	case "spawn", "notify", "await", "on_failure":
+	case "spawn":
+		p.parseSpawn(v)
+	case "notify", "await", "on_failure":
 		p.Warnf(k, "checkpoints.%s is not supported; configure Checkpoint hooks instead", k.Value)
 	default:
-		p.Errorf(k, "checkpoints: %s", seedfmt.UnknownKey("key", k.Value, []string{"every"}))
+		p.Errorf(k, "checkpoints: %s", seedfmt.UnknownKey("key", k.Value, []string{"every", "spawn"}))
 	}
 }
 
@@ -339,6 +369,9 @@ func argNames(keys []string) []string {
 type Dialect struct {
 	Global string   // the hooks.sh defining the function inv.Hook.Command
 	Args   []string // payload keys of its arguments; "" is the session name
+	// Vars are the variables earlier hooks of the event may hand on (hooks.KeyVars) that the
+	// process gets: only these, the names the loop declares.
+	Vars []string
 }
 
 // globalScript sources the hooks file and calls the function with the remaining arguments.
@@ -351,6 +384,10 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 		return hooks.Process{}, err
 	}
 	env := seedfmt.LoopEnv(inv.Payload, seedfmt.SessionName(inv.Payload, inv.SessionID))
+	vars, cleanup, err := varsEnv(inv.Payload, d.Vars)
+	if err != nil {
+		return hooks.Process{}, err
+	}
 	argv := []string{"bash", "-c", inv.Hook.Command}
 	if d.Global != "" {
 		argv = []string{"bash", "-c", globalScript, "agent-pipelines", d.Global, inv.Hook.Command}
@@ -358,7 +395,39 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 			argv = append(argv, argValue(inv, k))
 		}
 	}
-	return hooks.Process{Argv: argv, Env: env, Stdin: stdin}, nil
+	return hooks.Process{Argv: argv, Env: append(env, vars...), Stdin: stdin, Cleanup: cleanup}, nil
+}
+
+// varsEnv is the environment of the values earlier hooks handed on (hooks.KeyVars) under the
+// names given; a value too large for the environment goes through a file named by NAME_FILE.
+func varsEnv(p hooks.Payload, names []string) ([]string, func(), error) {
+	handed, _ := p[hooks.KeyVars].(map[string]any)
+	var (
+		env      []string
+		cleanups []func()
+	)
+	cleanup := func() {
+		for _, c := range cleanups {
+			c()
+		}
+	}
+	for _, name := range names {
+		v, ok := handed[name].(string)
+		if !ok {
+			continue
+		}
+		if strings.IndexByte(v, 0) >= 0 {
+			cleanup()
+			return nil, nil, &hooks.InputError{Err: fmt.Errorf("%s holds a NUL byte", name)}
+		}
+		kv, c, err := hooks.PayloadEnv(name, []byte(v))
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		env, cleanups = append(env, kv), append(cleanups, c)
+	}
+	return env, cleanup, nil
 }
 
 func argValue(inv *hooks.Invocation, key string) string {

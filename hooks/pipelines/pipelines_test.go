@@ -246,10 +246,28 @@ func TestDiagnostics(t *testing.T) {
 			wantErr: "hooks.sh:2:3: error: invalid shell: `foo(` must be followed by `)`"},
 		{name: "await_poll without a condition", loop: "hooks:\n  on_approval_required:\n    type: await_poll\n    poll:\n      url: x\n",
 			wantErr: "loop.yaml:3:5: error: hooks.on_approval_required: await_poll needs poll.success_when or poll.abort_when"},
-		{name: "await_webhook hook", loop: "hooks:\n  on_approval_required:\n    type: await_webhook\n    send:\n      url: x\n",
-			wantWarn: "loop.yaml:3:5: warning: hooks.on_approval_required: await_webhook hooks are not run from the stage file"},
-		{name: "spawn", loop: "hooks:\n  on_checkpoint: spawn\n",
-			wantWarn: "loop.yaml:2:18: warning: hooks.on_checkpoint: spawn (nested pipelines) is not supported"},
+		{name: "await_webhook without a URL", loop: "hooks:\n  on_approval_required:\n    type: await_webhook\n    receive:\n      port: 8765\n",
+			wantErr: "loop.yaml:3:5: error: hooks.on_approval_required: await_webhook needs send.url"},
+		{name: "await_webhook timeout_action", loop: "hooks:\n  on_approval_required:\n    type: await_webhook\n    send: {url: x}\n    receive: {timeout_action: wait}\n",
+			wantErr: `loop.yaml:3:5: error: hooks.on_approval_required: await_webhook receive.timeout_action "wait" is not continue or abort`},
+		{name: "await_webhook port", loop: "hooks:\n  on_approval_required:\n    type: await_webhook\n    send: {url: x}\n    receive: {port: 70000}\n",
+			wantErr: "loop.yaml:3:5: error: hooks.on_approval_required: await_webhook receive.port 70000 is not a port"},
+		{name: "await type typo", loop: "hooks:\n  on_approval_required:\n    type: await_webhok\n",
+			wantErr: `loop.yaml:3:5: error: hooks.on_approval_required: unknown hook type "await_webhok"; did you mean "await_webhook"?`},
+		{name: "await without a type", loop: "hooks:\n  on_approval_required:\n    send: {url: x}\n",
+			wantErr: "loop.yaml:3:5: error: hooks.on_approval_required: a structured hook needs a type"},
+		{name: "spawn keyword without checkpoints.spawn", loop: "hooks:\n  on_checkpoint: spawn\n",
+			wantErr: "loop.yaml:2:18: error: hooks.on_checkpoint: spawn needs checkpoints.spawn (the pipeline to run)"},
+		{name: "spawn without a pipeline", loop: "checkpoints:\n  every: 2\n  spawn:\n    inputs: {a: b}\n",
+			wantErr: "loop.yaml:4:5: error: checkpoints.spawn: pipeline is required"},
+		{name: "spawn on_complete", loop: "checkpoints:\n  spawn:\n    pipeline: review\n    on_complete: keep\n",
+			wantErr: `loop.yaml:3:5: error: checkpoints.spawn.on_complete: "keep" is not merge, replace or ignore`},
+		{name: "spawn unknown key", loop: "checkpoints:\n  spawn:\n    pipeline: review\n    input: {a: b}\n",
+			wantWarn: `loop.yaml:4:5: warning: checkpoints.spawn: unknown key "input"; did you mean "inputs"?`},
+		{name: "await unknown key", loop: "hooks:\n  on_approval_required:\n    type: await_input\n    file: a\n    prompt: b\n    timeout_actoin: continue\n",
+			wantWarn: `loop.yaml:6:5: warning: hooks.on_approval_required: unknown key "timeout_actoin"; did you mean "timeout_action"?`},
+		{name: "await unknown nested key", loop: "hooks:\n  on_approval_required:\n    type: await_webhook\n    send: {url: https://x.test, bdy: {}}\n",
+			wantWarn: `loop.yaml:4:33: warning: hooks.on_approval_required.send: unknown key "bdy"; did you mean "body"?`},
 		{name: "unknown global function", global: "helper() { :; }\n\non_iteration_end() { :; }\n",
 			wantWarn: `hooks.sh:3:1: warning: function on_iteration_end is not called: unknown agent-pipelines hook point "on_iteration_end"; did you mean "on_iteration_start"?`},
 	}
@@ -257,6 +275,7 @@ func TestDiagnostics(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorkspace(t, tt.loop, tt.global)
+			w.Types = approvalTypes(t)
 			cfg, err := w.Load()
 			var got string
 			if ce, ok := err.(*hooks.ConfigError); ok {

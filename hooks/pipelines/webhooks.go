@@ -22,9 +22,10 @@ func WebhooksPath(env hooks.LoadEnv) string {
 	return filepath.Join(filepath.Dir(global), "webhooks.yaml")
 }
 
-// webhookFormats are the built-in templates of the webhook hook type; an entry named after one
-// (the seed's `slack:`, `discord:`, `teams:`) uses it unless it says otherwise.
-var webhookFormats = []string{"slack", "discord", "teams", "json"}
+// webhookFormats are the formats of the webhook hook type an entry named after one (the seed's
+// `slack:`, `discord:`, `teams:`) uses unless it says otherwise: `slack:` sends the plan's own
+// template (send_slack_notification), the others agent-hooks' message, the plan having none.
+var webhookFormats = map[string]string{"slack": "agent-pipelines-slack", "discord": "discord", "teams": "teams", "json": "json"}
 
 // readWebhooks turns the seed's webhooks.yaml into webhook hooks, one per entry and event:
 //
@@ -75,10 +76,8 @@ func webhookHooks(y *seedfmt.YAMLFile, name, entry *yaml.Node) []*hooks.Hook {
 	format := w.Format
 	if format == "" {
 		format = "json"
-		for _, f := range webhookFormats {
-			if f == name.Value {
-				format = f
-			}
+		if f, ok := webhookFormats[name.Value]; ok {
+			format = f
 		}
 	}
 	if len(w.Events) == 0 {

@@ -1,13 +1,14 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/autoagent/agent-hooks/gitops"
 	"github.com/autoagent/agent-hooks/hooks"
@@ -20,19 +21,70 @@ type SessionsConfig struct {
 	Push bool `json:"push"`
 	// Remote is the remote sessions are pushed to and read from (default origin).
 	Remote string `json:"remote"`
+	// ConnectTimeout and IdleTimeout bound every wait on the remote (see gitops.Limits): making
+	// the connection, and each wait for the remote to send or take a byte. Defaults:
+	// hooks.DefaultRemoteConnectTimeout, hooks.DefaultRemoteIdleTimeout.
+	ConnectTimeout *hooks.Duration `json:"connectTimeout"`
+	IdleTimeout    *hooks.Duration `json:"idleTimeout"`
+	// PushTimeout bounds the push of Push at the end of a session in all (default
+	// hooks.DefaultSessionPushTimeout): past it the session ends unpushed, marked to push later.
+	PushTimeout *hooks.Duration `json:"pushTimeout"`
+}
+
+// limits are the bounds of every wait on the remote.
+func (c SessionsConfig) limits() gitops.Limits {
+	var l gitops.Limits
+	if c.ConnectTimeout != nil {
+		l.Connect = time.Duration(*c.ConnectTimeout)
+	}
+	if c.IdleTimeout != nil {
+		l.Idle = time.Duration(*c.IdleTimeout)
+	}
+	return l
+}
+
+// withLimit names the configuration key of the limit a remote kept silent past, if it did.
+func withLimit(err error) error {
+	var timeout *gitops.TimeoutError
+	if !errors.As(err, &timeout) {
+		return err
+	}
+	key := "sessions.idleTimeout"
+	if timeout.Connect {
+		key = "sessions.connectTimeout"
+	}
+	return fmt.Errorf("%w (%s)", err, key)
+}
+
+// pushTimeout bounds the push at the end of a session.
+func (c SessionsConfig) pushTimeout() time.Duration {
+	if c.PushTimeout != nil {
+		return time.Duration(*c.PushTimeout)
+	}
+	return hooks.DefaultSessionPushTimeout
 }
 
 // sessionsConfig reads the "sessions" sections of the configuration: the user's, then the
-// project's over it, key by key.
+// project's over it, key by key. A duration must be positive.
 func sessionsConfig(cfg *hooks.Config) (SessionsConfig, error) {
 	var c SessionsConfig
-	err := decodeSections(cfg, "sessions", &c)
-	return c, err
+	if err := decodeSections(cfg, "sessions", &c); err != nil {
+		return c, err
+	}
+	for _, d := range []struct {
+		key string
+		v   *hooks.Duration
+	}{{"connectTimeout", c.ConnectTimeout}, {"idleTimeout", c.IdleTimeout}, {"pushTimeout", c.PushTimeout}} {
+		if d.v != nil && *d.v <= 0 {
+			return c, fmt.Errorf("sessions.%s: must be positive, got %s", d.key, time.Duration(*d.v))
+		}
+	}
+	return c, nil
 }
 
 // decodeSections decodes every section named key into v, the later files (user) first so that
-// the project's keys win; an unknown key or a wrong type is an error naming the file and
-// line:column.
+// the project's keys win; an unknown key or a wrong value is an error naming the file and
+// line:column and the key.
 func decodeSections(cfg *hooks.Config, key string, v any) error {
 	if cfg == nil {
 		return nil
@@ -40,9 +92,7 @@ func decodeSections(cfg *hooks.Config, key string, v any) error {
 	secs := cfg.Sections[key]
 	for i := len(secs) - 1; i >= 0; i-- {
 		s := secs[i]
-		dec := json.NewDecoder(bytes.NewReader(s.Value))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(v); err != nil {
+		if err := hooks.DecodeOptions(s.Value, v); err != nil {
 			return fmt.Errorf("%s:%d:%d: %s: %v", s.File, s.Line, s.Col, key, err)
 		}
 	}
@@ -55,7 +105,8 @@ type RemoteRequest struct {
 	Workspace string // the --workspace flag: the repository whose remote it is ("" finds it)
 }
 
-// sessionRemote opens the remote of req: its workspace's (else the session's, for a push).
+// sessionRemote opens the remote of req (else the configuration's sessions.remote, else origin)
+// of its workspace (else the session's, for a push), bounded by the configuration's limits.
 func (r *Runner) sessionRemote(req RemoteRequest, sessionWorkspace string) (*gitops.SessionRemote, error) {
 	ws := req.Workspace
 	if ws == "" && sessionWorkspace != "" {
@@ -65,38 +116,54 @@ func (r *Runner) sessionRemote(req RemoteRequest, sessionWorkspace string) (*git
 	if err != nil {
 		return nil, err
 	}
-	remote := req.Remote
+	env, err := r.LoadEnv(ws, "")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := r.LoadConfig(env)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := sessionsConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return r.openRemote(ws, req.Remote, sc)
+}
+
+// openRemote opens remote (else sc's, else origin) of the repository of workspace ws, bounded by
+// sc's limits.
+func (r *Runner) openRemote(ws, remote string, sc SessionsConfig) (*gitops.SessionRemote, error) {
 	if remote == "" {
-		env, err := r.LoadEnv(ws, "")
-		if err != nil {
-			return nil, err
-		}
-		cfg, err := r.LoadConfig(env)
-		if err != nil {
-			return nil, err
-		}
-		sc, err := sessionsConfig(cfg)
-		if err != nil {
-			return nil, err
-		}
 		remote = sc.Remote
 	}
-	return gitops.OpenSessionRemote(ws, gitops.Env{Getenv: r.Getenv, Environ: r.Environ}, remote)
+	return gitops.OpenSessionRemote(ws, gitops.Env{Getenv: r.Getenv, Environ: r.Environ}, remote, sc.limits())
 }
 
 // PushSession writes session id (else $AUTOAGENT_SESSION_ID, else the current one) to
 // refs/agent-hooks/sessions/<id> on the remote: its record as it is now and its audit trail up
-// to its last whole line.
+// to its last whole line. A push left pending (see PushPending) is done by it; one that fails
+// keeps its mark, with the new failure.
 func (r *Runner) PushSession(ctx context.Context, id string, req RemoteRequest) (*gitops.SessionPushResult, error) {
 	sess, err := r.Lookup(id)
 	if err != nil {
 		return nil, err
 	}
 	sr, err := r.sessionRemote(req, sess.Workspace)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		var res *gitops.SessionPushResult
+		if res, err = r.pushSession(ctx, sr, sess.ID); err == nil {
+			return res, r.Store().ClearPushPending(sess.ID)
+		}
 	}
-	return r.pushSession(ctx, sr, sess.ID)
+	store := r.Store()
+	if p, perr := store.PushPending(sess.ID); perr == nil && p != nil {
+		p.Error, p.Time = err.Error(), r.now()
+		if merr := store.MarkPushPending(*p); merr != nil {
+			r.warn("%v", merr)
+		}
+	}
+	return nil, err
 }
 
 func (r *Runner) pushSession(ctx context.Context, sr *gitops.SessionRemote, id string) (*gitops.SessionPushResult, error) {
@@ -128,7 +195,8 @@ func (r *Runner) pushSession(ctx context.Context, sr *gitops.SessionRemote, id s
 		}
 		p.Trail = gitops.TrailSnapshot{R: f, Size: size}
 	}
-	return sr.PushSession(ctx, p)
+	res, err := sr.PushSession(ctx, p)
+	return res, withLimit(err)
 }
 
 // RemoteSession is a session read from a remote.
@@ -153,7 +221,7 @@ func (r *Runner) RemoteSessions(ctx context.Context, req RemoteRequest, limit in
 	// remote advertise all its refs again.
 	listed, err := sr.ListSessions(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, withLimit(err)
 	}
 	defer listed.Close()
 	commit := map[string]string{}
@@ -179,7 +247,7 @@ func (r *Runner) RemoteSessions(ctx context.Context, req RemoteRequest, limit in
 		}
 	}
 	if err := cache.Fetch(ctx, listed, want); err != nil {
-		return nil, nil, err
+		return nil, nil, withLimit(err)
 	}
 	for _, id := range ids {
 		rs, err := remoteSession(cache, sr, id)
@@ -203,7 +271,7 @@ func (r *Runner) LookupRemote(ctx context.Context, id string, req RemoteRequest)
 	}
 	listed, err := sr.ListSessions(ctx)
 	if err != nil {
-		return nil, err
+		return nil, withLimit(err)
 	}
 	defer listed.Close()
 	all := listed.Sessions
@@ -216,7 +284,7 @@ func (r *Runner) LookupRemote(ctx context.Context, id string, req RemoteRequest)
 		return nil, err
 	}
 	if err := cache.Fetch(ctx, listed, all[i:i+1]); err != nil {
-		return nil, err
+		return nil, withLimit(err)
 	}
 	return remoteSession(cache, sr, id)
 }
@@ -260,8 +328,13 @@ func (r *Runner) PullSession(ctx context.Context, id string, req RemoteRequest, 
 // remoteCacheDir is where sessions read from remotes are kept (see gitops.SessionCache).
 func (r *Runner) remoteCacheDir() string { return filepath.Join(r.AutoagentHome, "remote-sessions") }
 
-// pushAtEnd pushes an ended session when the configuration says "sessions": {"push": true}. A
-// push that fails is a warning: the session has ended, and is kept here to push later.
+// pushAtEnd pushes an ended session when the configuration says "sessions": {"push": true},
+// within sessions.pushTimeout in all: ending a session never waits on the network for longer. A
+// push that fails or times out is a warning (the session has ended) and leaves the session
+// marked to push (Store.MarkPushPending): `session list` and `show` say so, and the next session
+// end in the workspace, `session push ID` or `session push --pending` pushes it. After a push
+// that succeeds, the sessions left pending in the workspace are pushed too, in what is left of
+// the time.
 func (r *Runner) pushAtEnd(ctx context.Context, workspace string, sess *sessions.Session) {
 	env, err := r.LoadEnv(workspace, "")
 	if err != nil {
@@ -279,11 +352,102 @@ func (r *Runner) pushAtEnd(ctx context.Context, workspace string, sess *sessions
 	if !sc.Push {
 		return
 	}
-	sr, err := r.sessionRemote(RemoteRequest{Remote: sc.Remote, Workspace: env.Workspace}, "")
-	if err == nil {
-		_, err = r.pushSession(ctx, sr, sess.ID)
+	limit := sc.pushTimeout()
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	store := r.Store()
+	push := func(id, remote string) error {
+		sr, err := r.openRemote(env.Workspace, remote, sc)
+		if err == nil {
+			_, err = r.pushSession(ctx, sr, id)
+		}
+		if err == nil {
+			return store.ClearPushPending(id)
+		}
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("gave up after %s (sessions.pushTimeout): %w", hooks.RoundDuration(limit), err)
+		}
+		p := sessions.PendingPush{ID: id, Remote: remote, Workspace: env.Workspace, Error: err.Error(), Time: r.now()}
+		if merr := store.MarkPushPending(p); merr != nil {
+			return fmt.Errorf("%w; and it could not be marked to push later: %v", err, merr)
+		}
+		return err
 	}
+	remote := sc.Remote
+	if remote == "" {
+		remote = "origin" // as gitops.OpenSessionRemote takes it, named in the mark
+	}
+	if err := push(sess.ID, remote); err != nil {
+		r.warn("sessions.push: session %s was not pushed: %v; it is kept here, marked to push (the next session end in this workspace pushes it, or: agent-hooks session push --pending)", sess.ID, err)
+		return
+	}
+	pending, _, err := store.PendingPushes()
 	if err != nil {
-		r.warn("sessions.push: %v; the session is kept here (push it with: agent-hooks session push %s)", err, sess.ID)
+		r.warn("sessions.push: %v", err)
+		return
 	}
+	for _, p := range pending {
+		if p.ID == sess.ID || p.Workspace != env.Workspace {
+			continue
+		}
+		if ctx.Err() != nil {
+			r.warn("sessions.push: session %s is still to push (no time left: sessions.pushTimeout); push it with: agent-hooks session push --pending", p.ID)
+			continue
+		}
+		if err := push(p.ID, p.Remote); err != nil {
+			r.warn("sessions.push: session %s, left to push earlier, was not pushed: %v", p.ID, err)
+			continue
+		}
+		fmt.Fprintf(r.stderr(), "agent-hooks: sessions.push: pushed session %s, left to push earlier\n", p.ID)
+	}
+}
+
+// PendingResult is the push of a session left pending.
+type PendingResult struct {
+	ID     string                    `json:"id"`
+	Remote string                    `json:"remote"`
+	Result *gitops.SessionPushResult `json:"result,omitempty"`
+	Err    error                     `json:"-"`
+	Error  string                    `json:"error,omitempty"`
+}
+
+// PushPending pushes every session whose push did not happen (see pushAtEnd), oldest first, each
+// to the remote of its mark from its workspace (req overrides either); a push that succeeds clears
+// the mark, one that fails keeps it, with the new failure. A mark that cannot be read is a problem.
+func (r *Runner) PushPending(ctx context.Context, req RemoteRequest) (results []PendingResult, problems []error, err error) {
+	store := r.Store()
+	pending, problems, err := store.PendingPushes()
+	if err != nil {
+		return nil, problems, err
+	}
+	for _, p := range pending {
+		one := RemoteRequest{Remote: p.Remote, Workspace: p.Workspace}
+		if req.Remote != "" {
+			one.Remote = req.Remote
+		}
+		if req.Workspace != "" {
+			one.Workspace = req.Workspace
+		}
+		res := PendingResult{ID: p.ID, Remote: one.Remote}
+		sr, err := r.sessionRemote(one, "")
+		if err == nil {
+			res.Remote = sr.Name
+			var pushed *gitops.SessionPushResult
+			if pushed, err = r.pushSession(ctx, sr, p.ID); err == nil {
+				res.Result, err = pushed, store.ClearPushPending(p.ID)
+			}
+		}
+		if err != nil {
+			res.Err, res.Error = err, err.Error()
+			p.Error, p.Time = err.Error(), r.now()
+			if merr := store.MarkPushPending(p); merr != nil {
+				problems = append(problems, merr)
+			}
+		}
+		results = append(results, res)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return results, problems, nil
 }

@@ -24,7 +24,10 @@ type Workspace struct {
 	Env     map[string]string // the environment agent-hooks sees, besides PATH and HOME
 	Session string            // the session id events are fired in
 	// Formats are registered, in order, by Load and Fire.
-	Formats  []hooks.Format
+	Formats []hooks.Format
+	// Types are the built-in hook types registered with them (a format whose hooks are approval
+	// or webhook hooks needs those).
+	Types    map[string]hooks.Type
 	LoopFile string
 }
 
@@ -88,6 +91,9 @@ func (w *Workspace) LoadEnv() hooks.LoadEnv {
 // Registry registers the workspace's formats.
 func (w *Workspace) Registry() *hooks.Registry {
 	reg := hooks.NewRegistry()
+	for name, t := range w.Types {
+		reg.Register(name, t)
+	}
 	for _, f := range w.Formats {
 		reg.RegisterFormat(f)
 	}

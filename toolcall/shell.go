@@ -10,6 +10,9 @@ import (
 type Simple struct {
 	Command
 	Redirects []Redirect
+	// Wrapper: the program runs a command of its own (sudo, env, timeout, xargs, sh -c), which
+	// follows as a Simple of its own; its own words name no file.
+	Wrapper bool
 }
 
 // Redirect is a redirection of a simple command to or from a file.
@@ -64,7 +67,7 @@ func FromShell(tool string, cmds []Simple, unreadable string, pl *Place) *Call {
 				add(&c.Writes, r.Target)
 			}
 		}
-		if len(s.Argv) == 0 {
+		if len(s.Argv) == 0 || s.Wrapper {
 			continue
 		}
 		prog := s.Argv[0]

@@ -16,6 +16,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/internal/runner"
 	"github.com/autoagent/agent-hooks/sessions"
+	"github.com/autoagent/agent-hooks/toolcall"
 )
 
 // Options are Handle's inputs.
@@ -102,6 +103,7 @@ type handler struct {
 	mapped    bool
 	blockable bool
 	req       runner.Request
+	call      *toolcall.Call // the tool call in the shape every agent shares (nil: none)
 	runner    *runner.Runner
 	deadline  time.Time // hooks must have decided by then
 	hard      time.Time // the answer must be written by then
@@ -244,7 +246,7 @@ func (h *handler) prepare() error {
 		dir = filepath.Join(r.Cwd, dir)
 	}
 	r.Stdout = io.Discard
-	h.runner = &r
+	h.runner = r.Once() // the event and its git gates read one configuration
 	// The workspace is the agent's, found from its cwd: not $GITHUB_WORKSPACE, which would win
 	// over it for `agent-hooks run`.
 	ws, err := runner.FindWorkspace("", dir, nil)
@@ -258,8 +260,16 @@ func (h *handler) prepare() error {
 		CanAsk:    h.event == hooks.PermissionRequest || h.event == hooks.PreToolUse && h.o.Host.CanAsk(),
 		AsksAgain: asksAbout(h.event),
 	}
-	if asksAbout(h.event) && tool != "" {
-		h.req.Data["toolCall"] = toolCall(h.o.Host, h.in)
+	if tool != "" {
+		tc := map[string]any{"tool": tool}
+		if asksAbout(h.event) {
+			tc = toolCall(h.o.Host, h.in)
+		}
+		if c := normalizedCall(h.o.Host, h.in, dir, ws, r.UserHome); c != nil {
+			c.Into(tc)
+			h.call = c
+		}
+		h.req.Data["toolCall"] = tc
 	}
 	for _, f := range h.o.Host.EditedFiles(h.event, tool, toolInput) {
 		if !filepath.IsAbs(filepath.FromSlash(f)) {
@@ -446,15 +456,30 @@ func (h *handler) record(sessionID string, v *Verdict) {
 	if decision == "" && v.Block != "" {
 		decision, reason = hooks.DecisionBlock, v.Block
 	}
-	if decision == "" {
+	// A tool call is recorded whatever was answered, with its normalized shape (redacted: no
+	// contents, no secrets), so that `session replay` can ask today's rules about it.
+	call := h.call
+	if !asksAbout(h.event) {
+		call = nil
+	}
+	if decision == "" && call == nil {
 		return
 	}
 	req := h.req
 	req.SessionID = sessionID
-	if _, err := h.runner.Record(req, sessions.Event{
+	e := sessions.Event{
 		Event: h.event, Name: h.o.Host.Name(), Type: "agent", Source: "agent-hooks",
 		Status: "answered", Decision: decision, Reason: reason,
-	}); err != nil {
+	}
+	if decision == "" {
+		e.Status = "passed"
+	}
+	if call != nil {
+		tc := map[string]any{}
+		call.Redacted().Into(tc)
+		e.Details = map[string]any{"call": tc}
+	}
+	if _, err := h.runner.Record(req, e); err != nil {
 		h.say("warning: audit trail: %v", err)
 	}
 }

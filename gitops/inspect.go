@@ -3,14 +3,10 @@ package gitops
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/autoagent/agent-hooks/gitops/internal/refs"
+	"github.com/autoagent/agent-hooks/gitops/githead"
 )
 
 // The read helpers other packages use instead of opening a repository themselves: every one finds
@@ -18,7 +14,7 @@ import (
 // file included) and reads the shared config and refs from the common directory.
 
 // ErrNotRepository is returned (wrapped) for a directory that is not inside a git work tree.
-var ErrNotRepository = errors.New("not inside a git work tree")
+var ErrNotRepository = githead.ErrNotRepository
 
 // ErrNoRemote is returned (wrapped) by RemoteURL for a remote the repository does not have.
 var ErrNoRemote = errors.New("no such remote")
@@ -30,71 +26,23 @@ type location struct {
 	commonDir string // objects, refs, config and hooks
 }
 
-// locate finds the repository holding dir.
+// locate finds the repository holding dir (package head finds it, for every program).
 func locate(dir string) (location, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return location{}, fmt.Errorf("open repository: %w", err)
-	}
-	for d := abs; ; {
-		gitDir, ok, err := gitDirAt(d)
-		if err != nil {
-			return location{}, err
-		}
-		if ok {
-			return location{root: d, gitDir: gitDir, commonDir: refs.CommonDirOf(gitDir)}, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return location{}, fmt.Errorf("open repository: %s is %w", abs, ErrNotRepository)
-		}
-		d = parent
-	}
-}
-
-// gitDirAt is the git directory of the work tree whose top is d: its .git directory, or where
-// its .git file (linked worktrees, submodules) points.
-func gitDirAt(d string) (gitDir string, ok bool, err error) {
-	p := filepath.Join(d, ".git")
-	fi, err := os.Stat(p)
-	switch {
-	case err != nil:
-		return "", false, nil
-	case fi.IsDir():
-		return p, true, nil
-	}
-	gd, err := readGitFile(p)
-	return gd, err == nil, err
-}
-
-// readGitFile reads a .git file ("gitdir: PATH").
-func readGitFile(p string) (string, error) {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", p, err)
-	}
-	line, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-	if !ok {
-		return "", fmt.Errorf("read %s: not a gitdir file", p)
-	}
-	gd := strings.TrimSpace(line)
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(filepath.Dir(p), gd)
-	}
-	return filepath.Clean(gd), nil
+	l, err := githead.Locate(dir)
+	return location{root: l.Root, gitDir: l.GitDir, commonDir: l.CommonDir}, err
 }
 
 // locateAt is the repository whose work tree's top is dir itself (a submodule, a nested
 // repository), without looking further up.
 func locateAt(dir string) (location, error) {
-	gitDir, ok, err := gitDirAt(dir)
+	l, ok, err := githead.At(dir)
 	if err != nil {
 		return location{}, err
 	}
 	if !ok {
 		return location{}, fmt.Errorf("open repository: %s is %w", dir, ErrNotRepository)
 	}
-	return location{root: dir, gitDir: gitDir, commonDir: refs.CommonDirOf(gitDir)}, nil
+	return location{root: l.Root, gitDir: l.GitDir, commonDir: l.CommonDir}, nil
 }
 
 // open opens the repository's storage with go-git, linked worktrees included: the only place
@@ -117,31 +65,8 @@ func openAt(dir string) (*git.Repository, error) {
 
 // Head reads HEAD of the repository holding dir: the branch checked out ("" on a detached HEAD)
 // and the commit it is at ("" on a branch without commits). It reads only HEAD and the ref it
-// names.
-func Head(dir string) (branch, commit string, err error) {
-	r, err := openAt(dir)
-	if err != nil {
-		return "", "", err
-	}
-	head, err := r.Storer.Reference(plumbing.HEAD)
-	if err != nil {
-		return "", "", fmt.Errorf("read HEAD: %w", err)
-	}
-	if head.Type() != plumbing.SymbolicReference {
-		return "", head.Hash().String(), nil
-	}
-	if head.Target().IsBranch() {
-		branch = head.Target().Short()
-	}
-	ref, err := r.Reference(head.Target(), true)
-	switch {
-	case errors.Is(err, plumbing.ErrReferenceNotFound):
-		return branch, "", nil
-	case err != nil:
-		return branch, "", fmt.Errorf("read %s: %w", head.Target(), err)
-	}
-	return branch, ref.Hash().String(), nil
-}
+// names (package head).
+func Head(dir string) (branch, commit string, err error) { return githead.Read(dir) }
 
 // RemoteURL is the (first) URL of the remote name of the repository holding dir, as its config
 // says.

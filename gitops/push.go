@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/autoagent/agent-hooks/gitops/githead"
 	"io"
 	"net"
 	"net/url"
@@ -339,7 +340,7 @@ func localGitDir(p string) (dir string, bare bool, err error) {
 		if fi.IsDir() {
 			return filepath.Join(p, ".git"), false, nil
 		}
-		gd, err := readGitFile(filepath.Join(p, ".git"))
+		gd, err := githead.ReadGitFile(filepath.Join(p, ".git"))
 		return gd, false, err
 	}
 	if _, err := os.Stat(filepath.Join(p, "objects")); err == nil {

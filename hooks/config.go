@@ -11,6 +11,13 @@ type Config struct {
 	CustomEvents []string
 	// DisableUserHooks is the project's "disableUserHooks".
 	DisableUserHooks bool
+	// Protected are the files and folders the agent may not write (see protect.go): every
+	// configuration agent-hooks reads for this workspace, the hook scripts it runs from it, the
+	// agents' hook settings and $AUTOAGENT_HOME. Empty when protection is off.
+	Protected []string
+	// Unprotected names the file and line:column of the "protectConfig": false that turned the
+	// protection off ("" when it is on), for doctor and config show.
+	Unprotected string
 	// StopBlockLimit is "stopBlockLimit": consecutive blocked Stop events allowed before the next
 	// Stop is let through (nil: the default, 8; 0: unlimited).
 	StopBlockLimit *int

@@ -133,6 +133,19 @@ func (e *Engine) fireEvent(ctx context.Context, event string, data Payload, dept
 		}
 	}
 	for i := 0; i < len(hooks); {
+		if d, ok := hooks[i].runner.(Decider); ok {
+			h := hooks[i]
+			i++
+			hr, decided := e.decide(ctx, event, payload, h, d)
+			if !decided {
+				continue
+			}
+			res.Hooks = append(res.Hooks, hr.HookResult)
+			if e.apply(event, h, &hr, res) {
+				break
+			}
+			continue
+		}
 		group := hooks[i : i+1]
 		if hooks[i].Parallel {
 			j := i + 1
@@ -358,6 +371,46 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 	return groupResult{HookResult: hr, set: o.Set, unstartable: o.unstartable, halt: o.Halt}
 }
 
+// decide asks a Decider (a rule) whether it applies; only one that decides is traced, observed
+// and part of the result. A rule of the managed layer is not skipped by AGENT_HOOKS_DISABLE or
+// AGENT_HOOKS_SKIP.
+func (e *Engine) decide(ctx context.Context, event string, payload Payload, h *Hook, d Decider) (groupResult, bool) {
+	if h.Source.Scope != ScopeManaged && e.skipReason(h, payload) != "" {
+		return groupResult{}, false
+	}
+	start := time.Now()
+	inv := &Invocation{Hook: h, Event: event, Payload: payload, Workspace: e.Workspace, SessionID: e.SessionID, Getenv: e.Getenv}
+	var o Outcome
+	decided := false
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				o, decided = Outcome{Status: StatusError, Reason: fmt.Sprintf("rule %q panicked: %v", h.Name, r)}, true
+				if e.Messages != nil {
+					fmt.Fprintf(e.Messages, "agent-hooks: internal error: %s\n%s", o.Reason, debug.Stack())
+				}
+			}
+		}()
+		o, decided = d.Decide(inv)
+	}()
+	if !decided {
+		return groupResult{}, false
+	}
+	if o.Status == "" {
+		o.Status = StatusOK
+	}
+	endTrace := func(*HookResult) {}
+	if e.Tracer != nil {
+		_, _, endTrace = e.Tracer.StartHook(ctx, event, h)
+	}
+	hr := e.hookResult(h, o, time.Since(start))
+	endTrace(&hr)
+	if e.Observer != nil {
+		e.Observer.HookDone(event, h, &hr)
+	}
+	return groupResult{HookResult: hr}, true
+}
+
 // invokeRecovering is invoke with a panic (a bug in a built-in type or a format) turned into the
 // hook's own error, whose reason names the hook: one broken hook never takes the process down,
 // and a crash is never read as a decision. It is the one place hooks are recovered, for
@@ -435,6 +488,9 @@ func failedStart(err error) Outcome {
 
 // skipReason says why a hook must not run now, or "".
 func (e *Engine) skipReason(h *Hook, payload Payload) string {
+	if h.Source.Scope == ScopeManaged {
+		return e.matchReason(h, payload) // the managed layer cannot be switched off
+	}
 	if v := e.Getenv("AGENT_HOOKS_DISABLE"); v != "" && v != "0" && !strings.EqualFold(v, "false") {
 		return "AGENT_HOOKS_DISABLE=" + v
 	}
@@ -448,6 +504,11 @@ func (e *Engine) skipReason(h *Hook, payload Payload) string {
 	if !h.Enabled {
 		return "disabled in config (enabled: false)"
 	}
+	return e.matchReason(h, payload)
+}
+
+// matchReason says why a hook's matcher or tools do not select the payload, or "".
+func (e *Engine) matchReason(h *Hook, payload Payload) string {
 	if m := h.Matcher; m != nil {
 		v, ok := Lookup(payload, m.Field)
 		re := h.matcherRegexp()

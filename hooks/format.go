@@ -73,6 +73,10 @@ type LoadEnv struct {
 	// ExtraConfig is one more native config file (the Action's config input), loaded after the
 	// project's and before the user's, with scope "extra".
 	ExtraConfig string
+	// ManagedConfig is the managed layer's file (AGENT_HOOKS_MANAGED_CONFIG, else the platform's
+	// place for it): its rules and hooks come first, and nothing in the other layers, nor
+	// AGENT_HOOKS_DISABLE or AGENT_HOOKS_SKIP, turns them off. A missing file configures nothing.
+	ManagedConfig string
 	// DisableUserHooks is the project's "disableUserHooks", set by Load before it asks formats:
 	// a format with user-level hooks (webhooks.json, ~/.config/...) leaves them out.
 	DisableUserHooks bool

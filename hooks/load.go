@@ -38,8 +38,9 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 	cfg := &Config{Hooks: map[string][]*Hook{}}
 	var errs []Diagnostic
 
-	// The native files in run order: project, the extra config, user. A missing project or user
-	// file configures nothing; a missing extra config was named explicitly, so it is an error.
+	// The native files in run order: managed, project, the extra config, user. A missing managed,
+	// project or user file configures nothing; a missing extra config was named explicitly, so it
+	// is an error.
 	var files []*nativeFile
 	read := func(path, scope string, required bool) (*nativeFile, error) {
 		f, diags, err := readNative(path, scope)
@@ -54,6 +55,11 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 			files = append(files, f)
 		}
 		return f, nil
+	}
+	if env.ManagedConfig != "" {
+		if _, err := read(env.ManagedConfig, ScopeManaged, false); err != nil {
+			return nil, fmt.Errorf("managed configuration: %w", err)
+		}
 	}
 	project := filepath.Join(env.Workspace, filepath.FromSlash(ProjectConfigPath))
 	pf, err := read(project, "project", false)
@@ -86,6 +92,15 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 	}
 	if pf != nil {
 		cfg.DisableUserHooks = pf.disableUserHooks
+	}
+	// Rules first, every layer's (the managed layer's first), then the hooks: a rule decides
+	// in-process, and a deny spares the hooks after it.
+	for _, f := range files {
+		byEvent, diags := f.buildRules(reg, cfg.CustomEvents)
+		errs = append(errs, diags...)
+		for _, event := range sortedKeys(byEvent) {
+			cfg.Hooks[event] = append(cfg.Hooks[event], byEvent[event]...)
+		}
 	}
 	for _, f := range files {
 		errs = append(errs, f.build(reg, cfg)...)
@@ -126,10 +141,22 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 			cfg.Hooks[h.Event] = append(cfg.Hooks[h.Event], h)
 		}
 	}
+	if len(errs) == 0 {
+		errs = append(errs, protect(reg, cfg, env, files)...)
+	}
 	if len(errs) > 0 {
 		return nil, &ConfigError{Diagnostics: errs}
 	}
 	return cfg, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func samePath(a, b string) bool {
@@ -150,7 +177,11 @@ type nativeFile struct {
 	disableUserHooks bool
 	stopBlockLimit   *int
 	events           []jsonpos.Member // the members of "hooks", in file order
-	sections         []Section        // the top-level keys that are not hooks' own
+	rules            *jsonpos.Value   // "rules"
+	ruleSets         []ruleSetRef     // "ruleSets"
+	protectConfig    *bool            // "protectConfig"
+	protectOffset    int
+	sections         []Section // the top-level keys that are not hooks' own
 }
 
 // readNative parses a config file; a missing file is (nil, nil, nil), while a link to a missing
@@ -235,6 +266,28 @@ func (f *nativeFile) parse(src []byte) []Diagnostic {
 			if err := f.doc.Decode(v, &f.disableUserHooks); err != nil {
 				return []Diagnostic{f.diag(v.Start, "disableUserHooks: want true or false")}
 			}
+		case "rules":
+			if v.Kind != jsonpos.Array {
+				return []Diagnostic{f.diag(v.Start, `"rules" must be an array of rules`)}
+			}
+			f.rules = v
+		case "ruleSets":
+			if v.Kind != jsonpos.Array {
+				return []Diagnostic{f.diag(v.Start, `"ruleSets" must be an array of rule set names`)}
+			}
+			for _, e := range v.Elems {
+				var name string
+				if e.Kind != jsonpos.String || f.doc.Decode(e, &name) != nil {
+					return []Diagnostic{f.diag(e.Start, "ruleSets: want the name of a built-in rule set")}
+				}
+				f.ruleSets = append(f.ruleSets, ruleSetRef{name: name, offset: e.Start})
+			}
+		case "protectConfig":
+			var b bool
+			if err := f.doc.Decode(v, &b); err != nil {
+				return []Diagnostic{f.diag(v.Start, "protectConfig: want true or false")}
+			}
+			f.protectConfig, f.protectOffset = &b, v.Start
 		case "stopBlockLimit":
 			var n int
 			if err := f.doc.Decode(v, &n); err != nil || n < 0 {

@@ -11,9 +11,10 @@ const TypeCommand = "command"
 
 // Registry holds the built-in hook types and the extra configuration formats known to a loader.
 type Registry struct {
-	mu      sync.RWMutex
-	types   map[string]Type
-	formats []Format
+	mu       sync.RWMutex
+	types    map[string]Type
+	formats  []Format
+	ruleSets map[string][]byte
 }
 
 // NewRegistry returns a registry that knows only command hooks and the native format.

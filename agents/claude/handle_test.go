@@ -86,20 +86,22 @@ func TestPayloadOfNativeHooks(t *testing.T) {
 	if p["transcriptPath"] != p["transcript_path"] || !strings.HasPrefix(fmt.Sprint(p["sessionId"]), "session-") || p["timestamp"] == nil {
 		t.Errorf("payload %v", p)
 	}
-	wantCall := map[string]any{"tool": "Bash", "command": "echo failing; exit 3", "reason": "fail", "cwd": e.Workspace, "input": input}
+	wantCall := map[string]any{"tool": "Bash", "command": "echo failing; exit 3", "reason": "fail", "cwd": e.Workspace, "input": input,
+		"kind": "shell", "commands": []any{map[string]any{"argv": []any{"echo", "failing"}}, map[string]any{"argv": []any{"exit", "3"}}}}
 	if got, _ := json.Marshal(p["toolCall"]); string(got) != mustJSON(t, wantCall) {
 		t.Errorf("toolCall = %s, want %s", got, mustJSON(t, wantCall))
 	}
 }
 
-// TestToolCallOfEachEvent: the tool call an approval shows and is for is in the payload of the
-// events that ask about one (PreToolUse, PermissionRequest), never of those after the call.
+// TestToolCallOfEachEvent: the tool call an approval shows and is for (its command, input, cwd) is
+// in the payload of the events that ask about one (PreToolUse, PermissionRequest), never of those
+// after the call; the normalized call (kind, files, commands) is in every tool event's.
 func TestToolCallOfEachEvent(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ event, input, want string }{
-		{hooks.PermissionRequest, "PermissionRequest.Write", `{"cwd":"$W","file":"$W/w.txt","input":{"content":"x","file_path":"$W/w.txt"},"tool":"Write"}`},
+		{hooks.PermissionRequest, "PermissionRequest.Write", `{"cwd":"$W","file":"$W/w.txt","input":{"content":"x","file_path":"$W/w.txt"},"kind":"write","tool":"Write","writes":["w.txt"]}`},
 		{hooks.PreToolUse, "PreToolUse.Edit", `"tool":"Edit"`},
-		{hooks.PostToolUse, "PostToolUse.Write", `null`},
+		{hooks.PostToolUse, "PostToolUse.Write", `{"kind":"write","tool":"Write","writes":["a.txt"]}`},
 	} {
 		t.Run(tt.input, func(t *testing.T) {
 			t.Parallel()

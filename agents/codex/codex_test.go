@@ -126,7 +126,9 @@ func TestHooksThroughCodexInputs(t *testing.T) {
 		t.Errorf("payload %v", pre)
 	}
 	// The tool call an approval shows: the shell command, and apply_patch's patch as its command.
-	if tc, _ := json.Marshal(pre["toolCall"]); string(tc) != `{"command":"echo hi \u003e out.txt","cwd":"`+e.Workspace+`","input":{"command":"echo hi \u003e out.txt"},"tool":"Bash"}` {
+	// With it, the call in the shape every agent shares: a shell call, its commands and the
+	// files it writes.
+	if tc, _ := json.Marshal(pre["toolCall"]); string(tc) != `{"command":"echo hi \u003e out.txt","commands":[{"argv":["echo","hi"]}],"cwd":"`+e.Workspace+`","input":{"command":"echo hi \u003e out.txt"},"kind":"shell","tool":"Bash","writes":["out.txt"]}` {
 		t.Errorf("Bash toolCall %s", tc)
 	}
 	var patch map[string]any
@@ -135,6 +137,10 @@ func TestHooksThroughCodexInputs(t *testing.T) {
 	}
 	if tc, _ := patch["toolCall"].(map[string]any); tc["tool"] != "apply_patch" || !strings.HasPrefix(fmt.Sprint(tc["command"]), "*** Begin Patch\n*** Add File: p.txt") {
 		t.Errorf("apply_patch toolCall %v", patch["toolCall"])
+	}
+	// apply_patch's payload carries a patch, not a path: its normalized call names the files.
+	if tc, _ := patch["toolCall"].(map[string]any); tc["kind"] != "edit" || fmt.Sprint(tc["writes"]) != "[p.txt]" {
+		t.Errorf("apply_patch normalized call %v", patch["toolCall"])
 	}
 	// apply_patch after the call, and a patch a shell command applies before it, are the
 	// session's filesModified; Stop carries them.

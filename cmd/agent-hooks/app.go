@@ -240,6 +240,8 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 		a.newUninstallCmd(),
 		a.newDoctorCmd(),
 		a.newHookCmd(),
+		a.newExplainCmd(),
+		a.newRulesCmd(),
 		a.newTelemetryCmd(),
 		a.newVersionCmd(),
 	)
@@ -286,4 +288,28 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// managedConfig is the managed layer's configuration file: $AGENT_HOOKS_MANAGED_CONFIG, else
+// where the agent hosts keep their managed settings on this system.
+func (a *app) managedConfig() string {
+	if p := a.getenv("AGENT_HOOKS_MANAGED_CONFIG"); p != "" {
+		return a.absPath(p)
+	}
+	return defaultManagedConfig(runtime.GOOS, a.getenv)
+}
+
+// defaultManagedConfig is the managed configuration's place on goos.
+func defaultManagedConfig(goos string, getenv func(string) string) string {
+	switch goos {
+	case "darwin":
+		return "/Library/Application Support/agent-hooks/config.json"
+	case "windows":
+		dir := getenv("ProgramData")
+		if dir == "" {
+			dir = `C:\ProgramData`
+		}
+		return dir + `\agent-hooks\config.json`
+	}
+	return "/etc/agent-hooks/config.json"
 }

@@ -38,10 +38,14 @@ type shownHook struct {
 }
 
 type shownConfig struct {
-	Workspace string                 `json:"workspace"`
-	Files     []string               `json:"files"`
-	Events    map[string][]shownHook `json:"events"`
-	Warnings  []hooks.Diagnostic     `json:"warnings,omitempty"`
+	Workspace string   `json:"workspace"`
+	Files     []string `json:"files"`
+	// Protected are the files and folders the agent may not write; Unprotected the
+	// "protectConfig": false that turned that off.
+	Protected   []string               `json:"protected"`
+	Unprotected string                 `json:"unprotected,omitempty"`
+	Events      map[string][]shownHook `json:"events"`
+	Warnings    []hooks.Diagnostic     `json:"warnings,omitempty"`
 }
 
 func (a *app) newConfigShowCmd() *cobra.Command {
@@ -66,7 +70,8 @@ func (a *app) newConfigShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			shown := shownConfig{Workspace: env.Workspace, Files: cfg.Files, Events: map[string][]shownHook{}, Warnings: cfg.Warnings}
+			shown := shownConfig{Workspace: env.Workspace, Files: cfg.Files, Events: map[string][]shownHook{}, Warnings: cfg.Warnings,
+				Protected: append([]string{}, cfg.Protected...), Unprotected: cfg.Unprotected}
 			for _, ev := range eventOrder(cfg) {
 				for _, h := range cfg.Hooks[ev] {
 					t := h.Timeout
@@ -94,6 +99,11 @@ func (a *app) newConfigShowCmd() *cobra.Command {
 
 func printShown(a *app, cfg *hooks.Config, shown shownConfig) error {
 	fmt.Fprintf(a.stdout, "workspace: %s\n", shown.Workspace)
+	if shown.Unprotected != "" {
+		fmt.Fprintf(a.stdout, "protection of the configuration from the agent: off (\"protectConfig\": false at %s)\n", shown.Unprotected)
+	} else {
+		fmt.Fprintf(a.stdout, "protected from the agent: %d files and folders (--json lists them)\n", len(shown.Protected))
+	}
 	if len(shown.Events) == 0 {
 		fmt.Fprintln(a.stdout, "no hooks configured")
 		return nil
@@ -135,12 +145,34 @@ func eventOrder(cfg *hooks.Config) []string {
 	return out
 }
 
+// countHooks counts the configured hooks and rules (a rule once, whatever its events).
+func countHooks(cfg *hooks.Config) (hookCount, ruleCount int) {
+	rules := map[hooks.Source]map[string]bool{}
+	for _, hs := range cfg.Hooks {
+		for _, h := range hs {
+			if h.Type != hooks.TypeRule {
+				hookCount++
+				continue
+			}
+			if rules[h.Source] == nil {
+				rules[h.Source] = map[string]bool{}
+			}
+			rules[h.Source][h.Name] = true
+		}
+	}
+	for _, names := range rules {
+		ruleCount += len(names)
+	}
+	return hookCount, ruleCount
+}
+
 // validation is the result of `config validate --json`.
 type validation struct {
 	Valid       bool                   `json:"valid"`
 	Workspace   string                 `json:"workspace"`
 	Files       []string               `json:"files"`
 	Hooks       int                    `json:"hooks"`
+	Rules       int                    `json:"rules"`
 	Diagnostics []validationDiagnostic `json:"diagnostics"`
 }
 
@@ -190,9 +222,7 @@ exit 0). --json prints {"valid", "workspace", "files", "hooks", "diagnostics": [
 				out.Valid = true
 				diags = cfg.Warnings
 				out.Files = append(out.Files, cfg.Files...)
-				for _, hs := range cfg.Hooks {
-					out.Hooks += len(hs)
-				}
+				out.Hooks, out.Rules = countHooks(cfg)
 			}
 			for _, d := range diags {
 				out.Diagnostics = append(out.Diagnostics, validationDiagnostic{File: d.File, Line: d.Line, Col: d.Col, Severity: d.Severity, Message: d.Message})
@@ -206,7 +236,7 @@ exit 0). --json prints {"valid", "workspace", "files", "hooks", "diagnostics": [
 					fmt.Fprintln(a.stderr, d)
 				}
 				if out.Valid {
-					fmt.Fprintf(a.stdout, "ok: %d hooks, %d warnings\n", out.Hooks, len(diags))
+					fmt.Fprintf(a.stdout, "ok: %d hooks, %d rules, %d warnings\n", out.Hooks, out.Rules, len(diags))
 				}
 			}
 			if !out.Valid {

@@ -39,6 +39,7 @@ the same workspace, else starts one.`,
 		a.newSessionCurrentCmd(),
 		a.newSessionResumeCmd(),
 		a.newSessionVerifyCmd(),
+		a.newSessionReplayCmd(),
 		a.newSessionPushCmd(),
 		a.newSessionPullCmd(),
 	)

@@ -30,10 +30,13 @@ func rejectUnknownSubcommands(c *cobra.Command) {
 // does not exist (cobra's own prints "Unknown help topic" and exits 0).
 func newHelpCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "help [command]",
-		Short: "Help about any command",
-		Long:  "Print the help of any command: agent-hooks help session end",
+		Use:   "help [command | environment]",
+		Short: "Help about any command, and the environment variables agent-hooks reads",
+		Long:  "Print the help of any command (agent-hooks help session end), or every environment variable agent-hooks reads (agent-hooks help environment).",
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 && args[0] == "environment" {
+				return printEnvironment(c.OutOrStdout())
+			}
 			cmd, rest, err := c.Root().Find(args)
 			if err != nil {
 				return err

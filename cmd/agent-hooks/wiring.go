@@ -19,6 +19,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks/pipelines"
 	"github.com/autoagent/agent-hooks/internal/runner"
 	"github.com/autoagent/agent-hooks/notify"
+	"github.com/autoagent/agent-hooks/rules"
 )
 
 // newRunner is the runner of this process: its environment, working directory, writers, home
@@ -31,7 +32,7 @@ func (a *app) newRunner() (*runner.Runner, error) {
 	userHome, _ := a.userHome()
 	return &runner.Runner{
 		Getenv: a.getenv, Environ: a.environ, Cwd: a.cwd, Stdout: a.stdout, Stderr: a.stderr,
-		AutoagentHome: home, UserHome: userHome, NewRegistry: a.newRegistry,
+		AutoagentHome: home, UserHome: userHome, ManagedConfig: a.managedConfig(), NewRegistry: a.newRegistry,
 		Executable: a.executable, Version: currentVersion().Version,
 	}, nil
 }
@@ -41,6 +42,11 @@ func (a *app) newRunner() (*runner.Runner, error) {
 // registers it. A format brings its own extension with what it loads.
 func (a *app) newRegistry() *hooks.Registry {
 	reg := hooks.NewRegistry()
+	userHome, _ := a.userHome()
+	reg.Register(rules.TypeName, rules.Type{Home: userHome})
+	for _, set := range rules.Sets() {
+		reg.RegisterRuleSet(set.Name, set.Rules)
+	}
 	reg.Register(gitops.TypeCommit, gitops.CommitType{GitHubAPI: github.CommitViaAPI(github.Options{})})
 	reg.Register(gitops.TypePush, gitops.PushType{PullRequest: github.PullRequestCheckout})
 	reg.Register(approval.TypeName, approval.NewType(map[string]approval.Provider{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/autoagent/agent-hooks/hooks"
 )
@@ -58,7 +59,8 @@ func (r *Runner) LoadEnv(workspaceFlag, loopFile string) (hooks.LoadEnv, error) 
 	if loopFile != "" && !filepath.IsAbs(loopFile) {
 		loopFile = filepath.Join(r.Cwd, loopFile)
 	}
-	return hooks.LoadEnv{Workspace: ws, UserHome: r.UserHome, AutoagentHome: r.AutoagentHome, Getenv: r.getenv, LoopFile: loopFile}, nil
+	return hooks.LoadEnv{Workspace: ws, UserHome: r.UserHome, AutoagentHome: r.AutoagentHome, Getenv: r.getenv, LoopFile: loopFile,
+		ManagedConfig: r.ManagedConfig}, nil
 }
 
 // LoadConfig loads and validates the configuration of env with NewRegistry's registry.
@@ -66,9 +68,49 @@ func (r *Runner) LoadConfig(env hooks.LoadEnv) (*hooks.Config, error) {
 	return r.loadConfig(r.registry(), env)
 }
 
+// Once is a copy of the runner that loads each configuration once, for a command that fires
+// several events (the git gates of an agent's shell call, Stop then SessionEnd and the push at a
+// session's end): the configuration is read, validated and its warnings printed once, and every
+// event of the command sees the same one.
+func (r *Runner) Once() *Runner {
+	c := *r
+	c.memo = &configMemo{}
+	return &c
+}
+
+// configMemo is the configuration a Once runner loaded last, and for which environment.
+type configMemo struct {
+	mu  sync.Mutex
+	key loadKey
+	set bool
+	cfg *hooks.Config
+	err error
+}
+
+// loadKey is what makes two loads the same: the environment's fields the loaders read (the
+// process environment is the runner's own, the same for every load).
+type loadKey struct {
+	workspace, userHome, autoagentHome, loopFile, extraConfig, managed, agent string
+}
+
 // loadConfig loads and validates. The warnings, and on an invalid configuration every problem
 // after the first (the returned error names the first), are printed on Stderr.
 func (r *Runner) loadConfig(reg *hooks.Registry, env hooks.LoadEnv) (*hooks.Config, error) {
+	if r.memo == nil {
+		return r.load(reg, env)
+	}
+	key := loadKey{env.Workspace, env.UserHome, env.AutoagentHome, env.LoopFile, env.ExtraConfig, env.ManagedConfig, env.Agent}
+	r.memo.mu.Lock()
+	defer r.memo.mu.Unlock()
+	if r.memo.set && r.memo.key == key {
+		return r.memo.cfg, r.memo.err
+	}
+	cfg, err := r.load(reg, env)
+	r.memo.key, r.memo.set, r.memo.cfg, r.memo.err = key, true, cfg, err
+	return cfg, err
+}
+
+func (r *Runner) load(reg *hooks.Registry, env hooks.LoadEnv) (*hooks.Config, error) {
 	cfg, err := hooks.Load(reg, env)
 	var cerr *hooks.ConfigError
 	if errors.As(err, &cerr) && len(cerr.Diagnostics) > 1 {

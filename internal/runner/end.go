@@ -94,6 +94,9 @@ func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Outcome, erro
 	if req.Status == sessions.StatusActive {
 		return nil, errors.New("end session: a session cannot end as active")
 	}
+	if r.memo == nil {
+		r = r.Once() // Stop, SessionEnd and the push read one configuration
+	}
 	sess, err := r.sessionToEnd(req.SessionID, req.Workspace)
 	if err != nil {
 		return nil, err

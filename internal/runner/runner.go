@@ -42,6 +42,10 @@ type Runner struct {
 	// UserHome is the user's home directory ("" when unknown): the loaders read user-level
 	// configurations there.
 	UserHome string
+	// ManagedConfig is the managed layer's configuration file (hooks.LoadEnv.ManagedConfig).
+	ManagedConfig string
+
+	memo *configMemo // see Once
 	// NewRegistry builds the registry of hook types and formats for one event (nil: command
 	// hooks and the native format only).
 	NewRegistry func() *hooks.Registry

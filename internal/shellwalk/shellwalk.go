@@ -146,6 +146,15 @@ func Walk(script string) []Command {
 	return w.out
 }
 
+// WalkKnown is Walk with the values of variables known before the script runs (HOME): a word
+// that expands only those, and variables the script sets to known values, has its Resolved
+// value.
+func WalkKnown(script string, known map[string]string) []Command {
+	w := &walker{known: known}
+	w.script(script, frame{}, nil)
+	return w.out
+}
+
 // Script reads src as a script c runs (git's `-c core.pager=…`, `rebase --exec …`): one
 // level deeper than c, reached through c's Via and then via, with c's environment.
 func (c Command) Script(src, via string) []Command {
@@ -205,8 +214,9 @@ type input struct {
 }
 
 type walker struct {
-	out  []Command
-	full bool // maxCommands reached
+	out   []Command
+	full  bool              // maxCommands reached
+	known map[string]string // WalkKnown's variables
 }
 
 func (w *walker) emit(c Command, f frame) {
@@ -447,8 +457,25 @@ func (sc *scope) word(w *syntax.Word) Word {
 		if name := simpleParam(w); name != "" && !sc.assigned[name] {
 			out.envVar = name
 		}
+		out.Resolved, out.Known = resolve(w, sc.known)
 	}
 	return out
+}
+
+// known is the value of a variable where the walk stands, when it is known: set by the script
+// to a known value, else given to WalkKnown and not set by the script.
+func (sc *scope) known(name string) (string, bool) {
+	if v, ok := sc.vars[name]; ok {
+		if v.Literal {
+			return v.Value, true
+		}
+		return v.Resolved, v.Known
+	}
+	if sc.assigned[name] {
+		return "", false // set somewhere the walk has not read in order (a loop, a read)
+	}
+	v, ok := sc.w.known[name]
+	return v, ok
 }
 
 func (sc *scope) text(n syntax.Node) string {

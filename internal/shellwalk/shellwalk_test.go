@@ -279,3 +279,35 @@ func BenchmarkWalk(b *testing.B) {
 		}
 	}
 }
+
+// TestResolvedWords: a word that expands only variables whose values are known where it stands
+// has its Resolved value; the others do not, and none of them is Literal.
+func TestResolvedWords(t *testing.T) {
+	tests := []struct {
+		script string
+		want   string // the last command's last word, resolved ("" when not Known)
+	}{
+		{`F=.autoagent/config.json; echo {} > x; cat $F`, ".autoagent/config.json"},
+		{`D=.autoagent; cat "$D/config.json"`, ".autoagent/config.json"},
+		{`cat $HOME/.ssh/id_rsa`, "/home/u/.ssh/id_rsa"},
+		{`cat ${HOME}/x`, "/home/u/x"},
+		{`cat $HOMEDIR/x`, ""},
+		{`F=$(pwd)/x; cat $F`, ""},
+		{`read F; cat $F`, ""},
+		{`cat $UNSET/x`, ""},
+		{`cat $F*`, ""},
+		{`HOME=/other; cat $HOME/x`, "/other/x"},
+	}
+	for _, tt := range tests {
+		cmds := WalkKnown(tt.script, map[string]string{"HOME": "/home/u"})
+		last := cmds[len(cmds)-1]
+		w := last.Args[len(last.Args)-1]
+		got := ""
+		if w.Known {
+			got = w.Resolved
+		}
+		if got != tt.want || w.Literal {
+			t.Errorf("%s: resolved %q (known %v, literal %v), want %q", tt.script, got, w.Known, w.Literal, tt.want)
+		}
+	}
+}

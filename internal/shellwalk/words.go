@@ -15,6 +15,12 @@ type Word struct {
 	Literal bool
 	// Source is the word as written.
 	Source string
+	// Resolved is the value of a word that is not Literal but expands only variables whose
+	// values are known where it stands: set to a known value earlier in the script, as read in
+	// order (a branch not taken may have set it otherwise), or given to WalkKnown (HOME). Known
+	// reports that it is set. Callers that match paths read it; the git gates do not trust it.
+	Resolved string
+	Known    bool
 
 	// envVar is the variable a word that is exactly one `$NAME` (or "${NAME}") names, when the
 	// script being read does not set it: its value comes from the environment the command was
@@ -33,6 +39,52 @@ func (w Word) Text() string {
 		return w.Value
 	}
 	return w.Source
+}
+
+// resolve is the value of w when its only expansions are simple parameters ($X, ${X}, "$X")
+// whose values are known (value returns them).
+func resolve(w *syntax.Word, value func(name string) (string, bool)) (string, bool) {
+	var b strings.Builder
+	var part func(p syntax.WordPart, quoted bool) bool
+	part = func(p syntax.WordPart, quoted bool) bool {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if !quoted && pattern(p.Value) {
+				return false
+			}
+			b.WriteString(unescape(p.Value, quoted))
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if !part(q, true) {
+					return false
+				}
+			}
+		case *syntax.ParamExp:
+			if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil ||
+				p.Repl != nil || p.Exp != nil || p.Names != 0 || p.NestedParam != nil || p.Flags != nil {
+				return false
+			}
+			v, ok := value(p.Param.Value)
+			if !ok {
+				return false
+			}
+			b.WriteString(v)
+		default:
+			return false
+		}
+		return true
+	}
+	for _, p := range w.Parts {
+		if !part(p, false) {
+			return "", false
+		}
+	}
+	return b.String(), true
 }
 
 // literal is the value of a word without expansions: literal text and quotes only.

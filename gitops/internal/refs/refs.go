@@ -8,7 +8,7 @@ package refs
 import (
 	"errors"
 	"fmt"
-	"os"
+	"github.com/autoagent/agent-hooks/gitops/githead"
 	"path/filepath"
 	"strings"
 
@@ -170,14 +170,4 @@ func (s *LockedStorage) RemoveReference(name plumbing.ReferenceName) error {
 
 // CommonDirOf is the common directory of a git directory (itself, unless it is a linked
 // worktree's).
-func CommonDirOf(gitDir string) string {
-	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
-	if err != nil {
-		return gitDir
-	}
-	c := strings.TrimSpace(string(b))
-	if !filepath.IsAbs(c) {
-		c = filepath.Join(gitDir, c)
-	}
-	return filepath.Clean(c)
-}
+func CommonDirOf(gitDir string) string { return githead.CommonDir(gitDir) }

@@ -1,0 +1,14 @@
+package codex
+
+import (
+	"github.com/autoagent/agent-hooks/agents"
+	"github.com/autoagent/agent-hooks/toolcall"
+)
+
+// tools are Codex's tools as the normalized call sees them: apply_patch's input is the patch.
+var tools = map[string]agents.ToolShape{
+	"apply_patch": {Kind: toolcall.KindEdit, Patch: []string{"command", "input", "patch"}},
+}
+
+// Tools implements agents.Shaper.
+func (Host) Tools() map[string]agents.ToolShape { return tools }

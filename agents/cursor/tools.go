@@ -1,0 +1,15 @@
+package cursor
+
+import (
+	"github.com/autoagent/agent-hooks/agents"
+	"github.com/autoagent/agent-hooks/toolcall"
+)
+
+// tools are Cursor's tools as the normalized call sees them (its documentation's names).
+var tools = map[string]agents.ToolShape{
+	"Write": {Kind: toolcall.KindWrite, Files: []string{"file_path"}},
+	"Read":  {Kind: toolcall.KindRead, Files: []string{"file_path"}},
+}
+
+// Tools implements agents.Shaper.
+func (Host) Tools() map[string]agents.ToolShape { return tools }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -209,15 +208,7 @@ func TestWireTransportAgainstGit(t *testing.T) {
 	base := t.TempDir()
 	e.newBare(t, filepath.Join(base, "project.git"))
 	port := freePort(t)
-	daemon := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
-		"--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+base, base)
-	daemon.Env = e.environ()
-	must(t, daemon.Start())
-	t.Cleanup(func() {
-		_ = daemon.Process.Kill()
-		_ = daemon.Wait()
-	})
-	waitForPort(t, port)
+	startGitDaemon(t, e, base, port)
 	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
 	e.git(t, dir, "remote", "add", "origin", fmt.Sprintf("git://127.0.0.1:%d/project.git", port))
 	e.git(t, dir, "remote", "add", "missing", fmt.Sprintf("git://127.0.0.1:%d/missing.git", port))

@@ -152,15 +152,7 @@ func TestPushToGitDaemon(t *testing.T) {
 	base := t.TempDir()
 	bare := e.newBare(t, filepath.Join(base, "project.git"))
 	port := freePort(t)
-	daemon := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
-		"--informative-errors", "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+base, base)
-	daemon.Env = e.environ()
-	must(t, daemon.Start())
-	t.Cleanup(func() {
-		_ = daemon.Process.Kill()
-		_ = daemon.Wait()
-	})
-	waitForPort(t, port)
+	startGitDaemon(t, e, base, port)
 
 	dir := e.newRepo(t, map[string]string{"a.txt": "a\n"})
 	e.git(t, dir, "remote", "add", "origin", fmt.Sprintf("git://127.0.0.1:%d/project.git", port))
@@ -175,6 +167,24 @@ func TestPushToGitDaemon(t *testing.T) {
 	if got := e.git(t, clone, "rev-parse", "HEAD"); got != sha {
 		t.Errorf("clone HEAD = %s, want %s", got, sha)
 	}
+}
+
+// startGitDaemon serves base over git:// on 127.0.0.1:port with the real git daemon, pushes
+// allowed, until the test ends. `git daemon` runs git-daemon as a child of its own: the daemon is
+// started in a process group of its own and the whole group is ended, so that no git-daemon
+// outlives the test.
+func startGitDaemon(t *testing.T, e *testEnv, base string, port int) {
+	t.Helper()
+	daemon := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
+		"--informative-errors", "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+base, base)
+	daemon.Env = e.environ()
+	daemon.SysProcAttr = daemonProcAttr()
+	must(t, daemon.Start())
+	t.Cleanup(func() {
+		killGroup(daemon.Process.Pid)
+		_ = daemon.Wait()
+	})
+	waitForPort(t, port)
 }
 
 func waitForPort(t *testing.T, port int) {

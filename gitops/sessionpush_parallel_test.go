@@ -107,14 +107,6 @@ func gitDaemon(t *testing.T, e *testEnv) (bare, url string) {
 	base := t.TempDir()
 	bare = e.newBare(t, filepath.Join(base, "project.git"))
 	port := freePort(t)
-	daemon := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
-		"--informative-errors", "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+base, base)
-	daemon.Env = e.environ()
-	must(t, daemon.Start())
-	t.Cleanup(func() {
-		_ = daemon.Process.Kill()
-		_ = daemon.Wait()
-	})
-	waitForPort(t, port)
+	startGitDaemon(t, e, base, port)
 	return bare, fmt.Sprintf("git://127.0.0.1:%d/project.git", port)
 }

@@ -185,15 +185,7 @@ func TestPushSessionOverGitDaemonAndSmartHTTP(t *testing.T) {
 	base := t.TempDir()
 	daemonBare := e.newBare(t, filepath.Join(base, "project.git"))
 	port := freePort(t)
-	daemon := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
-		"--informative-errors", "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+base, base)
-	daemon.Env = e.environ()
-	must(t, daemon.Start())
-	t.Cleanup(func() {
-		_ = daemon.Process.Kill()
-		_ = daemon.Wait()
-	})
-	waitForPort(t, port)
+	startGitDaemon(t, e, base, port)
 
 	// git http-backend behind a token
 	dir, httpBare, url, _ := httpRepo(t, e, token, 0)

@@ -12,6 +12,9 @@ type Answer struct {
 	Decision string `json:"decision"`
 	Reason   string `json:"reason"`
 	Feedback string `json:"feedback"`
+	// UpdatedInput is the tool input the hook wants the tool call run with instead (native
+	// "updatedInput", or Claude Code's hookSpecificOutput.updatedInput).
+	UpdatedInput map[string]any `json:"updatedInput,omitempty"`
 }
 
 // ParseAnswer reads a hook's stdout as a JSON decision. ok is false when stdout is not a JSON
@@ -33,6 +36,15 @@ func ParseAnswer(stdout string) (a Answer, ok bool, err error) {
 	}
 	a.Reason = stringField(fields["reason"])
 	a.Feedback = stringField(fields["feedback"])
+	a.UpdatedInput = updatedInput(fields["updatedInput"])
+	if a.UpdatedInput == nil {
+		var specific struct {
+			UpdatedInput json.RawMessage `json:"updatedInput"`
+		}
+		if raw := fields["hookSpecificOutput"]; raw != nil && json.Unmarshal(raw, &specific) == nil {
+			a.UpdatedInput = updatedInput(specific.UpdatedInput)
+		}
+	}
 	hostDecision, hostReason, context := hostAnswer(fields["hookSpecificOutput"])
 	if a.Feedback == "" {
 		a.Feedback = context
@@ -43,7 +55,7 @@ func ParseAnswer(stdout string) (a Answer, ok bool, err error) {
 			a.Reason = hostReason
 		}
 		a.Decision = hostDecision
-		return a, a.Decision != "" || a.Feedback != "", nil
+		return a, a.Decision != "" || a.Feedback != "" || a.UpdatedInput != nil, nil
 	}
 	var decision string
 	if json.Unmarshal(raw, &decision) != nil {
@@ -54,7 +66,7 @@ func ParseAnswer(stdout string) (a Answer, ok bool, err error) {
 	case DecisionBlock, DecisionApprove, DecisionSkip, DecisionAsk:
 		return a, true, nil
 	case "":
-		return a, a.Feedback != "", nil
+		return a, a.Feedback != "" || a.UpdatedInput != nil, nil
 	default:
 		msg := fmt.Sprintf("unknown decision %q (want block, approve or ask)", decision)
 		if s := Suggest(a.Decision, []string{DecisionBlock, DecisionApprove, DecisionSkip, DecisionAsk}); s != "" {
@@ -98,6 +110,18 @@ func hostAnswer(raw json.RawMessage) (decision, reason, context string) {
 		reason = out.Decision.Message
 	}
 	return decision, reason, out.AdditionalContext
+}
+
+// updatedInput is a rewritten tool input: a JSON object (nil for anything else).
+func updatedInput(raw json.RawMessage) map[string]any {
+	if raw == nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
 }
 
 func stringField(raw json.RawMessage) string {

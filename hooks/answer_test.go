@@ -1,6 +1,9 @@
 package hooks
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestParseAnswer(t *testing.T) {
 	t.Parallel()
@@ -10,18 +13,18 @@ func TestParseAnswer(t *testing.T) {
 		wantErr bool
 		want    Answer
 	}{
-		{`{"decision":"block","reason":"lint failed","feedback":"run lint:fix"}`, true, false, Answer{"block", "lint failed", "run lint:fix"}},
+		{`{"decision":"block","reason":"lint failed","feedback":"run lint:fix"}`, true, false, Answer{Decision: "block", Reason: "lint failed", Feedback: "run lint:fix"}},
 		{"  {\"decision\": \"approve\"}\n", true, false, Answer{Decision: "approve"}},
 		{`{"decision":"Block"}`, true, false, Answer{Decision: "block"}},
 		{`{"decision":"ask","reason":"touches prod"}`, true, false, Answer{Decision: "ask", Reason: "touches prod"}},
 		{`{"feedback":"consider tests"}`, true, false, Answer{Feedback: "consider tests"}},
 		// Claude Code's (and Codex's) shapes
 		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm"}}`, true, false, Answer{Decision: "block", Reason: "no rm"}},
-		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?","additionalContext":"ctx"}}`, true, false, Answer{"ask", "sure?", "ctx"}},
+		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?","additionalContext":"ctx"}}`, true, false, Answer{Decision: "ask", Reason: "sure?", Feedback: "ctx"}},
 		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, true, false, Answer{Decision: "approve"}},
 		{`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not now"}}}`, true, false, Answer{Decision: "block", Reason: "not now"}},
 		{`{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"lint: 2 warnings"}}`, true, false, Answer{Feedback: "lint: 2 warnings"}},
-		{`{"decision":"block","reason":"tests fail","hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"run go test"}}`, true, false, Answer{"block", "tests fail", "run go test"}},
+		{`{"decision":"block","reason":"tests fail","hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"run go test"}}`, true, false, Answer{Decision: "block", Reason: "tests fail", Feedback: "run go test"}},
 		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"defer"}}`, false, false, Answer{}},
 		{`{"decision":"blcok"}`, false, true, Answer{}},
 		{`{"decision":7}`, false, true, Answer{}},
@@ -30,10 +33,14 @@ func TestParseAnswer(t *testing.T) {
 		{`{"decision":"block"} trailing`, false, false, Answer{}},
 		{`[1,2]`, false, false, Answer{}},
 		{``, false, false, Answer{}},
+		// A rewritten tool input, native and in Claude Code's shape
+		{`{"updatedInput":{"command":"ls -la"}}`, true, false, Answer{UpdatedInput: map[string]any{"command": "ls -la"}}},
+		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls"}}}`, true, false, Answer{Decision: "approve", UpdatedInput: map[string]any{"command": "ls"}}},
+		{`{"updatedInput":"not an object"}`, false, false, Answer{}},
 	}
 	for _, tc := range tests {
 		got, ok, err := ParseAnswer(tc.in)
-		if ok != tc.ok || (err != nil) != tc.wantErr || (ok && got != tc.want) {
+		if ok != tc.ok || (err != nil) != tc.wantErr || (ok && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("ParseAnswer(%q) = %+v, %v, %v; want %+v, %v, err=%v", tc.in, got, ok, err, tc.want, tc.ok, tc.wantErr)
 		}
 	}

@@ -163,6 +163,7 @@ func (e *Engine) fireEvent(ctx context.Context, event string, data Payload, dept
 		for k, hr := range results {
 			h := group[k]
 			res.Hooks = append(res.Hooks, hr.HookResult)
+			e.rewrite(event, h, hr.UpdatedInput, payload, res)
 			for key, v := range hr.set {
 				payload[key] = v
 				if res.Set == nil {
@@ -275,6 +276,24 @@ func (e *Engine) ask(event string, h *Hook, hr *HookResult, res *Result) bool {
 	}
 	res.Decision, res.Reason = DecisionAsk, reason
 	return false
+}
+
+// rewrite takes a hook's rewritten tool input: on an event about a tool call that has not run yet
+// (PreToolUse, PermissionRequest) it is the result's, and the input the hooks after it see; on any
+// other event it is a warning.
+func (e *Engine) rewrite(event string, h *Hook, input map[string]any, payload Payload, res *Result) {
+	if input == nil {
+		return
+	}
+	if event != PreToolUse && event != PermissionRequest {
+		e.warn(res, "%s rewrote the tool input on %s, where the call has already run: ignored", h.Name, event)
+		return
+	}
+	res.UpdatedInput = input
+	payload["toolInput"] = input
+	if _, ok := payload["tool_input"]; ok {
+		payload["tool_input"] = input
+	}
 }
 
 // UnblockableWarning is the warning of a hook (by name) that asked to block an event that cannot
@@ -533,6 +552,7 @@ func (e *Engine) hookResult(h *Hook, o Outcome, d time.Duration) HookResult {
 		Name: h.Name, Type: h.Type, Source: h.Source.Scope, Format: h.Source.Format, File: h.Source.File,
 		ExitCode: o.ExitCode, DurationMs: d.Milliseconds(), Status: o.Status, Decision: o.Decision,
 		Reason: o.Reason, Feedback: o.Feedback, BlockedBy: o.BlockedBy, Stdout: o.Stdout, Stderr: o.Stderr, Details: o.Details,
+		UpdatedInput: o.UpdatedInput,
 	}
 }
 

@@ -209,6 +209,10 @@ type Outcome struct {
 	Halt bool
 	// Set is merged into the payload of the hooks that run after this one (e.g. commitSha).
 	Set Payload
+	// UpdatedInput is the tool input the hook wants the call run with instead (PreToolUse,
+	// PermissionRequest): the hooks after it see it as the call's input, and the agent is asked
+	// to run the call with it (or refuses the call, where the agent cannot rewrite one).
+	UpdatedInput map[string]any
 	// Details are type-specific result fields (decider, url, changes, …), shown in --json output
 	// and the audit trail.
 	Details map[string]any
@@ -233,6 +237,8 @@ type HookResult struct {
 	Stdout     string         `json:"stdout"`
 	Stderr     string         `json:"stderr"`
 	Details    map[string]any `json:"details,omitempty"`
+	// UpdatedInput is the tool input the hook rewrote the call to (see Outcome.UpdatedInput).
+	UpdatedInput map[string]any `json:"updatedInput,omitempty"`
 }
 
 // Result is the outcome of firing one event.
@@ -247,6 +253,9 @@ type Result struct {
 	Warnings  []string     `json:"warnings,omitempty"`
 	// Set collects the values hooks added to the payload (commitSha, …).
 	Set Payload `json:"outputs,omitempty"`
+	// UpdatedInput is the tool input the event's hooks rewrote the call to, the last rewrite's
+	// (nil: the call runs as the agent asked).
+	UpdatedInput map[string]any `json:"updatedInput,omitempty"`
 	// Extra holds format-specific aggregate fields (iteratr's agentOutput, babysitter's
 	// executedHooks); they are written at the top level of the --json object.
 	Extra map[string]any `json:"-"`

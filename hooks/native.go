@@ -124,7 +124,7 @@ func (nativeDialect) Interpret(inv *Invocation, p *ProcessResult) Outcome {
 	case err != nil:
 		o.Status, o.Reason = StatusError, "bad JSON answer: "+err.Error()
 	case ok:
-		o.Decision, o.Reason, o.Feedback = a.Decision, a.Reason, a.Feedback
+		o.Decision, o.Reason, o.Feedback, o.UpdatedInput = a.Decision, a.Reason, a.Feedback, a.UpdatedInput
 	}
 	return o
 }

@@ -21,7 +21,7 @@ package agents
 import "time"
 
 // Host is one agent's hook protocol.
-type Host interface {
+type Agent interface {
 	// Name is the agent's name on the command line and in session records ("claude").
 	Name() string
 	// Event maps the agent's hook_event_name to a canonical event. ok is false for an event of

@@ -77,7 +77,7 @@ func (in *Input) ToolUseID() string { return in.UseID }
 // normalised camelCase fields (agentSessionId, transcriptPath, toolName, toolInput, toolUseId,
 // toolAliases) that read the same whichever agent fired the event. The engine adds eventName,
 // sessionId, workspace and timestamp.
-func (in *Input) Payload(h Host) hooks.Payload {
+func (in *Input) Payload(h Agent) hooks.Payload {
 	p := make(hooks.Payload, len(in.Fields)+8)
 	for k, v := range in.Fields {
 		p[k] = v

@@ -26,7 +26,7 @@ type Shaper interface {
 // normalizedCall is the agent's tool call in the shape every agent shares: its kind, the files it
 // writes and reads (normalized: relative to the workspace inside it), and the simple commands of a
 // shell call. nil when the input is about no tool.
-func normalizedCall(h Host, in *Input, dir, workspace, home string) *toolcall.Call {
+func normalizedCall(h Agent, in *Input, dir, workspace, home string) *toolcall.Call {
 	tool, input := in.Tool(), in.ToolInput()
 	if tool == "" {
 		return nil

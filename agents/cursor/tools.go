@@ -12,4 +12,4 @@ var tools = map[string]agents.ToolShape{
 }
 
 // Tools implements agents.Shaper.
-func (Host) Tools() map[string]agents.ToolShape { return tools }
+func (Agent) Tools() map[string]agents.ToolShape { return tools }

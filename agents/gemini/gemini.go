@@ -18,10 +18,10 @@ import (
 )
 
 // Host is Gemini CLI.
-type Host struct{}
+type Agent struct{}
 
-// Name implements agents.Host.
-func (Host) Name() string { return "gemini" }
+// Name implements agents.Agent.
+func (Agent) Name() string { return "gemini" }
 
 // Events maps Gemini CLI's events onto the canonical events. BeforeModel, AfterModel and
 // BeforeToolSelection have none: they fire under their own names for hooks of a declared custom
@@ -38,8 +38,8 @@ var Events = map[string]string{
 	"SessionEnd":   hooks.SessionEnd,
 }
 
-// Event implements agents.Host.
-func (Host) Event(hostEvent string) (string, bool) {
+// Event implements agents.Agent.
+func (Agent) Event(hostEvent string) (string, bool) {
 	e, ok := Events[hostEvent]
 	return e, ok
 }
@@ -47,14 +47,14 @@ func (Host) Event(hostEvent string) (string, bool) {
 // DefaultTimeout is Gemini CLI's timeout of a hook that sets none (DEFAULT_HOOK_TIMEOUT).
 const DefaultTimeout = 60 * time.Second
 
-// Budget implements agents.Host: the hook's timeout (Gemini's "timeout" is milliseconds;
+// Budget implements agents.Agent: the hook's timeout (Gemini's "timeout" is milliseconds;
 // install gives agent-hooks the same in seconds with --timeout), else 60 s.
-func (Host) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
+func (Agent) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
 	return agents.TimeoutOr(timeout, DefaultTimeout)
 }
 
-// ProjectDirEnv implements agents.Host.
-func (Host) ProjectDirEnv() string { return "GEMINI_PROJECT_DIR" }
+// ProjectDirEnv implements agents.Agent.
+func (Agent) ProjectDirEnv() string { return "GEMINI_PROJECT_DIR" }
 
 // Shell is Gemini CLI's shell tool.
 const Shell = "run_shell_command"
@@ -67,11 +67,11 @@ var claudeNames = map[string][]string{
 	"web_fetch": {"WebFetch"}, "google_web_search": {"WebSearch"}, "write_todos": {"TodoWrite"},
 }
 
-// ToolAliases implements agents.Host.
-func (Host) ToolAliases(tool string) []string { return claudeNames[tool] }
+// ToolAliases implements agents.Agent.
+func (Agent) ToolAliases(tool string) []string { return claudeNames[tool] }
 
-// ShellCommand implements agents.Host: run_shell_command's command.
-func (Host) ShellCommand(tool string, input map[string]any) string {
+// ShellCommand implements agents.Agent: run_shell_command's command.
+func (Agent) ShellCommand(tool string, input map[string]any) string {
 	if tool != Shell {
 		return ""
 	}
@@ -79,9 +79,9 @@ func (Host) ShellCommand(tool string, input map[string]any) string {
 	return s
 }
 
-// EditedFiles implements agents.Host: the file of write_file and replace, once the call
+// EditedFiles implements agents.Agent: the file of write_file and replace, once the call
 // succeeded.
-func (Host) EditedFiles(event, tool string, input map[string]any) []string {
+func (Agent) EditedFiles(event, tool string, input map[string]any) []string {
 	if event != hooks.PostToolUse || (tool != "write_file" && tool != "replace") {
 		return nil
 	}
@@ -90,7 +90,7 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 
 // Decode implements agents.Decoder: Claude Code's keys, and PostToolUseFailure for the
 // AfterTool of a call that failed.
-func (Host) Decode(in *agents.Input, _ string) error {
+func (Agent) Decode(in *agents.Input, _ string) error {
 	agents.ClaudeShape(in)
 	if in.HostEvent == "AfterTool" {
 		if resp, ok := in.Fields["tool_response"].(map[string]any); ok && resp["error"] != nil && resp["error"] != "" {
@@ -100,12 +100,12 @@ func (Host) Decode(in *agents.Input, _ string) error {
 	return nil
 }
 
-// CanAsk implements agents.Host. Gemini has a decision "ask", but a headless or --yolo run
+// CanAsk implements agents.Agent. Gemini has a decision "ask", but a headless or --yolo run
 // approves what it would ask about, so an ask is a refusal here.
-func (Host) CanAsk() bool { return false }
+func (Agent) CanAsk() bool { return false }
 
-// Answer implements agents.Host.
-func (Host) Answer(v *agents.Verdict) ([]byte, error) {
+// Answer implements agents.Agent.
+func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	var o agents.Output
 	context := v.Joined()
 	deny := func(reason string) { o.Decision, o.Reason = "deny", agents.NonEmpty(reason) }

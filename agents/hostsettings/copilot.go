@@ -20,7 +20,7 @@ var Copilot = &Host{
 	Events: func() []string {
 		var out []string
 		for _, e := range copilot.Events {
-			out = append(out, e.Host)
+			out = append(out, e.Agent)
 		}
 		return out
 	}(),

@@ -33,7 +33,7 @@ they decide is known only by running them.`,
 				return err
 			}
 			if host, ok := agentHosts()[args[0]]; ok {
-				ex, err := agents.Explain(cmd.Context(), agents.Options{Host: host, Runner: r, Stdin: a.stdin, Getenv: a.getenv, Event: event})
+				ex, err := agents.Explain(cmd.Context(), agents.Options{Agent: host, Runner: r, Stdin: a.stdin, Getenv: a.getenv, Event: event})
 				if err != nil {
 					return err
 				}

@@ -83,7 +83,7 @@ is {"cancel": true, "errorMessage": …} on stdout, which ends the Cline task.`,
 				return a.hookError(args[0], "agent-hooks hook: "+err.Error())
 			}
 			reply := agents.Handle(cmd.Context(), agents.Options{
-				Host: host, Runner: r, Stdin: a.stdin, Getenv: a.getenv, Timeout: limit,
+				Agent: host, Runner: r, Stdin: a.stdin, Getenv: a.getenv, Timeout: limit,
 				Event: event, Start: a.start, Messages: a.stderr,
 			})
 			if _, err := a.stdout.Write(reply.Stdout); err != nil {

@@ -134,7 +134,7 @@ func (a *app) decideCase(cmd *cobra.Command, r *runner.Runner, ws string, c rule
 			in["cwd"] = ws
 		}
 		b, _ := json.Marshal(in)
-		ex, err := agents.Explain(cmd.Context(), agents.Options{Host: host, Runner: r, Stdin: bytes.NewReader(b)})
+		ex, err := agents.Explain(cmd.Context(), agents.Options{Agent: host, Runner: r, Stdin: bytes.NewReader(b)})
 		if err != nil {
 			return "", "", err
 		}

@@ -79,13 +79,13 @@ func (a *app) newRegistry() *hooks.Registry {
 var testRegistry func(*hooks.Registry)
 
 // agentHosts are the coding agents `agent-hooks hook` speaks to, by name: one package each.
-func agentHosts() map[string]agents.Host {
-	return map[string]agents.Host{
-		"claude":  claude.Host{},
-		"codex":   codex.Host{},
-		"copilot": copilot.Host{},
-		"cline":   cline.Host{},
-		"gemini":  gemini.Host{},
-		"cursor":  cursor.Host{},
+func agentHosts() map[string]agents.Agent {
+	return map[string]agents.Agent{
+		"claude":  claude.Agent{},
+		"codex":   codex.Agent{},
+		"copilot": copilot.Agent{},
+		"cline":   cline.Agent{},
+		"gemini":  gemini.Agent{},
+		"cursor":  cursor.Agent{},
 	}
 }

@@ -112,7 +112,7 @@ func (f CopilotFormat) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagno
 	sort.Strings(events)
 	var out []*hooks.Hook
 	for _, ev := range events {
-		canonical, ok := copilot.Host{}.Event(ev)
+		canonical, ok := copilot.Agent{}.Event(ev)
 		if !ok {
 			continue // an event of Copilot's that agent-hooks never fires
 		}

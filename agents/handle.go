@@ -178,7 +178,7 @@ func (h *handler) decode(in *Input) error {
 	if d, ok := h.o.Agent.(Decoder); ok {
 		return d.Decode(in, h.o.Event)
 	}
-	ClaudeShape(in)
+	CommonShape(in)
 	return nil
 }
 
@@ -256,7 +256,7 @@ func (h *handler) prepare() error {
 	tool, toolInput := h.in.Tool(), h.in.ToolInput()
 	h.req = runner.Request{
 		Event: h.event, Data: h.in.Payload(h.o.Agent), Workspace: ws, CaptureStdout: true,
-		Agent: h.o.Agent.Name(), AgentSessionID: h.in.SessionID(), ToolUseID: h.in.ToolUseID(),
+		Agent: h.o.Agent.Name(), AgentRuns: h.o.Agent.Settings().Runs(), AgentSessionID: h.in.SessionID(), ToolUseID: h.in.ToolUseID(),
 		CanAsk:    h.event == hooks.PermissionRequest || h.event == hooks.PreToolUse && h.o.Agent.CanAsk(),
 		AsksAgain: asksAbout(h.event),
 	}

@@ -17,17 +17,22 @@ import (
 type Agent struct{}
 
 // Name implements agents.Agent.
-func (Agent) Name() string { return "claude" }
+func (Agent) Name() string { return settings.Name }
 
-// events are Claude Code's events that have a canonical event (of the same name). Its others
-// (PostToolBatch, StopFailure, PermissionDenied, Setup, …) fire under their own names for hooks
-// of a declared custom event.
-var events = map[string]bool{
-	hooks.SessionStart: true, hooks.UserPromptSubmit: true, hooks.PreToolUse: true,
-	hooks.PostToolUse: true, hooks.PostToolUseFailure: true, hooks.PermissionRequest: true,
-	hooks.Notification: true, hooks.PreCompact: true, hooks.SubagentStart: true,
-	hooks.SubagentStop: true, hooks.Stop: true, hooks.SessionEnd: true,
-}
+// eventList are Claude Code's events that have a canonical event (of the same name), in the
+// order install registers them. Its others (PostToolBatch, StopFailure, PermissionDenied, Setup,
+// …) fire under their own names for hooks of a declared custom event.
+var eventList = []string{hooks.SessionStart, hooks.UserPromptSubmit, hooks.PreToolUse, hooks.PermissionRequest,
+	hooks.PostToolUse, hooks.PostToolUseFailure, hooks.Notification, hooks.PreCompact, hooks.SubagentStart,
+	hooks.SubagentStop, hooks.Stop, hooks.SessionEnd}
+
+var events = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range eventList {
+		m[e] = true
+	}
+	return m
+}()
 
 // Event implements agents.Agent.
 func (Agent) Event(hostEvent string) (string, bool) { return hostEvent, events[hostEvent] }

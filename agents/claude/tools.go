@@ -19,5 +19,5 @@ var tools = map[string]agents.ToolShape{
 	"WebSearch":    {Kind: toolcall.KindFetch},
 }
 
-// Tools implements agents.Shaper.
+// Tools implements agents.Agent.
 func (Agent) Tools() map[string]agents.ToolShape { return tools }

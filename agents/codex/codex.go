@@ -13,19 +13,25 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-// Host is Codex.
+// Agent is Codex.
 type Agent struct{}
 
 // Name implements agents.Agent.
-func (Agent) Name() string { return "codex" }
+func (Agent) Name() string { return settings.Name }
 
-// events are Codex's events that have a canonical event (of the same name). PostCompact,
-// Interrupt and PreModelRequest fire under their own names for hooks of a declared custom event.
-var events = map[string]bool{
-	hooks.SessionStart: true, hooks.UserPromptSubmit: true, hooks.PreToolUse: true,
-	hooks.PermissionRequest: true, hooks.PostToolUse: true, hooks.PreCompact: true,
-	hooks.SubagentStart: true, hooks.SubagentStop: true, hooks.Stop: true, hooks.SessionEnd: true,
-}
+// eventList are Codex's events that have a canonical event (of the same name), in the order
+// install registers them. PostCompact, Interrupt and PreModelRequest fire under their own names
+// for hooks of a declared custom event.
+var eventList = []string{hooks.SessionStart, hooks.UserPromptSubmit, hooks.PreToolUse, hooks.PermissionRequest,
+	hooks.PostToolUse, hooks.PreCompact, hooks.SubagentStart, hooks.SubagentStop, hooks.Stop, hooks.SessionEnd}
+
+var events = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range eventList {
+		m[e] = true
+	}
+	return m
+}()
 
 // Event implements agents.Agent.
 func (Agent) Event(hostEvent string) (string, bool) { return hostEvent, events[hostEvent] }

@@ -132,7 +132,7 @@ func (Agent) CanAsk() bool { return true }
 // hook_event_name "Notification"); a permissionRequest also names itself in hookName.
 func (Agent) Decode(in *agents.Input, event string) error {
 	if _, ok := in.Fields["hook_event_name"]; ok && event == "" {
-		agents.ClaudeShape(in)
+		agents.CommonShape(in)
 		return nil
 	}
 	in.HostEvent = event

@@ -23,11 +23,11 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-// Host is Cursor (its agent, in the editor or the cursor-agent CLI).
+// Agent is Cursor (its agent, in the editor or the cursor-agent CLI).
 type Agent struct{}
 
 // Name implements agents.Agent.
-func (Agent) Name() string { return "cursor" }
+func (Agent) Name() string { return settings.Name }
 
 // Events maps Cursor's events onto the canonical events. afterAgentResponse, afterAgentThought,
 // beforeTabFileRead, afterTabFileEdit and workspaceOpen have none: they fire under their own

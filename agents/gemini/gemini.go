@@ -17,26 +17,31 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-// Host is Gemini CLI.
+// Agent is Gemini CLI.
 type Agent struct{}
 
 // Name implements agents.Agent.
-func (Agent) Name() string { return "gemini" }
+func (Agent) Name() string { return settings.Name }
 
-// Events maps Gemini CLI's events onto the canonical events. BeforeModel, AfterModel and
-// BeforeToolSelection have none: they fire under their own names for hooks of a declared custom
-// event. An AfterTool whose tool_response carries an error is PostToolUseFailure (Gemini has no
-// event of its own for it).
-var Events = map[string]string{
-	"SessionStart": hooks.SessionStart,
-	"BeforeAgent":  hooks.UserPromptSubmit,
-	"BeforeTool":   hooks.PreToolUse,
-	"AfterTool":    hooks.PostToolUse,
-	"AfterAgent":   hooks.Stop,
-	"PreCompress":  hooks.PreCompact,
-	"Notification": hooks.Notification,
-	"SessionEnd":   hooks.SessionEnd,
+// eventList are Gemini CLI's events and their canonical events, in the order install registers
+// them. BeforeModel, AfterModel and BeforeToolSelection have none: they fire under their own
+// names for hooks of a declared custom event (AfterModel fires on every chunk of every answer).
+// An AfterTool whose tool_response carries an error is PostToolUseFailure (Gemini has no event of
+// its own for it).
+var eventList = [][2]string{
+	{"SessionStart", hooks.SessionStart}, {"BeforeAgent", hooks.UserPromptSubmit}, {"BeforeTool", hooks.PreToolUse},
+	{"AfterTool", hooks.PostToolUse}, {"AfterAgent", hooks.Stop}, {"PreCompress", hooks.PreCompact},
+	{"Notification", hooks.Notification}, {"SessionEnd", hooks.SessionEnd},
 }
+
+// Events maps Gemini CLI's events onto the canonical events.
+var Events = func() map[string]string {
+	m := map[string]string{}
+	for _, e := range eventList {
+		m[e[0]] = e[1]
+	}
+	return m
+}()
 
 // Event implements agents.Agent.
 func (Agent) Event(hostEvent string) (string, bool) {
@@ -61,10 +66,12 @@ const Shell = "run_shell_command"
 
 // claudeNames are Claude Code's names of Gemini's tools, which a "tools" filter written for
 // Claude (Bash, Write|Edit) then matches too.
+// Its keys are every tool of Gemini CLI's.
 var claudeNames = map[string][]string{
 	Shell: {"Bash"}, "write_file": {"Write"}, "replace": {"Edit"}, "read_file": {"Read"},
 	"read_many_files": {"Read"}, "grep_search": {"Grep"}, "glob": {"Glob"}, "list_directory": {"LS"},
 	"web_fetch": {"WebFetch"}, "google_web_search": {"WebSearch"}, "write_todos": {"TodoWrite"},
+	"save_memory": nil,
 }
 
 // ToolAliases implements agents.Agent.
@@ -91,7 +98,7 @@ func (Agent) EditedFiles(event, tool string, input map[string]any) []string {
 // Decode implements agents.Decoder: Claude Code's keys, and PostToolUseFailure for the
 // AfterTool of a call that failed.
 func (Agent) Decode(in *agents.Input, _ string) error {
-	agents.ClaudeShape(in)
+	agents.CommonShape(in)
 	if in.HostEvent == "AfterTool" {
 		if resp, ok := in.Fields["tool_response"].(map[string]any); ok && resp["error"] != nil && resp["error"] != "" {
 			in.Event = hooks.PostToolUseFailure

@@ -156,13 +156,13 @@ func (p *Callback) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, 
 	return r, nil
 }
 
-var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var varName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // CheckVarName checks the name of a variable a hook hands an answer on in (responseVar): a shell
 // identifier that is not one the shell, the dynamic loader or agent-hooks itself reads (PATH,
 // IFS, LD_PRELOAD, AUTOAGENT_*, …), since the answer comes from outside.
 func CheckVarName(name string) error {
-	if !varName.MatchString(name) {
+	if !varName().MatchString(name) {
 		return fmt.Errorf("%q is not a variable name (letters, digits and _, not starting with a digit)", name)
 	}
 	upper := strings.ToUpper(name)
@@ -375,15 +375,17 @@ func expandStrings(v any, f func(string) string) any {
 	return v
 }
 
-var bodyPlaceholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*\}\}`)
+var bodyPlaceholder = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\{\{\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*\}\}`)
+})
 
 // ExpandBody expands one string of a request body in a single pass, so that no value inserted is
 // expanded again: ${VAR} is the environment's value (empty when unset, as in the shell), {{name}}
 // one of named (the callback URLs) or else the payload's value verbatim; an unknown {{key}} stays
 // as written.
 func ExpandBody(s string, p hooks.Payload, getenv func(string) string, named map[string]string) string {
-	return bodyPlaceholder.ReplaceAllStringFunc(s, func(m string) string {
-		sub := bodyPlaceholder.FindStringSubmatch(m)
+	return bodyPlaceholder().ReplaceAllStringFunc(s, func(m string) string {
+		sub := bodyPlaceholder().FindStringSubmatch(m)
 		if sub[1] != "" {
 			if getenv == nil {
 				return ""

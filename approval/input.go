@@ -228,7 +228,7 @@ func parseAnswer(text string) (Answer, bool) {
 // answerPath expands the file option: ${VAR} from the environment, {{key}} from the payload,
 // relative to the workspace. A payload value may not move the path elsewhere.
 func answerPath(tmpl string, inv *hooks.Invocation) (string, error) {
-	for _, m := range bodyPlaceholder.FindAllStringSubmatch(tmpl, -1) {
+	for _, m := range bodyPlaceholder().FindAllStringSubmatch(tmpl, -1) {
 		if v, ok := hooks.Lookup(inv.Payload, m[2]); ok && m[2] != "" {
 			if t := hooks.FormatValue(v); strings.ContainsAny(t, `/\`+"\x00") || t == ".." || t == "." {
 				return "", fmt.Errorf("file: the payload's %s (%q) would move the answer file elsewhere", m[2], t)

@@ -492,7 +492,7 @@ func readStderr(r io.Reader) *stderrLines {
 }
 
 // progressLine is a line of a remote's progress, not its error (go-git's stdErrSkipPattern).
-var progressLine = regexp.MustCompile(`^remote:( =*)?$`)
+var progressLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^remote:( =*)?$`) })
 
 // first is the first line of the service's stderr that says something, once the service has
 // ended it (or ctx has); "" when it said nothing.
@@ -507,7 +507,7 @@ func (s *stderrLines) first(ctx context.Context) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, line := range strings.Split(s.buf.String(), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !progressLine.MatchString(line) {
+		if line = strings.TrimSpace(line); line != "" && !progressLine().MatchString(line) {
 			return line
 		}
 	}

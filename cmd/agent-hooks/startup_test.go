@@ -78,6 +78,14 @@ func isRegexpCompile(fun ast.Expr) bool {
 // type stays, the go-github API's thousands of accessors among them. That made the binary 8 MB
 // larger (27.4 MB against 19.3), and its start-up, paid on every tool call of an agent, about
 // 10% slower. The linker marks such a function <ReflectMethod> in its -dumpdep output.
+//
+// The one accepted exception is the rules' expression language, github.com/expr-lang/expr,
+// chosen by the product for its start-up (see docs/architecture.md): it calls methods by name on
+// the values an expression reads, so its functions are marked, and with them the reflection and
+// text/template functions their reach makes linked. Measured: this program went from 20.5 MB to
+// 30.5 MB and its `version` start-up 1.07x (40 paired runs). The lean agent-hooks of the per-call
+// path links no go-github, which is where the kept methods weigh; any other function marked is
+// still an error.
 func TestLinkerDropsUnusedMethods(t *testing.T) {
 	if testing.Short() {
 		t.Skip("links agent-hooks")
@@ -94,9 +102,18 @@ func TestLinkerDropsUnusedMethods(t *testing.T) {
 	marked := map[string]bool{}
 	for _, line := range strings.Split(deps.String(), "\n") {
 		caller, _, ok := strings.Cut(line, " -> ")
-		if name, isMarked := strings.CutSuffix(caller, " <ReflectMethod>"); ok && isMarked && !marked[name] {
+		if name, isMarked := strings.CutSuffix(caller, " <ReflectMethod>"); ok && isMarked && !marked[name] && !exprReach(name) {
 			marked[name] = true
 			t.Errorf("linked: %s, which looks methods up by name: every exported method stays in the binary", name)
 		}
 	}
+}
+
+// exprReach reports whether a function marked <ReflectMethod> is expr's, or one that expr's
+// method lookups make linked (reflect's method listings, text/template's field lookup through
+// cobra's kept methods).
+func exprReach(name string) bool {
+	return strings.HasPrefix(name, "github.com/expr-lang/expr/") ||
+		strings.HasPrefix(name, "reflect.") && strings.Contains(name, "Methods") ||
+		name == "text/template.(*state).evalField"
 }

@@ -12,16 +12,40 @@
 // agent's own timeout. Only when even that cannot be written does it exit 2 with the reason on
 // stderr, which both hosts read as a block.
 //
-// What differs between agents is a Host: how its event names map onto ours, how long it waits,
-// how it names its tools, and how it wants to be answered. Each agent's Host lives in a package
-// of its own (agents/claude, agents/codex); adding an agent is one package and one line in
-// cmd/agent-hooks.
+// What differs between agents is an Agent: one descriptor that owns the agent's three roles — its
+// hook protocol (how its event names map onto ours, how long it waits, how it names its tools,
+// how it wants to be answered), its hook settings as agent-hooks installs into them
+// (hostsettings.Spec), and its own hook files read as a configuration format. Each agent lives in
+// its own package (agents/claude, agents/codex, …); adding one is that package and one line in
+// agents/all, the one list of agents.
 package agents
 
-import "time"
+import (
+	"context"
+	"io"
+	"time"
 
-// Host is one agent's hook protocol.
-type Host interface {
+	"github.com/autoagent/agent-hooks/agents/hostsettings"
+	"github.com/autoagent/agent-hooks/hooks"
+)
+
+// Agent is one coding agent: its protocol, its settings and its own hook files.
+type Agent interface {
+	Protocol
+	// Title is the product's name ("Claude Code").
+	Title() string
+	// Settings are the agent's hook settings: where they are, install, uninstall and doctor.
+	Settings() *hostsettings.Spec
+	// Format is the agent's own hook files read as a configuration format, so that its hooks
+	// run under `agent-hooks run` too.
+	Format() hooks.Format
+	// Tools describes the agent's tools for the normalized call (toolcall): each tool's kind and
+	// the input keys that name its files.
+	Tools() map[string]ToolShape
+}
+
+// Protocol is one agent's hook protocol.
+type Protocol interface {
 	// Name is the agent's name on the command line and in session records ("claude").
 	Name() string
 	// Event maps the agent's hook_event_name to a canonical event. ok is false for an event of
@@ -98,4 +122,15 @@ func TimeoutOr(timeout, def time.Duration) time.Duration {
 		return def
 	}
 	return timeout
+}
+
+// Truster is an Agent that runs agent-hooks' hooks only once it trusts them (and their project),
+// and records that trust itself (Codex's config.toml): install --trust asks it to.
+type Truster interface {
+	// TrustProgram is the agent's program that records the trust ("codex"): install and doctor
+	// find it on PATH, or take it from their --<program> flag.
+	TrustProgram() string
+	// Trust makes the agent trust what install wrote in file, asking bin (run with procEnv), and
+	// says so on w; with trust false it only says what the agent still needs.
+	Trust(ctx context.Context, w io.Writer, env hostsettings.Env, file hostsettings.File, bin string, procEnv []string, trust bool) error
 }

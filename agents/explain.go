@@ -36,7 +36,7 @@ func Explain(ctx context.Context, o Options) (*Explanation, error) {
 	if err := h.prepare(); err != nil {
 		return nil, err
 	}
-	ex := &Explanation{Agent: o.Host.Name(), HostEvent: h.hostEvent, Event: h.event}
+	ex := &Explanation{Agent: o.Agent.Name(), HostEvent: h.hostEvent, Event: h.event}
 	reqs := append([]runner.Request{h.req}, h.gitGates()...)
 	var deny, ask, allow []string
 	for i, req := range reqs {
@@ -69,7 +69,7 @@ func Explain(ctx context.Context, o Options) (*Explanation, error) {
 	case len(ask) > 0 && h.req.CanAsk:
 		ex.Decision, ex.Reason = Ask, strings.Join(ask, "\n")
 	case len(ask) > 0:
-		ex.Decision, ex.Reason = Deny, strings.Join(ask, "\n")+" (a rule asks for confirmation, and "+o.Host.Name()+" cannot ask)"
+		ex.Decision, ex.Reason = Deny, strings.Join(ask, "\n")+" (a rule asks for confirmation, and "+o.Agent.Name()+" cannot ask)"
 	case len(allow) > 0:
 		ex.Decision, ex.Reason = Allow, strings.Join(allow, "\n")
 	}

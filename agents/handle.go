@@ -21,7 +21,7 @@ import (
 
 // Options are Handle's inputs.
 type Options struct {
-	Host Host
+	Agent Agent
 	// Runner fires the events. The workspace is found from the agent's cwd (else the project
 	// directory the agent names in its environment, else Runner.Cwd); the hooks' stdout is
 	// never streamed (stdout is the agent's answer).
@@ -149,7 +149,7 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 	if start.IsZero() {
 		start = h.now()
 	}
-	readBudget := h.o.Host.Budget("", h.o.Timeout, h.getenv)
+	readBudget := h.o.Agent.Budget("", h.o.Timeout, h.getenv)
 	readCtx, cancel := context.WithDeadline(ctx, start.Add(readBudget-margin(readBudget)))
 	in, raw, err := readInput(readCtx, h.o.Stdin, h.o.MaxInput, h.decode)
 	cancel()
@@ -162,7 +162,7 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 	}
 	h.in = in
 	h.classify(in.HostEvent)
-	budget := h.o.Host.Budget(in.HostEvent, h.o.Timeout, h.getenv)
+	budget := h.o.Agent.Budget(in.HostEvent, h.o.Timeout, h.getenv)
 	h.deadline = start.Add(budget - margin(budget))
 	h.hard = start.Add(budget - margin(budget)/2)
 	h.settle = start.Add(budget - margin(budget)/4)
@@ -175,17 +175,17 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 // decode reads the meaning of the agent's fields: the Host's own Decoder, else Claude Code's
 // keys.
 func (h *handler) decode(in *Input) error {
-	if d, ok := h.o.Host.(Decoder); ok {
+	if d, ok := h.o.Agent.(Decoder); ok {
 		return d.Decode(in, h.o.Event)
 	}
-	ClaudeShape(in)
+	CommonShape(in)
 	return nil
 }
 
 // classify sets the event fired for the agent's event, and whether it can be blocked.
 func (h *handler) classify(hostEvent string) {
 	h.hostEvent = hostEvent
-	h.event, h.mapped = h.o.Host.Event(hostEvent)
+	h.event, h.mapped = h.o.Agent.Event(hostEvent)
 	if h.in != nil && h.in.Event != "" {
 		h.event, h.mapped = h.in.Event, true
 	}
@@ -218,7 +218,7 @@ func (h *handler) unreadable(err error, hostEvent string) Reply {
 // exit code as a block (Cline); else exit 2 with the reason on stderr, which blocks on Claude
 // Code and Codex; on an event that cannot be blocked, exit 1 (a non-blocking error).
 func (h *handler) lastResort(reason string) Reply {
-	if r, ok := h.o.Host.(Refuser); ok {
+	if r, ok := h.o.Agent.(Refuser); ok {
 		if out := r.Refusal(reason); len(out) > 0 {
 			return Reply{Stdout: append(out, '\n'), Stderr: reason + "\n"}
 		}
@@ -234,7 +234,7 @@ func (h *handler) lastResort(reason string) Reply {
 func (h *handler) prepare() error {
 	dir := h.in.Cwd()
 	if dir == "" {
-		if env := h.o.Host.ProjectDirEnv(); env != "" {
+		if env := h.o.Agent.ProjectDirEnv(); env != "" {
 			dir = h.getenv(env)
 		}
 	}
@@ -255,23 +255,23 @@ func (h *handler) prepare() error {
 	}
 	tool, toolInput := h.in.Tool(), h.in.ToolInput()
 	h.req = runner.Request{
-		Event: h.event, Data: h.in.Payload(h.o.Host), Workspace: ws, CaptureStdout: true,
-		Agent: h.o.Host.Name(), AgentSessionID: h.in.SessionID(), ToolUseID: h.in.ToolUseID(),
-		CanAsk:    h.event == hooks.PermissionRequest || h.event == hooks.PreToolUse && h.o.Host.CanAsk(),
+		Event: h.event, Data: h.in.Payload(h.o.Agent), Workspace: ws, CaptureStdout: true,
+		Agent: h.o.Agent.Name(), AgentRuns: h.o.Agent.Settings().Runs(), AgentSessionID: h.in.SessionID(), ToolUseID: h.in.ToolUseID(),
+		CanAsk:    h.event == hooks.PermissionRequest || h.event == hooks.PreToolUse && h.o.Agent.CanAsk(),
 		AsksAgain: asksAbout(h.event),
 	}
 	if tool != "" {
 		tc := map[string]any{"tool": tool}
 		if asksAbout(h.event) {
-			tc = toolCall(h.o.Host, h.in)
+			tc = toolCall(h.o.Agent, h.in)
 		}
-		if c := normalizedCall(h.o.Host, h.in, dir, ws, r.UserHome); c != nil {
+		if c := normalizedCall(h.o.Agent, h.in, dir, ws, r.UserHome); c != nil {
 			c.Into(tc)
 			h.call = c
 		}
 		h.req.Data["toolCall"] = tc
 	}
-	for _, f := range h.o.Host.EditedFiles(h.event, tool, toolInput) {
+	for _, f := range h.o.Agent.EditedFiles(h.event, tool, toolInput) {
 		if !filepath.IsAbs(filepath.FromSlash(f)) {
 			f = filepath.Join(dir, filepath.FromSlash(f))
 		}
@@ -321,9 +321,9 @@ func (h *handler) cause(ctx context.Context, err error) string {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded),
 		errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.Canceled):
-		budget := h.o.Host.Budget(h.hostEvent, h.o.Timeout, h.getenv)
+		budget := h.o.Agent.Budget(h.hostEvent, h.o.Timeout, h.getenv)
 		return fmt.Sprintf("the hooks did not finish within %s, before %s's own timeout of %s (raise the hook's timeout, and --timeout with it)",
-			roundDuration(budget-margin(budget)), h.o.Host.Name(), roundDuration(budget))
+			roundDuration(budget-margin(budget)), h.o.Agent.Name(), roundDuration(budget))
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		return "interrupted"
 	}
@@ -377,7 +377,7 @@ func (h *handler) gitGates() []runner.Request {
 	if h.event != hooks.PreToolUse {
 		return nil
 	}
-	command := h.o.Host.ShellCommand(h.in.Tool(), h.in.ToolInput())
+	command := h.o.Agent.ShellCommand(h.in.Tool(), h.in.ToolInput())
 	if command == "" {
 		return nil
 	}
@@ -468,7 +468,7 @@ func (h *handler) record(sessionID string, v *Verdict) {
 	req := h.req
 	req.SessionID = sessionID
 	e := sessions.Event{
-		Event: h.event, Name: h.o.Host.Name(), Type: "agent", Source: "agent-hooks",
+		Event: h.event, Name: h.o.Agent.Name(), Type: "agent", Source: "agent-hooks",
 		Status: "answered", Decision: decision, Reason: reason,
 	}
 	if decision == "" {
@@ -488,7 +488,7 @@ func (h *handler) record(sessionID string, v *Verdict) {
 // blockable event, recorded in the session (a Stop refused stopBlockLimit times in a row is let
 // through); a warning on any other.
 func (h *handler) refuse(cause string) *Verdict {
-	h.say("%s %s: %s", h.o.Host.Name(), h.hostEvent, cause)
+	h.say("%s %s: %s", h.o.Agent.Name(), h.hostEvent, cause)
 	v := h.verdict()
 	if h.runner == nil || !h.blockable {
 		v.Warnings = append(v.Warnings, "agent-hooks could not run the "+h.event+" hooks: "+cause)
@@ -537,7 +537,7 @@ func (h *handler) reply(v *Verdict) (reply Reply) {
 			reply = h.lastResort(fmt.Sprintf("agent-hooks failed to answer (internal error: %v); %s", p, v.Reason))
 		}
 	}()
-	out, err := h.o.Host.Answer(v)
+	out, err := h.o.Agent.Answer(v)
 	if err != nil {
 		h.say("internal error writing the answer: %v", err)
 		return h.lastResort(fmt.Sprintf("agent-hooks failed to answer (%v); %s", err, v.Reason))

@@ -47,8 +47,9 @@ func Str(fields map[string]any, key string) string {
 	return s
 }
 
-// ClaudeShape reads Input's meaning from Claude Code's keys, which Codex shares.
-func ClaudeShape(in *Input) {
+// CommonShape reads Input's meaning from the keys most agents share (session_id, cwd,
+// hook_event_name, tool_name, tool_input: Claude Code's, which Codex and Gemini CLI use too).
+func CommonShape(in *Input) {
 	in.HostEvent = Str(in.Fields, "hook_event_name")
 	in.Session = Str(in.Fields, "session_id")
 	in.Dir = Str(in.Fields, "cwd")
@@ -77,7 +78,7 @@ func (in *Input) ToolUseID() string { return in.UseID }
 // normalised camelCase fields (agentSessionId, transcriptPath, toolName, toolInput, toolUseId,
 // toolAliases) that read the same whichever agent fired the event. The engine adds eventName,
 // sessionId, workspace and timestamp.
-func (in *Input) Payload(h Host) hooks.Payload {
+func (in *Input) Payload(h Agent) hooks.Payload {
 	p := make(hooks.Payload, len(in.Fields)+8)
 	for k, v := range in.Fields {
 		p[k] = v
@@ -112,7 +113,7 @@ func (in *Input) Payload(h Host) hooks.Payload {
 // it is complete, whether or not stdin is closed.
 func ReadInput(ctx context.Context, r io.Reader, max int64) (*Input, []byte, error) {
 	return readInput(ctx, r, max, func(in *Input) error {
-		ClaudeShape(in)
+		CommonShape(in)
 		return nil
 	})
 }

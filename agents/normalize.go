@@ -16,17 +16,10 @@ type ToolShape struct {
 	Patch []string
 }
 
-// Shaper is a Host that describes its own tools, so that every agent's tool call has the one
-// shape rules and hooks match on (toolcall.Call). A tool it does not name is "other", an MCP
-// server's tool (mcp__server__tool) "mcp", and a shell command is read by the shell walker.
-type Shaper interface {
-	Tools() map[string]ToolShape
-}
-
 // normalizedCall is the agent's tool call in the shape every agent shares: its kind, the files it
 // writes and reads (normalized: relative to the workspace inside it), and the simple commands of a
 // shell call. nil when the input is about no tool.
-func normalizedCall(h Host, in *Input, dir, workspace, home string) *toolcall.Call {
+func normalizedCall(h Agent, in *Input, dir, workspace, home string) *toolcall.Call {
 	tool, input := in.Tool(), in.ToolInput()
 	if tool == "" {
 		return nil
@@ -47,11 +40,8 @@ func normalizedCall(h Host, in *Input, dir, workspace, home string) *toolcall.Ca
 		return c
 	}
 	c := &toolcall.Call{Tool: tool, Kind: toolcall.KindOther}
-	var shape ToolShape
-	known := false
-	if s, ok := h.(Shaper); ok {
-		shape, known = s.Tools()[tool]
-	}
+	// A tool the agent does not name is "other", an MCP server's tool (mcp__server__tool) "mcp".
+	shape, known := h.Tools()[tool]
 	switch {
 	case known:
 		c.Kind = shape.Kind

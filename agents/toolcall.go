@@ -13,7 +13,7 @@ func asksAbout(event string) bool {
 // person who decides — the tool, its shell command (or the command-like text of another tool:
 // Codex's apply_patch patch), the file it writes, the agent's description of the call — and what
 // makes one call another: the whole input and the working directory.
-func toolCall(h Host, in *Input) map[string]any {
+func toolCall(h Agent, in *Input) map[string]any {
 	tool, input := in.Tool(), in.ToolInput()
 	tc := map[string]any{"tool": tool}
 	command := h.ShellCommand(tool, input)

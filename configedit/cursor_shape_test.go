@@ -15,7 +15,7 @@ var cursorHooks = []HostHook{
 
 func setFlat(t *testing.T, src string, want []HostHook) (string, bool) {
 	t.Helper()
-	out, changed, err := SetHostHooksIn(CursorShape, []byte(src), want, mineCursor)
+	out, changed, err := SetHostHooksIn(flatShape, []byte(src), want, mineCursor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func setFlat(t *testing.T, src string, want []HostHook) (string, bool) {
 	return string(out), changed
 }
 
-func TestSetHostHooksInCursorShapeCreatesTheFile(t *testing.T) {
+func TestSetHostHooksInflatShapeCreatesTheFile(t *testing.T) {
 	t.Parallel()
 	got, changed := setFlat(t, "", cursorHooks)
 	want := `{
@@ -57,7 +57,7 @@ func TestSetHostHooksInCursorShapeCreatesTheFile(t *testing.T) {
 
 // The user's hooks, keys and formatting stay; agent-hooks' own entry is brought up to date in
 // place (its timeout and failClosed), a duplicate of it removed; uninstall removes only it.
-func TestSetHostHooksInCursorShapeKeepsEverythingElse(t *testing.T) {
+func TestSetHostHooksInflatShapeKeepsEverythingElse(t *testing.T) {
 	t.Parallel()
 	src := `{"version": 1, "hooks": {
   "preToolUse": [{"command": "./guard.sh", "matcher": "Shell"}, {"command": "agent-hooks hook cursor --timeout 30", "timeout": 10, "note": "mine"}],
@@ -85,3 +85,6 @@ func TestSetHostHooksInCursorShapeKeepsEverythingElse(t *testing.T) {
 		t.Errorf("uninstall: got\n%s\nwant\n%s", removed, wantRemoved)
 	}
 }
+
+// flatShape is a settings file of flat entries (Cursor's hooks.json).
+var flatShape = HostShape{Flat: true, Untyped: true, CommandKey: "command", TimeoutKey: "timeout", Empty: "{}\n", Version: 1}

@@ -43,16 +43,6 @@ type HostShape struct {
 // GroupedShape is the shape Claude Code's settings.json and Codex's hooks.json share.
 var GroupedShape = HostShape{CommandKey: "command", TimeoutKey: "timeout", Empty: "{}\n"}
 
-// CopilotShape is GitHub Copilot CLI's hooks file (.github/hooks/*.json):
-//
-//	{"version": 1, "hooks": {"<event>": [{"type": "command", "bash": "…", "timeoutSec": 30}]}}
-var CopilotShape = HostShape{Flat: true, CommandKey: "bash", TimeoutKey: "timeoutSec", Empty: "{\n  \"version\": 1\n}\n"}
-
-// CursorShape is Cursor's hooks.json:
-//
-//	{"version": 1, "hooks": {"<event>": [{"command": "…", "timeout": 30, "failClosed": true}]}}
-var CursorShape = HostShape{Flat: true, Untyped: true, CommandKey: "command", TimeoutKey: "timeout", Empty: "{}\n", Version: 1}
-
 // SetHostHooks makes the host settings src hold exactly want among the command hooks that mine
 // reports as the caller's (by their command): one for each wanted event, with the wanted
 // command and timeout, and none on other events. It edits the text in place, so every other

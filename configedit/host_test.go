@@ -183,7 +183,7 @@ func TestSetHostHooksInCopilotShape(t *testing.T) {
 	t.Parallel()
 	mine := func(cmd string) bool { return strings.HasPrefix(cmd, "agent-hooks hook copilot") }
 	want := []HostHook{{Event: "preToolUse", Command: "agent-hooks hook copilot --event preToolUse --timeout 30", Timeout: 30}}
-	out, changed, err := SetHostHooksIn(CopilotShape, nil, want, mine)
+	out, changed, err := SetHostHooksIn(copilotShape, nil, want, mine)
 	if err != nil || !changed {
 		t.Fatal(err, changed)
 	}
@@ -203,15 +203,18 @@ func TestSetHostHooksInCopilotShape(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", out, w)
 	}
 	user := "{\"version\": 1, \"x\": [1],\n \"hooks\": {\"preToolUse\": [{\"bash\": \"./audit.sh\"}], \"agentStop\": [{\"bash\": \"agent-hooks hook copilot --event agentStop\"}]}}\n"
-	out, changed, err = SetHostHooksIn(CopilotShape, []byte(user), want, mine)
+	out, changed, err = SetHostHooksIn(copilotShape, []byte(user), want, mine)
 	if err != nil || !changed {
 		t.Fatal(err, changed)
 	}
 	if w := "{\"version\": 1, \"x\": [1],\n \"hooks\": {\"preToolUse\": [{\"bash\": \"./audit.sh\"},{\"type\": \"command\", \"bash\": \"agent-hooks hook copilot --event preToolUse --timeout 30\", \"timeoutSec\": 30}]}}\n"; string(out) != w {
 		t.Fatalf("got:\n%s\nwant:\n%s", out, w)
 	}
-	back, _, err := SetHostHooksIn(CopilotShape, out, nil, mine)
+	back, _, err := SetHostHooksIn(copilotShape, out, nil, mine)
 	if err != nil || string(back) != "{\"version\": 1, \"x\": [1],\n \"hooks\": {\"preToolUse\": [{\"bash\": \"./audit.sh\"}]}}\n" {
 		t.Fatalf("uninstall: %s %v", back, err)
 	}
 }
+
+// copilotShape is a settings file of flat, typed entries (Copilot CLI's hooks file).
+var copilotShape = HostShape{Flat: true, CommandKey: "bash", TimeoutKey: "timeoutSec", Empty: "{\n  \"version\": 1\n}\n"}

@@ -84,6 +84,10 @@ type LoadEnv struct {
 	// `agent-hooks hook claude`), "" otherwise: the format of that agent's own settings loads
 	// nothing, since the agent runs those hooks itself.
 	Agent string
+	// AgentRuns are the other agents' settings the agent also runs itself, as
+	// "name:scope,scope" ("name" alone: every scope): their formats load nothing of those
+	// (Cursor runs Claude Code's hooks).
+	AgentRuns []string
 }
 
 // Severity of a Diagnostic.

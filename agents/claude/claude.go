@@ -14,23 +14,28 @@ import (
 )
 
 // Host is Claude Code.
-type Host struct{}
+type Agent struct{}
 
-// Name implements agents.Host.
-func (Host) Name() string { return "claude" }
+// Name implements agents.Agent.
+func (Agent) Name() string { return settings.Name }
 
-// events are Claude Code's events that have a canonical event (of the same name). Its others
-// (PostToolBatch, StopFailure, PermissionDenied, Setup, …) fire under their own names for hooks
-// of a declared custom event.
-var events = map[string]bool{
-	hooks.SessionStart: true, hooks.UserPromptSubmit: true, hooks.PreToolUse: true,
-	hooks.PostToolUse: true, hooks.PostToolUseFailure: true, hooks.PermissionRequest: true,
-	hooks.Notification: true, hooks.PreCompact: true, hooks.SubagentStart: true,
-	hooks.SubagentStop: true, hooks.Stop: true, hooks.SessionEnd: true,
-}
+// eventList are Claude Code's events that have a canonical event (of the same name), in the
+// order install registers them. Its others (PostToolBatch, StopFailure, PermissionDenied, Setup,
+// …) fire under their own names for hooks of a declared custom event.
+var eventList = []string{hooks.SessionStart, hooks.UserPromptSubmit, hooks.PreToolUse, hooks.PermissionRequest,
+	hooks.PostToolUse, hooks.PostToolUseFailure, hooks.Notification, hooks.PreCompact, hooks.SubagentStart,
+	hooks.SubagentStop, hooks.Stop, hooks.SessionEnd}
 
-// Event implements agents.Host.
-func (Host) Event(hostEvent string) (string, bool) { return hostEvent, events[hostEvent] }
+var events = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range eventList {
+		m[e] = true
+	}
+	return m
+}()
+
+// Event implements agents.Agent.
+func (Agent) Event(hostEvent string) (string, bool) { return hostEvent, events[hostEvent] }
 
 // Claude Code's default timeouts (its hook runner's constants).
 const (
@@ -40,10 +45,10 @@ const (
 	sessionEndCap           = 60 * time.Second
 )
 
-// Budget implements agents.Host: the hook entry's timeout, else 600 s, except UserPromptSubmit
+// Budget implements agents.Agent: the hook entry's timeout, else 600 s, except UserPromptSubmit
 // (30 s by default) and SessionEnd, whose hooks together get the largest of their timeouts
 // between 1.5 and 60 s, or $CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS.
-func (Host) Budget(hostEvent string, timeout time.Duration, getenv func(string) string) time.Duration {
+func (Agent) Budget(hostEvent string, timeout time.Duration, getenv func(string) string) time.Duration {
 	switch hostEvent {
 	case hooks.SessionEnd:
 		if ms, err := strconv.ParseInt(getenv("CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"), 10, 64); err == nil && ms > 0 {
@@ -64,8 +69,8 @@ func (Host) Budget(hostEvent string, timeout time.Duration, getenv func(string) 
 	return timeout
 }
 
-// ProjectDirEnv implements agents.Host.
-func (Host) ProjectDirEnv() string { return "CLAUDE_PROJECT_DIR" }
+// ProjectDirEnv implements agents.Agent.
+func (Agent) ProjectDirEnv() string { return "CLAUDE_PROJECT_DIR" }
 
 // renamed are Claude Code's old tool names, which its matchers still accept, by the new name.
 var renamed = map[string][]string{
@@ -79,11 +84,11 @@ var renamed = map[string][]string{
 	"ReadMcpResourceDirTool": {"ReadMcpResourceDir"},
 }
 
-// ToolAliases implements agents.Host.
-func (Host) ToolAliases(tool string) []string { return renamed[tool] }
+// ToolAliases implements agents.Agent.
+func (Agent) ToolAliases(tool string) []string { return renamed[tool] }
 
-// ShellCommand implements agents.Host: Bash's command.
-func (Host) ShellCommand(tool string, input map[string]any) string {
+// ShellCommand implements agents.Agent: Bash's command.
+func (Agent) ShellCommand(tool string, input map[string]any) string {
 	if tool != "Bash" {
 		return ""
 	}
@@ -91,9 +96,9 @@ func (Host) ShellCommand(tool string, input map[string]any) string {
 	return s
 }
 
-// EditedFiles implements agents.Host: the file of Write, Edit, MultiEdit and NotebookEdit, once
+// EditedFiles implements agents.Agent: the file of Write, Edit, MultiEdit and NotebookEdit, once
 // the call succeeded (PostToolUse; a failed call fires PostToolUseFailure instead).
-func (Host) EditedFiles(event, tool string, input map[string]any) []string {
+func (Agent) EditedFiles(event, tool string, input map[string]any) []string {
 	if event != hooks.PostToolUse {
 		return nil
 	}
@@ -106,11 +111,11 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 	return nil
 }
 
-// CanAsk implements agents.Host: Claude Code asks its user on permissionDecision "ask".
-func (Host) CanAsk() bool { return true }
+// CanAsk implements agents.Agent: Claude Code asks its user on permissionDecision "ask".
+func (Agent) CanAsk() bool { return true }
 
-// Answer implements agents.Host.
-func (Host) Answer(v *agents.Verdict) ([]byte, error) {
+// Answer implements agents.Agent.
+func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	var o agents.Output
 	context := v.Joined()
 	switch v.Event {

@@ -16,7 +16,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-var host = claude.Host{}
+var host = claude.Agent{}
 
 // TestAnswers: the one JSON document of each event and decision, exactly. hookEventName is
 // always the event's own (Claude drops the answer otherwise); a pass prints nothing, so that

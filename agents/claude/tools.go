@@ -19,5 +19,5 @@ var tools = map[string]agents.ToolShape{
 	"WebSearch":    {Kind: toolcall.KindFetch},
 }
 
-// Tools implements agents.Shaper.
-func (Host) Tools() map[string]agents.ToolShape { return tools }
+// Tools implements agents.Agent.
+func (Agent) Tools() map[string]agents.ToolShape { return tools }

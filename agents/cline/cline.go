@@ -25,10 +25,10 @@ import (
 )
 
 // Host is Cline.
-type Host struct{}
+type Agent struct{}
 
-// Name implements agents.Host.
-func (Host) Name() string { return "cline" }
+// Name implements agents.Agent.
+func (Agent) Name() string { return "cline" }
 
 // FailureEvent is the name agent-hooks gives a tool_result whose tool failed: Cline fires one
 // event for both outcomes, agent-hooks two.
@@ -59,8 +59,8 @@ var Files = []struct{ Name, Canonical string }{
 	{"SessionShutdown", hooks.SessionEnd},
 }
 
-// Event implements agents.Host.
-func (Host) Event(hostEvent string) (string, bool) {
+// Event implements agents.Agent.
+func (Agent) Event(hostEvent string) (string, bool) {
 	ev, ok := events[hostEvent]
 	return ev, ok
 }
@@ -72,9 +72,9 @@ const ToolTimeout = 120 * time.Second
 // detachedTimeout bounds the hooks of events Cline does not wait for.
 const detachedTimeout = 600 * time.Second
 
-// Budget implements agents.Host: Cline's fixed 120 s for tool hooks, which no setting changes
+// Budget implements agents.Agent: Cline's fixed 120 s for tool hooks, which no setting changes
 // (--timeout may shorten it); --timeout, else 600 s, for the others.
-func (Host) Budget(hostEvent string, timeout time.Duration, _ func(string) string) time.Duration {
+func (Agent) Budget(hostEvent string, timeout time.Duration, _ func(string) string) time.Duration {
 	switch events[hostEvent] {
 	case hooks.PreToolUse, hooks.PostToolUse, hooks.PostToolUseFailure, "":
 		if timeout > 0 && timeout < ToolTimeout {
@@ -88,8 +88,8 @@ func (Host) Budget(hostEvent string, timeout time.Duration, _ func(string) strin
 	return detachedTimeout
 }
 
-// ProjectDirEnv implements agents.Host: Cline names the workspace only in its input.
-func (Host) ProjectDirEnv() string { return "" }
+// ProjectDirEnv implements agents.Agent: Cline names the workspace only in its input.
+func (Agent) ProjectDirEnv() string { return "" }
 
 // claudeNames are Claude Code's names of Cline's tools (the SDK's, then the legacy extension's).
 var claudeNames = map[string][]string{
@@ -102,12 +102,12 @@ var claudeNames = map[string][]string{
 	"spawn_agent": {"Agent", "Task"}, "new_task": {"Agent", "Task"},
 }
 
-// ToolAliases implements agents.Host: Claude Code's name of the tool.
-func (Host) ToolAliases(tool string) []string { return claudeNames[tool] }
+// ToolAliases implements agents.Agent: Claude Code's name of the tool.
+func (Agent) ToolAliases(tool string) []string { return claudeNames[tool] }
 
-// ShellCommand implements agents.Host: run_commands' commands, one a line (a call runs several),
+// ShellCommand implements agents.Agent: run_commands' commands, one a line (a call runs several),
 // or execute_command's command (the legacy extension).
-func (Host) ShellCommand(tool string, input map[string]any) string {
+func (Agent) ShellCommand(tool string, input map[string]any) string {
 	switch tool {
 	case "run_commands":
 		return strings.Join(commands(input["commands"]), "\n")
@@ -145,9 +145,9 @@ func commands(v any) []string {
 	return nil
 }
 
-// EditedFiles implements agents.Host: after a call succeeded, the files of an apply_patch patch,
+// EditedFiles implements agents.Agent: after a call succeeded, the files of an apply_patch patch,
 // and the path of editor, write_to_file and replace_in_file.
-func (Host) EditedFiles(event, tool string, input map[string]any) []string {
+func (Agent) EditedFiles(event, tool string, input map[string]any) []string {
 	if event != hooks.PostToolUse {
 		return nil
 	}
@@ -161,14 +161,14 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 	return nil
 }
 
-// CanAsk implements agents.Host: a Cline hook cannot ask the user.
-func (Host) CanAsk() bool { return false }
+// CanAsk implements agents.Agent: a Cline hook cannot ask the user.
+func (Agent) CanAsk() bool { return false }
 
 // Decode implements agents.Decoder: the event from hookName (else the one given on the command
 // line: the hook file's name), with source startup or resume for a task's start, the session
 // from taskId, the workspace from workspaceRoots, the
 // tool call from tool_call or tool_result (the legacy extension's preToolUse or postToolUse).
-func (Host) Decode(in *agents.Input, event string) error {
+func (Agent) Decode(in *agents.Input, event string) error {
 	f := in.Fields
 	in.HostEvent = agents.Str(f, "hookName")
 	if _, known := events[in.HostEvent]; !known && event != "" {
@@ -228,10 +228,10 @@ type output struct {
 	ErrorMessage        string `json:"errorMessage,omitempty"`
 }
 
-// Answer implements agents.Host: a refused tool call cancels the task with the reason; what the
+// Answer implements agents.Agent: a refused tool call cancels the task with the reason; what the
 // hooks want the model to know is contextModification of a tool hook (Cline reads no other
 // hook's answer).
-func (Host) Answer(v *agents.Verdict) ([]byte, error) {
+func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	var o output
 	switch v.Event {
 	case hooks.PreToolUse:
@@ -253,7 +253,7 @@ func (Host) Answer(v *agents.Verdict) ([]byte, error) {
 
 // Refusal implements agents.Refuser: Cline proceeds on every exit code, so even a failure to
 // answer is written as a cancel. Cline ignores the answers of the events it does not wait for.
-func (Host) Refusal(reason string) []byte {
+func (Agent) Refusal(reason string) []byte {
 	b, err := agents.Marshal(output{Cancel: true, ErrorMessage: agents.NonEmpty(reason)})
 	if err != nil {
 		return []byte(`{"cancel":true,"errorMessage":"agent-hooks failed"}`)

@@ -14,7 +14,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-var host = cline.Host{}
+var host = cline.Agent{}
 
 // TestAnswers: Cline's only refusal is a cancel; context goes to tool hooks only; Cline reads
 // no answer of the events it does not wait for.

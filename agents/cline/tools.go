@@ -21,5 +21,5 @@ var tools = map[string]agents.ToolShape{
 	"browser_action":      {Kind: toolcall.KindFetch},
 }
 
-// Tools implements agents.Shaper.
-func (Host) Tools() map[string]agents.ToolShape { return tools }
+// Tools implements agents.Agent.
+func (Agent) Tools() map[string]agents.ToolShape { return tools }

@@ -13,47 +13,53 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-// Host is Codex.
-type Host struct{}
+// Agent is Codex.
+type Agent struct{}
 
-// Name implements agents.Host.
-func (Host) Name() string { return "codex" }
+// Name implements agents.Agent.
+func (Agent) Name() string { return settings.Name }
 
-// events are Codex's events that have a canonical event (of the same name). PostCompact,
-// Interrupt and PreModelRequest fire under their own names for hooks of a declared custom event.
-var events = map[string]bool{
-	hooks.SessionStart: true, hooks.UserPromptSubmit: true, hooks.PreToolUse: true,
-	hooks.PermissionRequest: true, hooks.PostToolUse: true, hooks.PreCompact: true,
-	hooks.SubagentStart: true, hooks.SubagentStop: true, hooks.Stop: true, hooks.SessionEnd: true,
-}
+// eventList are Codex's events that have a canonical event (of the same name), in the order
+// install registers them. PostCompact, Interrupt and PreModelRequest fire under their own names
+// for hooks of a declared custom event.
+var eventList = []string{hooks.SessionStart, hooks.UserPromptSubmit, hooks.PreToolUse, hooks.PermissionRequest,
+	hooks.PostToolUse, hooks.PreCompact, hooks.SubagentStart, hooks.SubagentStop, hooks.Stop, hooks.SessionEnd}
 
-// Event implements agents.Host.
-func (Host) Event(hostEvent string) (string, bool) { return hostEvent, events[hostEvent] }
+var events = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range eventList {
+		m[e] = true
+	}
+	return m
+}()
+
+// Event implements agents.Agent.
+func (Agent) Event(hostEvent string) (string, bool) { return hostEvent, events[hostEvent] }
 
 // defaultTimeout is Codex's timeout of a hook entry without one; it allows no less than a second.
 const defaultTimeout = 600 * time.Second
 
-// Budget implements agents.Host.
-func (Host) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
+// Budget implements agents.Agent.
+func (Agent) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
 	if timeout == 0 {
 		return defaultTimeout
 	}
 	return max(timeout, time.Second)
 }
 
-// ProjectDirEnv implements agents.Host: Codex names the project only in its input's cwd.
-func (Host) ProjectDirEnv() string { return "" }
+// ProjectDirEnv implements agents.Agent: Codex names the project only in its input's cwd.
+func (Agent) ProjectDirEnv() string { return "" }
 
-// ToolAliases implements agents.Host: Codex's matchers Write and Edit match apply_patch.
-func (Host) ToolAliases(tool string) []string {
+// ToolAliases implements agents.Agent: Codex's matchers Write and Edit match apply_patch.
+func (Agent) ToolAliases(tool string) []string {
 	if tool == "apply_patch" {
 		return []string{"Write", "Edit"}
 	}
 	return nil
 }
 
-// ShellCommand implements agents.Host: Codex reports its shell tool (exec_command) as Bash.
-func (Host) ShellCommand(tool string, input map[string]any) string {
+// ShellCommand implements agents.Agent: Codex reports its shell tool (exec_command) as Bash.
+func (Agent) ShellCommand(tool string, input map[string]any) string {
 	if tool != "Bash" {
 		return ""
 	}
@@ -61,10 +67,10 @@ func (Host) ShellCommand(tool string, input map[string]any) string {
 	return s
 }
 
-// EditedFiles implements agents.Host: the files of an apply_patch patch after the call, and of a
+// EditedFiles implements agents.Agent: the files of an apply_patch patch after the call, and of a
 // patch a shell command applies (apply_patch <<'EOF' …) before it, since Codex fires nothing
 // after that one.
-func (Host) EditedFiles(event, tool string, input map[string]any) []string {
+func (Agent) EditedFiles(event, tool string, input map[string]any) []string {
 	command, _ := input["command"].(string)
 	switch {
 	case event == hooks.PostToolUse && tool == "apply_patch":
@@ -75,11 +81,11 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 	return nil
 }
 
-// CanAsk implements agents.Host: Codex has no "ask" for a hook.
-func (Host) CanAsk() bool { return false }
+// CanAsk implements agents.Agent: Codex has no "ask" for a hook.
+func (Agent) CanAsk() bool { return false }
 
-// Answer implements agents.Host: per event, only the fields Codex's schema for it allows.
-func (Host) Answer(v *agents.Verdict) ([]byte, error) {
+// Answer implements agents.Agent: per event, only the fields Codex's schema for it allows.
+func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	var o agents.Output
 	context := v.Joined()
 	switch v.Event {

@@ -14,7 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-var host = codex.Host{}
+var host = codex.Agent{}
 
 // schemaFile is the output schema of an event in Codex's binary (testdata/agents/codex/schemas).
 func schemaFile(event string) string {

@@ -10,5 +10,5 @@ var tools = map[string]agents.ToolShape{
 	"apply_patch": {Kind: toolcall.KindEdit, Patch: []string{"command", "input", "patch"}},
 }
 
-// Tools implements agents.Shaper.
-func (Host) Tools() map[string]agents.ToolShape { return tools }
+// Tools implements agents.Agent.
+func (Agent) Tools() map[string]agents.ToolShape { return tools }

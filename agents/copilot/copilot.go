@@ -29,10 +29,10 @@ import (
 )
 
 // Host is GitHub Copilot CLI.
-type Host struct{}
+type Agent struct{}
 
-// Name implements agents.Host.
-func (Host) Name() string { return "copilot" }
+// Name implements agents.Agent.
+func (Agent) Name() string { return "copilot" }
 
 // events are Copilot's events with a canonical one, in both spellings. userPromptTransformed
 // has none: it fires under its own name for hooks of a declared custom event.
@@ -53,7 +53,7 @@ var events = map[string]string{
 }
 
 // Events are Copilot's camelCase event names by canonical event, for install and the README.
-var Events = []struct{ Host, Canonical string }{
+var Events = []struct{ Agent, Canonical string }{
 	{"sessionStart", hooks.SessionStart}, {"userPromptSubmitted", hooks.UserPromptSubmit},
 	{"preToolUse", hooks.PreToolUse}, {"permissionRequest", hooks.PermissionRequest},
 	{"postToolUse", hooks.PostToolUse}, {"postToolUseFailure", hooks.PostToolUseFailure},
@@ -62,8 +62,8 @@ var Events = []struct{ Host, Canonical string }{
 	{"agentStop", hooks.Stop}, {"errorOccurred", hooks.Error}, {"sessionEnd", hooks.SessionEnd},
 }
 
-// Event implements agents.Host.
-func (Host) Event(hostEvent string) (string, bool) {
+// Event implements agents.Agent.
+func (Agent) Event(hostEvent string) (string, bool) {
 	ev, ok := events[hostEvent]
 	return ev, ok
 }
@@ -71,13 +71,13 @@ func (Host) Event(hostEvent string) (string, bool) {
 // DefaultTimeout is Copilot's timeoutSec of a hook entry that sets none.
 const DefaultTimeout = 30 * time.Second
 
-// Budget implements agents.Host: the entry's timeoutSec (--timeout), else 30 s.
-func (Host) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
+// Budget implements agents.Agent: the entry's timeoutSec (--timeout), else 30 s.
+func (Agent) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
 	return agents.TimeoutOr(timeout, DefaultTimeout)
 }
 
-// ProjectDirEnv implements agents.Host.
-func (Host) ProjectDirEnv() string { return "COPILOT_PROJECT_DIR" }
+// ProjectDirEnv implements agents.Agent.
+func (Agent) ProjectDirEnv() string { return "COPILOT_PROJECT_DIR" }
 
 // claudeNames are Claude Code's names of Copilot's tools, which Copilot's PascalCase matchers
 // accept (its hooks reference, "Tool names").
@@ -89,12 +89,12 @@ var claudeNames = map[string][]string{
 	"task": {"Agent", "Task"},
 }
 
-// ToolAliases implements agents.Host: Claude Code's name of the tool.
-func (Host) ToolAliases(tool string) []string { return claudeNames[tool] }
+// ToolAliases implements agents.Agent: Claude Code's name of the tool.
+func (Agent) ToolAliases(tool string) []string { return claudeNames[tool] }
 
-// ShellCommand implements agents.Host: the command of bash and powershell (Bash in the
+// ShellCommand implements agents.Agent: the command of bash and powershell (Bash in the
 // PascalCase dialect).
-func (Host) ShellCommand(tool string, input map[string]any) string {
+func (Agent) ShellCommand(tool string, input map[string]any) string {
 	switch tool {
 	case "bash", "powershell", "Bash":
 		s, _ := input["command"].(string)
@@ -103,9 +103,9 @@ func (Host) ShellCommand(tool string, input map[string]any) string {
 	return ""
 }
 
-// EditedFiles implements agents.Host: the path of create, edit and str_replace_editor (Write and
+// EditedFiles implements agents.Agent: the path of create, edit and str_replace_editor (Write and
 // Edit in the PascalCase dialect), and the files of an apply_patch patch, once the call succeeded.
-func (Host) EditedFiles(event, tool string, input map[string]any) []string {
+func (Agent) EditedFiles(event, tool string, input map[string]any) []string {
 	if event != hooks.PostToolUse {
 		return nil
 	}
@@ -122,17 +122,17 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 	return nil
 }
 
-// CanAsk implements agents.Host: Copilot CLI asks its user on permissionDecision "ask" (the cloud
+// CanAsk implements agents.Agent: Copilot CLI asks its user on permissionDecision "ask" (the cloud
 // agent reads it as a deny).
-func (Host) CanAsk() bool { return true }
+func (Agent) CanAsk() bool { return true }
 
 // Decode implements agents.Decoder. Without --event, an input that names its event
 // (hook_event_name) is the PascalCase dialect, Claude Code's shape. With --event it is the
 // camelCase one, whatever else it carries (a camelCase notification also says
 // hook_event_name "Notification"); a permissionRequest also names itself in hookName.
-func (Host) Decode(in *agents.Input, event string) error {
+func (Agent) Decode(in *agents.Input, event string) error {
 	if _, ok := in.Fields["hook_event_name"]; ok && event == "" {
-		agents.ClaudeShape(in)
+		agents.CommonShape(in)
 		return nil
 	}
 	in.HostEvent = event
@@ -179,13 +179,13 @@ type output struct {
 	AdditionalContext        string `json:"additionalContext,omitempty"`
 }
 
-// Answer implements agents.Host: Claude Code's answer in the PascalCase dialect, else Copilot's
+// Answer implements agents.Agent: Claude Code's answer in the PascalCase dialect, else Copilot's
 // flat one, with only what Copilot reads for the event. Copilot cannot block a prompt
 // (userPromptSubmitted) nor a session's start, and shows hooks' messages nowhere: agent-hooks'
 // warnings go to stderr only.
-func (Host) Answer(v *agents.Verdict) ([]byte, error) {
+func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	if pascal(v.HostEvent) && v.HostEvent != "PermissionRequest" { // Copilot sends that one camelCase
-		return claude.Host{}.Answer(v)
+		return claude.Agent{}.Answer(v)
 	}
 	var o output
 	context := v.Joined()

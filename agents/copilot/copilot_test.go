@@ -14,7 +14,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-var host = copilot.Host{}
+var host = copilot.Agent{}
 
 // TestAnswers: the camelCase dialect's flat answer, only what Copilot reads for the event; the
 // PascalCase dialect's is Claude Code's.
@@ -150,9 +150,9 @@ func TestFailClosed(t *testing.T) {
 func TestEvents(t *testing.T) {
 	t.Parallel()
 	for _, ev := range copilot.Events {
-		got, ok := host.Event(ev.Host)
+		got, ok := host.Event(ev.Agent)
 		if !ok || got != ev.Canonical {
-			t.Errorf("%s -> %s, %v; want %s", ev.Host, got, ok, ev.Canonical)
+			t.Errorf("%s -> %s, %v; want %s", ev.Agent, got, ok, ev.Canonical)
 		}
 	}
 	for camel, pascal := range map[string]string{"agentStop": "Stop", "userPromptSubmitted": "UserPromptSubmit", "errorOccurred": "ErrorOccurred"} {

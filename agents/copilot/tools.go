@@ -20,5 +20,5 @@ var tools = map[string]agents.ToolShape{
 	"web_fetch":          {Kind: toolcall.KindFetch},
 }
 
-// Tools implements agents.Shaper.
-func (Host) Tools() map[string]agents.ToolShape { return tools }
+// Tools implements agents.Agent.
+func (Agent) Tools() map[string]agents.ToolShape { return tools }

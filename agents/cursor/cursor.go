@@ -23,11 +23,11 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-// Host is Cursor (its agent, in the editor or the cursor-agent CLI).
-type Host struct{}
+// Agent is Cursor (its agent, in the editor or the cursor-agent CLI).
+type Agent struct{}
 
-// Name implements agents.Host.
-func (Host) Name() string { return "cursor" }
+// Name implements agents.Agent.
+func (Agent) Name() string { return settings.Name }
 
 // Events maps Cursor's events onto the canonical events. afterAgentResponse, afterAgentThought,
 // beforeTabFileRead, afterTabFileEdit and workspaceOpen have none: they fire under their own
@@ -51,8 +51,8 @@ var Events = map[string]string{
 	"sessionEnd":           hooks.SessionEnd,
 }
 
-// Event implements agents.Host.
-func (Host) Event(hostEvent string) (string, bool) {
+// Event implements agents.Agent.
+func (Agent) Event(hostEvent string) (string, bool) {
 	e, ok := Events[hostEvent]
 	return e, ok
 }
@@ -62,20 +62,20 @@ func (Host) Event(hostEvent string) (string, bool) {
 // short side, so that a refusal comes before Cursor gives up.
 const DefaultTimeout = 30 * time.Second
 
-// Budget implements agents.Host: the hook entry's timeout (seconds, like --timeout).
-func (Host) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
+// Budget implements agents.Agent: the hook entry's timeout (seconds, like --timeout).
+func (Agent) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
 	return agents.TimeoutOr(timeout, DefaultTimeout)
 }
 
-// ProjectDirEnv implements agents.Host.
-func (Host) ProjectDirEnv() string { return "CURSOR_PROJECT_DIR" }
+// ProjectDirEnv implements agents.Agent.
+func (Agent) ProjectDirEnv() string { return "CURSOR_PROJECT_DIR" }
 
 // Shell is Cursor's shell tool.
 const Shell = "Shell"
 
-// ToolAliases implements agents.Host: Cursor reads Claude's Bash as Shell and Edit as Write,
+// ToolAliases implements agents.Agent: Cursor reads Claude's Bash as Shell and Edit as Write,
 // so a "tools" filter written for Claude matches the same calls.
-func (Host) ToolAliases(tool string) []string {
+func (Agent) ToolAliases(tool string) []string {
 	switch tool {
 	case Shell:
 		return []string{"Bash"}
@@ -85,8 +85,8 @@ func (Host) ToolAliases(tool string) []string {
 	return nil
 }
 
-// ShellCommand implements agents.Host: Shell's command.
-func (Host) ShellCommand(tool string, input map[string]any) string {
+// ShellCommand implements agents.Agent: Shell's command.
+func (Agent) ShellCommand(tool string, input map[string]any) string {
 	if tool != Shell {
 		return ""
 	}
@@ -94,8 +94,8 @@ func (Host) ShellCommand(tool string, input map[string]any) string {
 	return s
 }
 
-// EditedFiles implements agents.Host: the file of a Write (postToolUse, afterFileEdit).
-func (Host) EditedFiles(event, tool string, input map[string]any) []string {
+// EditedFiles implements agents.Agent: the file of a Write (postToolUse, afterFileEdit).
+func (Agent) EditedFiles(event, tool string, input map[string]any) []string {
 	if event != hooks.PostToolUse || tool != "Write" {
 		return nil
 	}
@@ -104,7 +104,7 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 
 // Decode implements agents.Decoder: Cursor names the session conversation_id, may give only
 // workspace_roots for the directory, and its own events carry their tool's input at the top.
-func (Host) Decode(in *agents.Input, _ string) error {
+func (Agent) Decode(in *agents.Input, _ string) error {
 	f := in.Fields
 	in.HostEvent = agents.Str(f, "hook_event_name")
 	in.Session, in.Dir, in.Transcript = agents.Str(f, "conversation_id"), agents.Str(f, "cwd"), agents.Str(f, "transcript_path")
@@ -147,8 +147,8 @@ func object(v any) map[string]any {
 	return nil
 }
 
-// CanAsk implements agents.Host: preToolUse accepts "ask" but does not enforce it.
-func (Host) CanAsk() bool { return false }
+// CanAsk implements agents.Agent: preToolUse accepts "ask" but does not enforce it.
+func (Agent) CanAsk() bool { return false }
 
 // output is Cursor's hook output; every field is omitted when empty.
 type output struct {
@@ -160,8 +160,8 @@ type output struct {
 	AdditionalContext string `json:"additional_context,omitempty"`
 }
 
-// Answer implements agents.Host: per event, only what Cursor reads of it.
-func (Host) Answer(v *agents.Verdict) ([]byte, error) {
+// Answer implements agents.Agent: per event, only what Cursor reads of it.
+func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	var o output
 	context := v.Joined()
 	switch v.Event {

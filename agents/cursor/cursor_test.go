@@ -14,7 +14,7 @@ import (
 	"github.com/autoagent/agent-hooks/agents/internal/hooktest"
 )
 
-var host = cursor.Host{}
+var host = cursor.Agent{}
 
 const conversation = "conv-7f3a"
 

@@ -11,5 +11,5 @@ var tools = map[string]agents.ToolShape{
 	"Read":  {Kind: toolcall.KindRead, Files: []string{"file_path"}},
 }
 
-// Tools implements agents.Shaper.
-func (Host) Tools() map[string]agents.ToolShape { return tools }
+// Tools implements agents.Agent.
+func (Agent) Tools() map[string]agents.ToolShape { return tools }

@@ -17,29 +17,34 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-// Host is Gemini CLI.
-type Host struct{}
+// Agent is Gemini CLI.
+type Agent struct{}
 
-// Name implements agents.Host.
-func (Host) Name() string { return "gemini" }
+// Name implements agents.Agent.
+func (Agent) Name() string { return settings.Name }
 
-// Events maps Gemini CLI's events onto the canonical events. BeforeModel, AfterModel and
-// BeforeToolSelection have none: they fire under their own names for hooks of a declared custom
-// event. An AfterTool whose tool_response carries an error is PostToolUseFailure (Gemini has no
-// event of its own for it).
-var Events = map[string]string{
-	"SessionStart": hooks.SessionStart,
-	"BeforeAgent":  hooks.UserPromptSubmit,
-	"BeforeTool":   hooks.PreToolUse,
-	"AfterTool":    hooks.PostToolUse,
-	"AfterAgent":   hooks.Stop,
-	"PreCompress":  hooks.PreCompact,
-	"Notification": hooks.Notification,
-	"SessionEnd":   hooks.SessionEnd,
+// eventList are Gemini CLI's events and their canonical events, in the order install registers
+// them. BeforeModel, AfterModel and BeforeToolSelection have none: they fire under their own
+// names for hooks of a declared custom event (AfterModel fires on every chunk of every answer).
+// An AfterTool whose tool_response carries an error is PostToolUseFailure (Gemini has no event of
+// its own for it).
+var eventList = [][2]string{
+	{"SessionStart", hooks.SessionStart}, {"BeforeAgent", hooks.UserPromptSubmit}, {"BeforeTool", hooks.PreToolUse},
+	{"AfterTool", hooks.PostToolUse}, {"AfterAgent", hooks.Stop}, {"PreCompress", hooks.PreCompact},
+	{"Notification", hooks.Notification}, {"SessionEnd", hooks.SessionEnd},
 }
 
-// Event implements agents.Host.
-func (Host) Event(hostEvent string) (string, bool) {
+// Events maps Gemini CLI's events onto the canonical events.
+var Events = func() map[string]string {
+	m := map[string]string{}
+	for _, e := range eventList {
+		m[e[0]] = e[1]
+	}
+	return m
+}()
+
+// Event implements agents.Agent.
+func (Agent) Event(hostEvent string) (string, bool) {
 	e, ok := Events[hostEvent]
 	return e, ok
 }
@@ -47,31 +52,33 @@ func (Host) Event(hostEvent string) (string, bool) {
 // DefaultTimeout is Gemini CLI's timeout of a hook that sets none (DEFAULT_HOOK_TIMEOUT).
 const DefaultTimeout = 60 * time.Second
 
-// Budget implements agents.Host: the hook's timeout (Gemini's "timeout" is milliseconds;
+// Budget implements agents.Agent: the hook's timeout (Gemini's "timeout" is milliseconds;
 // install gives agent-hooks the same in seconds with --timeout), else 60 s.
-func (Host) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
+func (Agent) Budget(_ string, timeout time.Duration, _ func(string) string) time.Duration {
 	return agents.TimeoutOr(timeout, DefaultTimeout)
 }
 
-// ProjectDirEnv implements agents.Host.
-func (Host) ProjectDirEnv() string { return "GEMINI_PROJECT_DIR" }
+// ProjectDirEnv implements agents.Agent.
+func (Agent) ProjectDirEnv() string { return "GEMINI_PROJECT_DIR" }
 
 // Shell is Gemini CLI's shell tool.
 const Shell = "run_shell_command"
 
 // claudeNames are Claude Code's names of Gemini's tools, which a "tools" filter written for
 // Claude (Bash, Write|Edit) then matches too.
+// Its keys are every tool of Gemini CLI's.
 var claudeNames = map[string][]string{
 	Shell: {"Bash"}, "write_file": {"Write"}, "replace": {"Edit"}, "read_file": {"Read"},
 	"read_many_files": {"Read"}, "grep_search": {"Grep"}, "glob": {"Glob"}, "list_directory": {"LS"},
 	"web_fetch": {"WebFetch"}, "google_web_search": {"WebSearch"}, "write_todos": {"TodoWrite"},
+	"save_memory": nil,
 }
 
-// ToolAliases implements agents.Host.
-func (Host) ToolAliases(tool string) []string { return claudeNames[tool] }
+// ToolAliases implements agents.Agent.
+func (Agent) ToolAliases(tool string) []string { return claudeNames[tool] }
 
-// ShellCommand implements agents.Host: run_shell_command's command.
-func (Host) ShellCommand(tool string, input map[string]any) string {
+// ShellCommand implements agents.Agent: run_shell_command's command.
+func (Agent) ShellCommand(tool string, input map[string]any) string {
 	if tool != Shell {
 		return ""
 	}
@@ -79,9 +86,9 @@ func (Host) ShellCommand(tool string, input map[string]any) string {
 	return s
 }
 
-// EditedFiles implements agents.Host: the file of write_file and replace, once the call
+// EditedFiles implements agents.Agent: the file of write_file and replace, once the call
 // succeeded.
-func (Host) EditedFiles(event, tool string, input map[string]any) []string {
+func (Agent) EditedFiles(event, tool string, input map[string]any) []string {
 	if event != hooks.PostToolUse || (tool != "write_file" && tool != "replace") {
 		return nil
 	}
@@ -90,8 +97,8 @@ func (Host) EditedFiles(event, tool string, input map[string]any) []string {
 
 // Decode implements agents.Decoder: Claude Code's keys, and PostToolUseFailure for the
 // AfterTool of a call that failed.
-func (Host) Decode(in *agents.Input, _ string) error {
-	agents.ClaudeShape(in)
+func (Agent) Decode(in *agents.Input, _ string) error {
+	agents.CommonShape(in)
 	if in.HostEvent == "AfterTool" {
 		if resp, ok := in.Fields["tool_response"].(map[string]any); ok && resp["error"] != nil && resp["error"] != "" {
 			in.Event = hooks.PostToolUseFailure
@@ -100,12 +107,12 @@ func (Host) Decode(in *agents.Input, _ string) error {
 	return nil
 }
 
-// CanAsk implements agents.Host. Gemini has a decision "ask", but a headless or --yolo run
+// CanAsk implements agents.Agent. Gemini has a decision "ask", but a headless or --yolo run
 // approves what it would ask about, so an ask is a refusal here.
-func (Host) CanAsk() bool { return false }
+func (Agent) CanAsk() bool { return false }
 
-// Answer implements agents.Host.
-func (Host) Answer(v *agents.Verdict) ([]byte, error) {
+// Answer implements agents.Agent.
+func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	var o agents.Output
 	context := v.Joined()
 	deny := func(reason string) { o.Decision, o.Reason = "deny", agents.NonEmpty(reason) }

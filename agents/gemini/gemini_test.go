@@ -13,7 +13,7 @@ import (
 	"github.com/autoagent/agent-hooks/agents/internal/hooktest"
 )
 
-var host = gemini.Host{}
+var host = gemini.Agent{}
 
 func TestEvents(t *testing.T) {
 	t.Parallel()

@@ -18,5 +18,5 @@ var tools = map[string]agents.ToolShape{
 	"google_web_search": {Kind: toolcall.KindFetch},
 }
 
-// Tools implements agents.Shaper.
-func (Host) Tools() map[string]agents.ToolShape { return tools }
+// Tools implements agents.Agent.
+func (Agent) Tools() map[string]agents.ToolShape { return tools }

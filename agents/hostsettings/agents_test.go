@@ -1,8 +1,10 @@
-package hostsettings
+package hostsettings_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/autoagent/agent-hooks/agents/codex"
+	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,7 +65,7 @@ func TestClaudeIgnoresWhatDoctorSaysItIgnores(t *testing.T) {
 	for i, run := range runs {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			dir := t.TempDir()
-			env := Env{Workspace: filepath.Join(dir, "proj"), Home: filepath.Join(dir, "home")}
+			env := hostsettings.Env{Workspace: filepath.Join(dir, "proj"), Home: filepath.Join(dir, "home")}
 			files := Claude.Files(env) // user, project, local
 			for j, f := range run {
 				write(t, files[j].Path, f.content(filepath.Join(dir, fmt.Sprint("ran-", j))))
@@ -78,7 +80,7 @@ func TestClaudeIgnoresWhatDoctorSaysItIgnores(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if ignored := Ignored(findings); ignored == ran {
+				if ignored := hostsettings.Ignored(findings); ignored == ran {
 					t.Errorf("%s (%s): Claude ran its sound hook: %v; doctor says Claude ignores the file: %v %v\n%s",
 						f.name, files[j].Scope, ran, ignored, findings, res.Describe(srv))
 				}
@@ -97,8 +99,8 @@ func stubAgentHooks(t *testing.T, dir string) (path, calls string) {
 	t.Helper()
 	bin := filepath.Join(dir, "stubbin")
 	calls = filepath.Join(dir, "calls")
-	write(t, filepath.Join(bin, Program), fmt.Sprintf("#!/bin/sh\n{ echo \"$*\"; cat; echo; } >> %s\n", calls))
-	if err := os.Chmod(filepath.Join(bin, Program), 0o755); err != nil {
+	write(t, filepath.Join(bin, hostsettings.Program), fmt.Sprintf("#!/bin/sh\n{ echo \"$*\"; cat; echo; } >> %s\n", calls))
+	if err := os.Chmod(filepath.Join(bin, hostsettings.Program), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return bin + string(os.PathListSeparator) + os.Getenv("PATH"), calls
@@ -119,7 +121,7 @@ func readCalls(t *testing.T, calls string) string {
 func TestClaudeRunsWhatInstallWrites(t *testing.T) {
 	bin := agenttest.Require(t, agenttest.Claude)
 	dir := t.TempDir()
-	env := Env{Workspace: filepath.Join(dir, "proj"), Home: filepath.Join(dir, "home")}
+	env := hostsettings.Env{Workspace: filepath.Join(dir, "proj"), Home: filepath.Join(dir, "home")}
 	path, calls := stubAgentHooks(t, dir)
 	settings := Claude.InstallFile(env, false).Path
 	mine := filepath.Join(dir, "mine-ran")
@@ -149,11 +151,11 @@ func TestClaudeRunsWhatInstallWrites(t *testing.T) {
 
 // TestCodexRunsWhatInstallTrusts installs into the project's .codex/hooks.json, has Codex trust
 // the project and the hooks, and runs the real Codex with no trust given on its command line:
-// the hooks run. Before TrustCodex, doctor (asking codex) reports the project untrusted.
+// the hooks run. Before codex.TrustCodex, doctor (asking codex) reports the project untrusted.
 func TestCodexRunsWhatInstallTrusts(t *testing.T) {
 	bin := agenttest.Require(t, agenttest.Codex)
 	dir := t.TempDir()
-	env := Env{Workspace: filepath.Join(dir, "proj"), Home: filepath.Join(dir, "home")}
+	env := hostsettings.Env{Workspace: filepath.Join(dir, "proj"), Home: filepath.Join(dir, "home")}
 	path, calls := stubAgentHooks(t, dir)
 	procEnv := []string{"HOME=" + env.Home, "PATH=" + path}
 	file := Codex.InstallFile(env, false)
@@ -161,28 +163,28 @@ func TestCodexRunsWhatInstallTrusts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	opt := DoctorOptions{LookPath: func(string) (string, error) { return "", nil }, CodexBin: bin, ProcEnv: procEnv}
+	opt := hostsettings.DoctorOptions{LookPath: func(string) (string, error) { return "", nil }, AgentBin: bin, ProcEnv: procEnv}
 	rep, err := Codex.Doctor(ctx, env, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return strings.Contains(f.Problem, "not trusted") }) {
+	if !slices.ContainsFunc(rep.Findings, func(f hostsettings.Finding) bool { return strings.Contains(f.Problem, "not trusted") }) {
 		t.Errorf("doctor before trust: %+v", rep)
 	}
 
-	res, err := TrustCodex(ctx, bin, procEnv, env.Workspace, file)
+	res, err := codex.TrustCodex(ctx, bin, procEnv, env.Workspace, file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Project || len(res.Hooks) != len(Codex.Events) {
-		t.Errorf("TrustCodex = %+v, want the project and %d hooks", res, len(Codex.Events))
+		t.Errorf("codex.TrustCodex = %+v, want the project and %d hooks", res, len(Codex.Events))
 	}
 	if rep, err := Codex.Doctor(ctx, env, opt); err != nil || len(rep.Findings) > 0 {
 		t.Errorf("doctor after trust: %+v %v", rep, err)
 	}
-	again, err := TrustCodex(ctx, bin, procEnv, env.Workspace, file)
+	again, err := codex.TrustCodex(ctx, bin, procEnv, env.Workspace, file)
 	if err != nil || again.Project || len(again.Hooks) > 0 {
-		t.Errorf("a second TrustCodex = %+v, %v; want nothing to do", again, err)
+		t.Errorf("a second codex.TrustCodex = %+v, %v; want nothing to do", again, err)
 	}
 
 	srv := agenttest.StartServer(t, env.Workspace, agenttest.Shell("true"))
@@ -202,14 +204,14 @@ func TestCodexRunsWhatInstallTrusts(t *testing.T) {
 func TestCodexIgnoresWhatDoctorSaysItIgnores(t *testing.T) {
 	bin := agenttest.Require(t, agenttest.Codex)
 	dir := t.TempDir()
-	env := Env{Workspace: filepath.Join(dir, "proj"), Home: filepath.Join(dir, "home")}
+	env := hostsettings.Env{Workspace: filepath.Join(dir, "proj"), Home: filepath.Join(dir, "home")}
 	if err := os.MkdirAll(env.Workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	path := Codex.Files(env)[0].Path // the user's: no project trust involved
 	write(t, path, "{}")
 	// One app server for all: hooks/list reads the files anew on every call.
-	app, err := StartCodexApp(context.Background(), bin, env.Workspace, []string{"HOME=" + env.Home, "PATH=" + os.Getenv("PATH")})
+	app, err := codex.StartCodexApp(context.Background(), bin, env.Workspace, []string{"HOME=" + env.Home, "PATH=" + os.Getenv("PATH")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,10 +235,10 @@ func TestCodexIgnoresWhatDoctorSaysItIgnores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			listed := slices.ContainsFunc(list.Hooks, func(h CodexHook) bool { return h.Command == "sound" })
+			listed := slices.ContainsFunc(list.Hooks, func(h codex.CodexHook) bool { return h.Command == "sound" })
 			findings := Codex.CheckSource(path, []byte(tc.content), nil)
-			if Ignored(findings) == listed {
-				t.Errorf("Codex lists the sound hook: %v; doctor says Codex ignores the file: %v %v (codex: %+v)", listed, Ignored(findings), findings, list)
+			if hostsettings.Ignored(findings) == listed {
+				t.Errorf("Codex lists the sound hook: %v; doctor says Codex ignores the file: %v %v (codex: %+v)", listed, hostsettings.Ignored(findings), findings, list)
 			}
 			if (tc.name == "sound") != (len(findings) == 0) {
 				t.Errorf("findings: %v", findings)

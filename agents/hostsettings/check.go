@@ -8,12 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/autoagent/agent-hooks/configedit"
+	"github.com/autoagent/agent-hooks/hooks"
 )
 
 // Effect is what a finding does to the hooks.
@@ -33,14 +33,14 @@ const (
 
 // Finding is a problem in a host's hook settings.
 type Finding struct {
-	Host      string `json:"agent"`
-	File      string `json:"file,omitempty"`
-	Line      int    `json:"line,omitempty"`
-	Col       int    `json:"column,omitempty"`
-	Problem   string `json:"problem"`
-	Effect    Effect `json:"effect"`
-	Fix       string `json:"fix,omitempty"`
-	hostTitle string
+	Agent   string `json:"agent"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"column,omitempty"`
+	Problem string `json:"problem"`
+	Effect  Effect `json:"effect"`
+	Fix     string `json:"fix,omitempty"`
+	Title   string `json:"-"` // the agent's product name, for people
 }
 
 func (f Finding) String() string {
@@ -48,7 +48,7 @@ func (f Finding) String() string {
 	if f.Line > 0 {
 		where = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Col)
 	}
-	effect := strings.Replace(string(f.Effect), "the host", f.hostTitle, 1)
+	effect := strings.Replace(string(f.Effect), "the host", f.Title, 1)
 	s := fmt.Sprintf("%s; %s", f.Problem, effect)
 	if where != "" {
 		s = where + ": " + s
@@ -59,17 +59,22 @@ func (f Finding) String() string {
 	return s
 }
 
-// checker collects the findings of one file.
-type checker struct {
-	host     *Host
+// Checker collects the findings of one settings file; an agent's own checks (Spec.CheckRoot,
+// CheckMatcher) add theirs through it.
+type Checker struct {
+	host     *Spec
 	path     string
 	src      []byte
 	lookPath func(string) (string, error)
 	out      []Finding
 }
 
-func (c *checker) add(effect Effect, fix string, path []any, format string, args ...any) {
-	f := Finding{Host: c.host.Name, hostTitle: c.host.Title, File: c.path, Problem: fmt.Sprintf(format, args...), Effect: effect, Fix: fix}
+// Spec is the agent whose file is checked.
+func (c *Checker) Spec() *Spec { return c.host }
+
+// Add reports a finding at path (keys and indexes into the file's JSON; nil for the file).
+func (c *Checker) Add(effect Effect, fix string, path []any, format string, args ...any) {
+	f := Finding{Agent: c.host.Name, Title: c.host.Title, File: c.path, Problem: fmt.Sprintf(format, args...), Effect: effect, Fix: fix}
 	if line, col, ok := configedit.Position(c.src, path...); ok {
 		f.Line, f.Col = line, col
 	}
@@ -81,7 +86,7 @@ func (c *checker) add(effect Effect, fix string, path []any, format string, args
 // matcher group, a wrong type such as "timeout": "5"), an event it does not know, a timeout in
 // milliseconds, and, for agent-hooks' own hooks, a program not on PATH (lookPath) and a
 // --timeout other than the host's. A missing file has no findings.
-func (h *Host) Check(path string, lookPath func(string) (string, error)) ([]Finding, error) {
+func (h *Spec) Check(path string, lookPath func(string) (string, error)) ([]Finding, error) {
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -93,8 +98,8 @@ func (h *Host) Check(path string, lookPath func(string) (string, error)) ([]Find
 }
 
 // CheckSource is Check of the file's content src.
-func (h *Host) CheckSource(path string, src []byte, lookPath func(string) (string, error)) []Finding {
-	c := &checker{host: h, path: path, src: src, lookPath: lookPath}
+func (h *Spec) CheckSource(path string, src []byte, lookPath func(string) (string, error)) []Finding {
+	c := &Checker{host: h, path: path, src: src, lookPath: lookPath}
 	c.check()
 	sort.SliceStable(c.out, func(i, j int) bool {
 		a, b := c.out[i], c.out[j]
@@ -108,16 +113,16 @@ func Ignored(fs []Finding) bool {
 	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Effect == FileIgnored })
 }
 
-func (c *checker) check() {
+func (c *Checker) check() {
 	if len(bytes.TrimSpace(c.src)) == 0 {
-		if c.host == Codex {
-			c.add(FileIgnored, "write {} or remove the file", nil, "empty file")
+		if c.host.EmptyIgnored {
+			c.Add(FileIgnored, "write {} or remove the file", nil, "empty file")
 		}
 		return
 	}
 	var root any
 	if err := json.Unmarshal(c.src, &root); err != nil {
-		f := Finding{Host: c.host.Name, hostTitle: c.host.Title, File: c.path, Problem: "invalid JSON: " + err.Error(), Effect: FileIgnored}
+		f := Finding{Agent: c.host.Name, Title: c.host.Title, File: c.path, Problem: "invalid JSON: " + err.Error(), Effect: FileIgnored}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			f.Line, f.Col = lineCol(c.src, int(se.Offset)-1) // Offset is past the bad byte
@@ -127,23 +132,11 @@ func (c *checker) check() {
 	}
 	obj, ok := root.(map[string]any)
 	if !ok {
-		c.add(FileIgnored, "", nil, "the settings are not a JSON object")
+		c.Add(FileIgnored, "", nil, "the settings are not a JSON object")
 		return
 	}
-	if c.host == Copilot {
-		c.checkCopilot(obj)
+	if c.host.CheckRoot != nil && c.host.CheckRoot(c, obj) {
 		return
-	}
-	if c.host == Claude && obj["disableAllHooks"] == true {
-		c.add(NeverRuns, `remove "disableAllHooks"`, []any{"disableAllHooks"}, `"disableAllHooks": true turns off every hook of every settings file`)
-	}
-	if c.host == Gemini {
-		c.geminiSwitches(obj)
-	}
-	if c.host == Cursor {
-		if v, ok := obj["version"]; !ok || v != float64(c.host.settingsShape().Version) {
-			c.add(Misconfigured, `write "version": 1`, []any{"version"}, `no "version": 1, which Cursor's hooks.json starts with`)
-		}
 	}
 	raw, ok := obj["hooks"]
 	if !ok {
@@ -151,40 +144,23 @@ func (c *checker) check() {
 	}
 	events, ok := raw.(map[string]any)
 	if !ok {
-		c.add(FileIgnored, "", []any{"hooks"}, `"hooks" is not an object of events`)
+		c.Add(FileIgnored, "", []any{"hooks"}, `"hooks" is not an object of events`)
 		return
 	}
-	for _, name := range sortedKeys(events) {
-		if c.host == Gemini && GeminiSwitches[name] {
-			continue // Gemini's switches, checked above
+	for _, name := range SortedKeys(events) {
+		if c.host.NotEvents[name] {
+			continue // the agent's switches (CheckRoot)
 		}
 		c.event(name, events[name])
 	}
 }
 
-// geminiSwitches reports Gemini's switches that turn hooks off: hooksConfig.enabled false (also
-// the older hooks.enabled), and agent-hooks' hooks named in hooksConfig.disabled.
-func (c *checker) geminiSwitches(obj map[string]any) {
-	for _, key := range []string{"hooksConfig", "hooks"} {
-		cfg, _ := obj[key].(map[string]any)
-		if cfg["enabled"] == false {
-			c.add(NeverRuns, fmt.Sprintf(`remove "%s.enabled"`, key), []any{key, "enabled"}, `"%s.enabled": false turns off every hook`, key)
-		}
-		disabled, _ := cfg["disabled"].([]any)
-		for i, d := range disabled {
-			if s, _ := d.(string); c.host.Owns(s) {
-				c.add(NeverRuns, "take it out of the list", []any{key, "disabled", i}, "%s.disabled lists agent-hooks' hook", key)
-			}
-		}
-	}
-}
-
-func (c *checker) event(name string, v any) {
+func (c *Checker) event(name string, v any) {
 	at := []any{"hooks", name}
-	c.knownEvent(name, at)
+	c.KnownEvent(name, at)
 	groups, ok := v.([]any)
 	if !ok {
-		c.add(FileIgnored, "", at, "hooks.%s is not an array of matcher groups", name)
+		c.Add(FileIgnored, "", at, "hooks.%s is not an array of matcher groups", name)
 		return
 	}
 	for i, g := range groups {
@@ -196,36 +172,36 @@ func (c *checker) event(name string, v any) {
 	}
 }
 
-func (c *checker) group(event string, at []any, v any) {
+func (c *Checker) group(event string, at []any, v any) {
 	g, ok := v.(map[string]any)
 	if !ok {
-		c.add(FileIgnored, "", at, "hooks.%s[%d] is not an object", event, at[2])
+		c.Add(FileIgnored, "", at, "hooks.%s[%d] is not an object", event, at[2])
 		return
 	}
 	effect := FileIgnored
-	if c.host == Codex || c.host == Gemini {
-		effect = NeverRuns // Codex reads the entry as a group with no hooks, Gemini drops it
+	if c.host.GroupEffect != "" {
+		effect = c.host.GroupEffect
 	}
 	if m, ok := g["matcher"]; ok {
 		if ms, isString := m.(string); !isString {
-			c.add(FileIgnored, "", append(at, "matcher"), "matcher is not a string")
-		} else if c.host == Gemini {
-			c.geminiMatcher(event, at, ms)
+			c.Add(FileIgnored, "", append(at, "matcher"), "matcher is not a string")
+		} else if c.host.CheckMatcher != nil {
+			c.host.CheckMatcher(c, event, at, ms)
 		}
 	}
 	raw, ok := g["hooks"]
 	if !ok {
 		if _, flat := g["command"]; flat {
-			c.add(effect, `wrap it: {"hooks": [{"type": "command", "command": …}]}`, at,
+			c.Add(effect, `wrap it: {"hooks": [{"type": "command", "command": …}]}`, at,
 				`a hook written without its matcher group (no "hooks" array)`)
 		} else {
-			c.add(effect, "", at, `matcher group without a "hooks" array`)
+			c.Add(effect, "", at, `matcher group without a "hooks" array`)
 		}
 		return
 	}
 	list, ok := raw.([]any)
 	if !ok {
-		c.add(FileIgnored, "", append(at, "hooks"), `"hooks" is not an array`)
+		c.Add(FileIgnored, "", append(at, "hooks"), `"hooks" is not an array`)
 		return
 	}
 	for i, h := range list {
@@ -233,37 +209,38 @@ func (c *checker) group(event string, at []any, v any) {
 	}
 }
 
-func (c *checker) hook(event string, at []any, v any) {
+func (c *Checker) hook(event string, at []any, v any) {
 	h, ok := v.(map[string]any)
 	if !ok {
-		c.add(FileIgnored, "", at, "a hook is not an object")
+		c.Add(FileIgnored, "", at, "a hook is not an object")
 		return
 	}
 	typ, _ := h["type"].(string)
 	switch {
-	case typ == "" && c.host == Claude:
-		c.add(FileIgnored, `add "type": "command"`, at, `hook without a "type"`)
-		return
-	case typ == "" && c.host == Gemini:
-		c.add(NeverRuns, `add "type": "command"`, at, `hook without a "type"`)
+	case typ == "" && c.host.TypeRequired != "":
+		c.Add(c.host.TypeRequired, `add "type": "command"`, at, `hook without a "type"`)
 		return
 	case typ == "" || slices.Contains(c.host.HookTypes, typ):
-	case c.host == Codex && (typ == "prompt" || typ == "agent"):
-		c.add(NeverRuns, "", append(at, "type"), "Codex skips %q hooks", typ)
+	case slices.Contains(c.host.SkippedTypes, typ):
+		c.Add(NeverRuns, "", append(at, "type"), "%s skips %q hooks", c.host.Title, typ)
 		return
 	default:
-		c.add(FileIgnored, "", append(at, "type"), "unknown hook type %q (want %s)", typ, strings.Join(c.host.HookTypes, ", "))
+		c.Add(FileIgnored, "", append(at, "type"), "unknown hook type %q (want %s)", typ, strings.Join(c.host.HookTypes, ", "))
 		return
 	}
-	for key, want := range c.fieldTypes(typ) {
-		if val, ok := h[key]; ok && !want.ok(val) {
-			c.add(FileIgnored, "", append(at, key), "%q is %s, want %s", key, describe(val), want.name)
+	fieldTypes := DefaultFieldTypes
+	if c.host.FieldTypes != nil {
+		fieldTypes = c.host.FieldTypes
+	}
+	for key, want := range fieldTypes(typ) {
+		if val, ok := h[key]; ok && !want.OK(val) {
+			c.Add(FileIgnored, "", append(at, key), "%q is %s, want %s", key, Describe(val), want.Name)
 		}
 	}
 	if typ == "command" || typ == "" {
 		if _, ok := h["command"].(string); !ok {
 			if _, present := h["command"]; !present {
-				c.add(FileIgnored, "", at, `command hook without a "command"`)
+				c.Add(FileIgnored, "", at, `command hook without a "command"`)
 			}
 			return
 		}
@@ -271,131 +248,101 @@ func (c *checker) hook(event string, at []any, v any) {
 	to, hasTimeout := h["timeout"].(float64)
 	switch {
 	case c.host.Millis && hasTimeout && to < 1000:
-		c.add(Misconfigured, fmt.Sprintf("timeouts are in milliseconds: %g?", to*1000), append(at, "timeout"),
+		c.Add(Misconfigured, fmt.Sprintf("timeouts are in milliseconds: %g?", to*1000), append(at, "timeout"),
 			"timeout %g is %g ms, seconds written where milliseconds are meant", to, to)
 	case !c.host.Millis && hasTimeout && to >= 1000:
-		c.add(Misconfigured, fmt.Sprintf("timeouts are in seconds: %g?", to/1000), append(at, "timeout"),
-			"timeout %g is %s, milliseconds written where seconds are meant", to, seconds(to))
+		c.Add(Misconfigured, fmt.Sprintf("timeouts are in seconds: %g?", to/1000), append(at, "timeout"),
+			"timeout %g is %s, milliseconds written where seconds are meant", to, Seconds(to))
 	}
 	if c.host.Millis {
 		to /= 1000 // seconds from here on
 	}
 	if max, ok := c.host.MaxTimeout[event]; ok && hasTimeout && to > float64(max) {
-		c.add(Misconfigured, fmt.Sprintf("use %d", max), append(at, "timeout"),
+		c.Add(Misconfigured, fmt.Sprintf("use %d", max), append(at, "timeout"),
 			"%s stops %s hooks after %d s whatever their timeout", c.host.Title, event, max)
 	}
 	if cmd, _ := h["command"].(string); typ == "command" || typ == "" {
-		c.own(event, at, "command", cmd, to, hasTimeout)
+		c.Own(event, at, "command", cmd, to, hasTimeout)
 		if c.host.Owns(cmd) && slices.Contains(c.host.FailClosed, event) && h["failClosed"] != true {
-			c.add(Misconfigured, `add "failClosed": true (agent-hooks install cursor)`, at,
+			c.Add(Misconfigured, `add "failClosed": true (agent-hooks install `+c.host.Name+`)`, at,
 				`agent-hooks' %s hook without "failClosed": true: %s lets the action through when agent-hooks crashes or times out`, event, c.host.Title)
 		}
 	}
 }
 
-// geminiMatcher reports a BeforeTool or AfterTool matcher that names Claude Code's tools, not
-// Gemini's (Gemini tests it as a regular expression against its own tool names): its hooks
-// never run.
-func (c *checker) geminiMatcher(event string, at []any, m string) {
-	if (event != "BeforeTool" && event != "AfterTool") || m == "" || m == "*" {
-		return
-	}
-	re, err := regexp.Compile(m)
-	if err != nil {
-		return // Gemini then compares it as a plain name
-	}
-	for _, t := range geminiTools {
-		if re.MatchString(t) {
-			return
-		}
-	}
-	for _, t := range claudeTools {
-		if re.MatchString(t) {
-			c.add(NeverRuns, "Gemini's shell tool is run_shell_command, Write is write_file, Edit is replace", append(at, "matcher"),
-				"matcher %q names Claude Code's tools, not Gemini CLI's", m)
-			return
-		}
-	}
-}
-
-// own checks one of agent-hooks' hooks: the program on PATH, --timeout given and equal to the
+// Own checks one of agent-hooks' hooks: the program on PATH, --timeout given and equal to the
 // host's timeout, within the host's cap.
-func (c *checker) own(event string, at []any, cmdKey, cmd string, timeout float64, hasTimeout bool) {
-	program, host, flagTimeout, ok := ownCommand(cmd)
+func (c *Checker) Own(event string, at []any, cmdKey, cmd string, timeout float64, hasTimeout bool) {
+	program, host, flagTimeout, ok := OwnCommand(cmd)
 	if !ok {
 		return
 	}
 	if host != c.host.Name {
-		c.add(Misconfigured, fmt.Sprintf("use %q", c.host.CommandFor(event, DefaultTimeout)), append(at, cmdKey),
+		c.Add(Misconfigured, fmt.Sprintf("use %q", c.host.CommandFor(event, DefaultTimeout)), append(at, cmdKey),
 			"%s hooks run %q, which speaks %s's protocol", c.host.Title, cmd, host)
 	}
 	if c.lookPath != nil {
 		if _, err := c.lookPath(program); err != nil {
-			c.add(NeverRuns, "install agent-hooks on the PATH the agent runs with, or write its absolute path", append(at, cmdKey),
+			c.Add(NeverRuns, "install agent-hooks on the PATH the agent runs with, or write its absolute path", append(at, cmdKey),
 				"%s is not on PATH", program)
 		}
 	}
 	switch {
 	case flagTimeout < 0:
-		c.add(Misconfigured, "", append(at, cmdKey), "--timeout is not a number of seconds")
+		c.Add(Misconfigured, "", append(at, cmdKey), "--timeout is not a number of seconds")
 	case !hasTimeout:
-		c.add(Misconfigured, "run agent-hooks install again", at,
+		c.Add(Misconfigured, "run agent-hooks install again", at,
 			`no "timeout": the host's default applies, and agent-hooks does not know it`)
 	case flagTimeout == 0:
-		c.add(Misconfigured, "run agent-hooks install again", append(at, cmdKey),
-			"no --timeout: agent-hooks does not know the host's timeout of %s, and may answer after the host gave up on it", seconds(timeout))
+		c.Add(Misconfigured, "run agent-hooks install again", append(at, cmdKey),
+			"no --timeout: agent-hooks does not know the host's timeout of %s, and may answer after the host gave up on it", Seconds(timeout))
 	case flagTimeout != timeout:
-		c.add(Misconfigured, "run agent-hooks install again", append(at, cmdKey),
+		c.Add(Misconfigured, "run agent-hooks install again", append(at, cmdKey),
 			"--timeout %g differs from the host's timeout %g", flagTimeout, timeout)
 	}
 }
 
-type fieldType struct {
-	name string
-	ok   func(any) bool
+// FieldType is the type an agent's schema gives a hook's field, as a check.
+type FieldType struct {
+	Name string         // for people: "a string"
+	OK   func(any) bool // whether a JSON value has the type
 }
 
+// The field types of the agents' schemas.
 var (
-	isString    = fieldType{"a string", func(v any) bool { _, ok := v.(string); return ok }}
-	isBool      = fieldType{"true or false", func(v any) bool { _, ok := v.(bool); return ok }}
-	isPosNum    = fieldType{"a positive number of seconds", func(v any) bool { n, ok := v.(float64); return ok && n > 0 }}
-	isPosMillis = fieldType{"a positive number of milliseconds", func(v any) bool { n, ok := v.(float64); return ok && n > 0 }}
-	isSeconds   = fieldType{"a whole number of seconds", func(v any) bool { n, ok := v.(float64); return ok && n >= 0 && n == math.Trunc(n) }}
-	isStrings   = fieldType{"an array of strings", func(v any) bool {
+	IsString    = FieldType{"a string", func(v any) bool { _, ok := v.(string); return ok }}
+	IsBool      = FieldType{"true or false", func(v any) bool { _, ok := v.(bool); return ok }}
+	IsPosNum    = FieldType{"a positive number of seconds", func(v any) bool { n, ok := v.(float64); return ok && n > 0 }}
+	IsPosMillis = FieldType{"a positive number of milliseconds", func(v any) bool { n, ok := v.(float64); return ok && n > 0 }}
+	IsSeconds   = FieldType{"a whole number of seconds", func(v any) bool { n, ok := v.(float64); return ok && n >= 0 && n == math.Trunc(n) }}
+	IsStrings   = FieldType{"an array of strings", func(v any) bool {
 		l, ok := v.([]any)
 		return ok && !slices.ContainsFunc(l, func(e any) bool { _, s := e.(string); return !s })
 	}}
-	isShell = fieldType{`"bash" or "powershell"`, func(v any) bool { return v == "bash" || v == "powershell" }}
+	IsShell = FieldType{`"bash" or "powershell"`, func(v any) bool { return v == "bash" || v == "powershell" }}
 )
 
-// fieldTypes are the types the host's schema gives a hook's fields.
-func (c *checker) fieldTypes(typ string) map[string]fieldType {
-	switch c.host {
-	case Gemini:
-		return map[string]fieldType{"command": isString, "timeout": isPosMillis, "name": isString, "description": isString}
-	case Cursor:
-		return map[string]fieldType{"command": isString, "timeout": isPosNum, "matcher": isString, "failClosed": isBool, "prompt": isString}
-	}
-	if c.host == Codex {
-		return map[string]fieldType{"command": isString, "timeout": isSeconds, "async": isBool, "statusMessage": isString}
-	}
-	m := map[string]fieldType{"timeout": isPosNum, "statusMessage": isString, "once": isBool, "if": isString}
+// DefaultFieldTypes are the types Claude Code's settings schema gives a hook's fields, which
+// agents with its shape share.
+func DefaultFieldTypes(typ string) map[string]FieldType {
+	m := map[string]FieldType{"timeout": IsPosNum, "statusMessage": IsString, "once": IsBool, "if": IsString}
 	switch typ {
 	case "command":
-		for k, t := range map[string]fieldType{"command": isString, "args": isStrings, "shell": isShell, "async": isBool, "asyncRewake": isBool} {
+		for k, t := range map[string]FieldType{"command": IsString, "args": IsStrings, "shell": IsShell, "async": IsBool, "asyncRewake": IsBool} {
 			m[k] = t
 		}
 	case "prompt", "agent":
-		m["prompt"], m["model"] = isString, isString
+		m["prompt"], m["model"] = IsString, IsString
 	case "http":
-		m["url"] = isString
+		m["url"] = IsString
 	case "mcp_tool":
-		m["server"], m["tool"] = isString, isString
+		m["server"], m["tool"] = IsString, IsString
 	}
 	return m
 }
 
-func describe(v any) string {
+// Describe says what a JSON value is, for a finding.
+func Describe(v any) string {
 	switch v := v.(type) {
 	case string:
 		return fmt.Sprintf("the string %q", v)
@@ -412,8 +359,8 @@ func describe(v any) string {
 	}
 }
 
-// seconds writes a number of seconds for people.
-func seconds(s float64) string {
+// Seconds writes a number of seconds for people.
+func Seconds(s float64) string {
 	switch {
 	case s >= 3600:
 		return fmt.Sprintf("%g s (%.1f hours)", s, s/3600)
@@ -423,7 +370,8 @@ func seconds(s float64) string {
 	return fmt.Sprintf("%g s", s)
 }
 
-func sortedKeys(m map[string]any) []string {
+// SortedKeys are an object's keys, sorted.
+func SortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -446,4 +394,18 @@ func Rel(dir, path string) string {
 		return rel
 	}
 	return path
+}
+
+// knownEvent reports an event name the host does not know.
+func (c *Checker) KnownEvent(name string, at []any) {
+	if slices.Contains(c.host.Known, name) {
+		return
+	}
+	fix := ""
+	if s := hooks.Suggest(name, c.host.Known); s != "" {
+		fix = fmt.Sprintf("did you mean %q?", s)
+	} else if _, err := hooks.ResolveEvent(name, nil); err == nil {
+		fix = "an agent-hooks event goes in .autoagent/config.json, not in the host's settings"
+	}
+	c.Add(NeverRuns, fix, at, "unknown %s event %q", c.host.Title, name)
 }

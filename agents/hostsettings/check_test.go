@@ -1,9 +1,10 @@
-package hostsettings
+package hostsettings_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ func TestCheck(t *testing.T) {
 	onPath := func(string) (string, error) { return "/usr/bin/agent-hooks", nil }
 	for _, tc := range []struct {
 		name   string
-		host   *Host
+		host   *hostsettings.Spec
 		src    string
 		want   []string // "line:col effect problem-substring", in order
 		noPath bool
@@ -22,50 +23,50 @@ func TestCheck(t *testing.T) {
 		{"sound", Claude, `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "timeout": 5}]}]}}`, nil, false},
 		{"installed", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 600", "timeout": 600}]}]}}`, nil, false},
 		{"empty", Claude, ``, nil, false},
-		{"invalid JSON", Claude, "{\n  \"hooks\": {,}\n}", []string{"2:13 " + string(FileIgnored) + " invalid JSON"}, false},
-		{"not an object", Claude, `[]`, []string{"1:1 " + string(FileIgnored) + " not a JSON object"}, false},
-		{"hooks not an object", Claude, `{"hooks": []}`, []string{"1:11 " + string(FileIgnored) + ` "hooks" is not an object`}, false},
+		{"invalid JSON", Claude, "{\n  \"hooks\": {,}\n}", []string{"2:13 " + string(hostsettings.FileIgnored) + " invalid JSON"}, false},
+		{"not an object", Claude, `[]`, []string{"1:1 " + string(hostsettings.FileIgnored) + " not a JSON object"}, false},
+		{"hooks not an object", Claude, `{"hooks": []}`, []string{"1:11 " + string(hostsettings.FileIgnored) + ` "hooks" is not an object`}, false},
 		{"flat entry", Claude, "{\"hooks\": {\"Stop\": [\n  {\"type\": \"command\", \"command\": \"x\"}]}}",
-			[]string{"2:3 " + string(FileIgnored) + " without its matcher group"}, false},
+			[]string{"2:3 " + string(hostsettings.FileIgnored) + " without its matcher group"}, false},
 		{"flat entry codex", Codex, `{"hooks": {"Stop": [{"type": "command", "command": "x"}]}}`,
-			[]string{"1:21 " + string(NeverRuns) + " without its matcher group"}, false},
+			[]string{"1:21 " + string(hostsettings.NeverRuns) + " without its matcher group"}, false},
 		{"timeout string", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": "5"}]}]}}`,
-			[]string{"1:79 " + string(FileIgnored) + ` "timeout" is the string "5"`}, false},
+			[]string{"1:79 " + string(hostsettings.FileIgnored) + ` "timeout" is the string "5"`}, false},
 		{"timeout zero", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}`,
-			[]string{"1:79 " + string(FileIgnored) + ` "timeout" is 0, want a positive number`}, false},
+			[]string{"1:79 " + string(hostsettings.FileIgnored) + ` "timeout" is 0, want a positive number`}, false},
 		{"codex fractional timeout", Codex, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 1.5}]}]}}`,
-			[]string{"1:79 " + string(FileIgnored) + ` "timeout" is 1.5, want a whole number`}, false},
+			[]string{"1:79 " + string(hostsettings.FileIgnored) + ` "timeout" is 1.5, want a whole number`}, false},
 		{"milliseconds", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 5000}]}]}}`,
-			[]string{"1:79 " + string(Misconfigured) + " milliseconds"}, false},
+			[]string{"1:79 " + string(hostsettings.Misconfigured) + " milliseconds"}, false},
 		{"unknown event", Claude, `{"hooks": {"PreGitCommit": [], "preToolUse": []}}`,
-			[]string{"1:28 " + string(NeverRuns) + ` unknown Claude Code event "PreGitCommit"`, "1:46 " + string(NeverRuns) + ` unknown Claude Code event "preToolUse"`}, false},
+			[]string{"1:28 " + string(hostsettings.NeverRuns) + ` unknown Claude Code event "PreGitCommit"`, "1:46 " + string(hostsettings.NeverRuns) + ` unknown Claude Code event "preToolUse"`}, false},
 		{"codex event unknown to codex", Codex, `{"hooks": {"PostToolUseFailure": []}}`,
-			[]string{"1:34 " + string(NeverRuns) + ` unknown Codex event "PostToolUseFailure"`}, false},
+			[]string{"1:34 " + string(hostsettings.NeverRuns) + ` unknown Codex event "PostToolUseFailure"`}, false},
 		{"no type", Claude, `{"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}}`,
-			[]string{"1:32 " + string(FileIgnored) + ` without a "type"`}, false},
+			[]string{"1:32 " + string(hostsettings.FileIgnored) + ` without a "type"`}, false},
 		{"unknown type", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "shell", "command": "x"}]}]}}`,
-			[]string{"1:41 " + string(FileIgnored) + ` unknown hook type "shell"`}, false},
+			[]string{"1:41 " + string(hostsettings.FileIgnored) + ` unknown hook type "shell"`}, false},
 		{"codex prompt hook", Codex, `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}}`,
-			[]string{"1:41 " + string(NeverRuns) + ` Codex skips "prompt" hooks`}, false},
+			[]string{"1:41 " + string(hostsettings.NeverRuns) + ` Codex skips "prompt" hooks`}, false},
 		{"matcher", Claude, `{"hooks": {"Stop": [{"matcher": ["Bash"], "hooks": []}]}}`,
-			[]string{"1:33 " + string(FileIgnored) + " matcher is not a string"}, false},
+			[]string{"1:33 " + string(hostsettings.FileIgnored) + " matcher is not a string"}, false},
 		{"disableAllHooks", Claude, `{"disableAllHooks": true}`,
-			[]string{"1:21 " + string(NeverRuns) + " disableAllHooks"}, false},
+			[]string{"1:21 " + string(hostsettings.NeverRuns) + " disableAllHooks"}, false},
 		{"session end cap", Claude, `{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "x", "timeout": 120}]}]}}`,
-			[]string{"1:85 " + string(Misconfigured) + " after 60 s"}, false},
+			[]string{"1:85 " + string(hostsettings.Misconfigured) + " after 60 s"}, false},
 		{"not on PATH", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 9", "timeout": 9}]}]}}`,
-			[]string{"1:63 " + string(NeverRuns) + " agent-hooks is not on PATH"}, true},
+			[]string{"1:63 " + string(hostsettings.NeverRuns) + " agent-hooks is not on PATH"}, true},
 		{"no --timeout", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude", "timeout": 9}]}]}}`,
-			[]string{"1:63 " + string(Misconfigured) + " no --timeout"}, false},
+			[]string{"1:63 " + string(hostsettings.Misconfigured) + " no --timeout"}, false},
 		{"timeouts differ", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/opt/bin/agent-hooks hook claude --timeout=30", "timeout": 600}]}]}}`,
-			[]string{"1:63 " + string(Misconfigured) + " --timeout 30 differs from the host's timeout 600"}, false},
+			[]string{"1:63 " + string(hostsettings.Misconfigured) + " --timeout 30 differs from the host's timeout 600"}, false},
 		{"--timeout as a duration", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 10m", "timeout": 600}]}]}}`, nil, false},
 		{"--timeout unreadable", Claude, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout soon", "timeout": 600}]}]}}`,
-			[]string{"1:63 " + string(Misconfigured) + " --timeout is not a number of seconds"}, false},
+			[]string{"1:63 " + string(hostsettings.Misconfigured) + " --timeout is not a number of seconds"}, false},
 		{"no timeout", Codex, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook codex --timeout 600"}]}]}}`,
-			[]string{"1:32 " + string(Misconfigured) + ` no "timeout"`}, false},
+			[]string{"1:32 " + string(hostsettings.Misconfigured) + ` no "timeout"`}, false},
 		{"other host's protocol", Codex, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agent-hooks hook claude --timeout 5", "timeout": 5}]}]}}`,
-			[]string{"1:63 " + string(Misconfigured) + " speaks claude's protocol"}, false},
+			[]string{"1:63 " + string(hostsettings.Misconfigured) + " speaks claude's protocol"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lp := onPath
@@ -109,13 +110,13 @@ func TestOwns(t *testing.T) {
 
 func TestHooksKeepTheHostsCaps(t *testing.T) {
 	t.Parallel()
-	for _, h := range Hosts {
+	for _, h := range []*hostsettings.Spec{Claude, Codex, Copilot, Cline, Gemini, Cursor} {
 		for _, hk := range h.Hooks(600) {
 			want := 600
 			if max, ok := h.MaxTimeout[hk.Event]; ok {
 				want = max
 			}
-			if hk.Timeout != h.written(want) || hk.Command != h.CommandFor(hk.Event, want) {
+			if hk.Timeout != written(h, want) || hk.Command != h.CommandFor(hk.Event, want) {
 				t.Errorf("%s %s: %+v, want timeout %d", h.Name, hk.Event, hk, want)
 			}
 		}
@@ -125,10 +126,10 @@ func TestHooksKeepTheHostsCaps(t *testing.T) {
 func TestDoctorReadsClaudesManagedSettings(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	env := Env{Workspace: dir, Home: dir, ClaudeManagedDir: dir + "/managed"}
-	write(t, dir+"/managed/managed-settings.json", `{"allowManagedHooksOnly": true}`)
-	write(t, dir+"/managed/managed-settings.d/10-off.json", "{\n  \"disableAllHooks\": true\n}")
-	rep, err := Claude.Doctor(context.Background(), env, DoctorOptions{})
+	env := hostsettings.Env{Workspace: dir, Home: dir, GOOS: "linux", SystemRoot: dir + "/root"}
+	write(t, dir+"/root/etc/claude-code/managed-settings.json", `{"allowManagedHooksOnly": true}`)
+	write(t, dir+"/root/etc/claude-code/managed-settings.d/10-off.json", "{\n  \"disableAllHooks\": true\n}")
+	rep, err := Claude.Doctor(context.Background(), env, hostsettings.DoctorOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,4 +144,12 @@ func TestDoctorReadsClaudesManagedSettings(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// written is a timeout of seconds in the agent's unit.
+func written(h *hostsettings.Spec, seconds int) int {
+	if h.Millis {
+		return seconds * 1000
+	}
+	return seconds
 }

@@ -1,7 +1,8 @@
-package hostsettings
+package hostsettings_test
 
 import (
 	"fmt"
+	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"strings"
 	"testing"
 )
@@ -12,35 +13,35 @@ func TestCheckGeminiAndCursor(t *testing.T) {
 	onPath := func(string) (string, error) { return "/usr/bin/agent-hooks", nil }
 	for _, tc := range []struct {
 		name string
-		host *Host
+		host *hostsettings.Spec
 		src  string
 		want []string // "line:col effect problem-substring", in order
 	}{
 		{"gemini installed", Gemini, `{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "agent-hooks hook gemini --timeout 60", "timeout": 60000}]}]}}`, nil},
 		{"gemini seconds", Gemini, `{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "x", "timeout": 60}]}]}}`,
-			[]string{"1:85 " + string(Misconfigured) + " seconds written where milliseconds are meant"}},
+			[]string{"1:85 " + string(hostsettings.Misconfigured) + " seconds written where milliseconds are meant"}},
 		{"gemini --timeout differs", Gemini, `{"hooks": {"AfterTool": [{"hooks": [{"type": "command", "command": "agent-hooks hook gemini --timeout 600", "timeout": 60000}]}]}}`,
-			[]string{"1:68 " + string(Misconfigured) + " --timeout 600 differs from the host's timeout 60"}},
+			[]string{"1:68 " + string(hostsettings.Misconfigured) + " --timeout 600 differs from the host's timeout 60"}},
 		{"gemini switches", Gemini, `{"hooksConfig": {"enabled": false, "disabled": ["agent-hooks hook gemini --timeout 60"]}, "hooks": {"enabled": true}}`,
-			[]string{"1:29 " + string(NeverRuns) + ` "hooksConfig.enabled": false`, "1:49 " + string(NeverRuns) + " hooksConfig.disabled lists agent-hooks' hook"}},
+			[]string{"1:29 " + string(hostsettings.NeverRuns) + ` "hooksConfig.enabled": false`, "1:49 " + string(hostsettings.NeverRuns) + " hooksConfig.disabled lists agent-hooks' hook"}},
 		{"gemini unknown event", Gemini, `{"hooks": {"PreToolUse": []}}`,
-			[]string{"1:26 " + string(NeverRuns) + ` unknown Gemini CLI event "PreToolUse"`}},
+			[]string{"1:26 " + string(hostsettings.NeverRuns) + ` unknown Gemini CLI event "PreToolUse"`}},
 		{"gemini claude matcher", Gemini, `{"hooks": {"BeforeTool": [{"matcher": "Bash", "hooks": []}]}}`,
-			[]string{"1:39 " + string(NeverRuns) + ` matcher "Bash" names Claude Code's tools`}},
+			[]string{"1:39 " + string(hostsettings.NeverRuns) + ` matcher "Bash" names Claude Code's tools`}},
 		{"gemini matcher of its own", Gemini, `{"hooks": {"BeforeTool": [{"matcher": "shell|write_file", "hooks": []}]}}`, nil},
 		{"gemini flat entry", Gemini, `{"hooks": {"AfterAgent": [{"type": "command", "command": "x"}]}}`,
-			[]string{"1:27 " + string(NeverRuns) + " without its matcher group"}},
+			[]string{"1:27 " + string(hostsettings.NeverRuns) + " without its matcher group"}},
 		{"cursor installed", Cursor, `{"version": 1, "hooks": {"preToolUse": [{"command": "agent-hooks hook cursor --timeout 30", "timeout": 30, "failClosed": true}]}}`, nil},
 		{"cursor fails open", Cursor, `{"version": 1, "hooks": {"preToolUse": [{"command": "agent-hooks hook cursor --timeout 30", "timeout": 30}]}}`,
-			[]string{"1:41 " + string(Misconfigured) + ` without "failClosed": true`}},
+			[]string{"1:41 " + string(hostsettings.Misconfigured) + ` without "failClosed": true`}},
 		{"cursor no version", Cursor, `{"hooks": {"stop": [{"command": "./audit.sh"}]}}`,
-			[]string{"1:1 " + string(Misconfigured) + ` no "version": 1`}},
+			[]string{"1:1 " + string(hostsettings.Misconfigured) + ` no "version": 1`}},
 		{"cursor milliseconds", Cursor, `{"version": 1, "hooks": {"stop": [{"command": "./audit.sh", "timeout": 5000}]}}`,
-			[]string{"1:72 " + string(Misconfigured) + " milliseconds written where seconds are meant"}},
+			[]string{"1:72 " + string(hostsettings.Misconfigured) + " milliseconds written where seconds are meant"}},
 		{"cursor claude event", Cursor, `{"version": 1, "hooks": {"PreToolUse": []}}`,
-			[]string{"1:40 " + string(NeverRuns) + ` unknown Cursor event "PreToolUse"`}},
+			[]string{"1:40 " + string(hostsettings.NeverRuns) + ` unknown Cursor event "PreToolUse"`}},
 		{"cursor failClosed not a bool", Cursor, `{"version": 1, "hooks": {"stop": [{"command": "x", "failClosed": "yes"}]}}`,
-			[]string{"1:66 " + string(FileIgnored) + ` "failClosed" is the string "yes"`}},
+			[]string{"1:66 " + string(hostsettings.FileIgnored) + ` "failClosed" is the string "yes"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := tc.host.CheckSource("f.json", []byte(tc.src), onPath)

@@ -65,7 +65,7 @@ func (a *app) newApprovalsCmd() *cobra.Command {
 $AUTOAGENT_HOME/approvals/<id>.json and waits. On a terminal it also asks there; otherwise, or from
 anywhere else, decide it with "agent-hooks approvals approve|reject <id>". Without a decision
 before the hook's timeout, its timeoutAction (block or approve) decides. A request about an
-agent's tool call (agent-hooks hook claude|codex) is not closed then: the call is refused as
+agent's tool call (agent-hooks hook <agent>) is not closed then: the call is refused as
 pending, and the agent's next identical call in the session takes the decision made meanwhile.
 
 An id may be shortened to any unique prefix.

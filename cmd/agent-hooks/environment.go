@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+
+	"github.com/autoagent/agent-hooks/agents/all"
 )
 
 // environment is every variable agent-hooks reads, for `agent-hooks help environment`.
@@ -20,12 +22,7 @@ var environment = []struct{ name, meaning string }{
 	{"CI", "set: a local approval never prompts on the terminal (it waits for agent-hooks approvals approve|reject)"},
 	{"HOME, USERPROFILE", "the user's home (~): the user's and agents' settings"},
 	{"XDG_CONFIG_HOME", "the user's configuration folder of agent-pipelines and babysitter hooks (default ~/.config)"},
-	{"CLAUDE_CONFIG_DIR", "Claude Code's user settings folder (default ~/.claude)"},
-	{"CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS", "Claude Code's SessionEnd budget, as Claude Code reads it"},
 	{"CLAUDE_PLUGIN_ROOT", "the babysitter plugin Claude Code installed"},
-	{"CODEX_HOME", "Codex's home (default ~/.codex)"},
-	{"COPILOT_HOME", "GitHub Copilot CLI's home (default ~/.copilot)"},
-	{"CLINE_DIR", "Cline's global folder (default ~/.cline)"},
 	{"FRESHER_HOOKS_ENABLED, FRESHER_HOOK_TIMEOUT, FRESHER_MODE", "fresher's own switches, as fresher reads them"},
 	{"OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "where telemetry is sent (OTLP/HTTP), under the \"telemetry\" configuration"},
 	{"OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_SDK_DISABLED", "the OpenTelemetry settings agent-hooks honours"},
@@ -39,6 +36,11 @@ func printEnvironment(w io.Writer) error {
 	fmt.Fprintln(bw, "Environment variables agent-hooks reads:")
 	for _, v := range environment {
 		fmt.Fprintf(bw, "\n  %s\n      %s\n", v.name, v.meaning)
+	}
+	for _, ag := range all.Agents() {
+		for _, v := range ag.Settings().Vars {
+			fmt.Fprintf(bw, "\n  %s\n      %s\n", v[0], v[1])
+		}
 	}
 	fmt.Fprintln(bw, "\nHooks get the event's payload in AUTOAGENT_PAYLOAD (and on stdin), and AGENT_HOOKS_HOOK_ID.")
 	return bw.Flush()

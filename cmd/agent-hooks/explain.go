@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/autoagent/agent-hooks/agents"
+	"github.com/autoagent/agent-hooks/agents/all"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/internal/runner"
 	"github.com/spf13/cobra"
@@ -24,7 +25,7 @@ hook of the event (and of the git gates of a shell command): whether it applies 
 decision the rules make with its reason. It runs no hook, asks no one, and writes nothing: no
 session is started and no audit line is written. Hooks that would run are listed as such; what
 they decide is known only by running them.`,
-		Example: `  echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"cwd":"'$PWD'"}' | agent-hooks explain claude
+		Example: `  echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"cwd":"'$PWD'"}' | agent-hooks explain ` + exampleAgent() + `
   agent-hooks explain PreExecutionEnd --payload issue.json --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -32,8 +33,8 @@ they decide is known only by running them.`,
 			if err != nil {
 				return err
 			}
-			if host, ok := agentHosts()[args[0]]; ok {
-				ex, err := agents.Explain(cmd.Context(), agents.Options{Host: host, Runner: r, Stdin: a.stdin, Getenv: a.getenv, Event: event})
+			if host, err := all.Lookup(args[0]); err == nil {
+				ex, err := agents.Explain(cmd.Context(), agents.Options{Agent: host, Runner: r, Stdin: a.stdin, Getenv: a.getenv, Event: event})
 				if err != nil {
 					return err
 				}

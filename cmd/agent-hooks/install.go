@@ -1,13 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
+	"github.com/autoagent/agent-hooks/agents"
+	"github.com/autoagent/agent-hooks/agents/all"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/internal/runner"
 	"github.com/spf13/cobra"
@@ -24,7 +26,7 @@ func (a *app) hostEnv(workspace string) (hostsettings.Env, error) {
 	if err != nil {
 		return hostsettings.Env{}, err
 	}
-	return hostsettings.Env{Workspace: ws, Home: home, Getenv: a.getenv, ClaudeManagedDir: hostsettings.ClaudeManagedDirFor(runtime.GOOS)}, nil
+	return hostsettings.Env{Workspace: ws, Home: home, Getenv: a.getenv, GOOS: runtime.GOOS}, nil
 }
 
 // lookPath finds a program as a shell would with this process's PATH: the agent hosts run
@@ -53,12 +55,13 @@ func executableFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
-// codexBin is the codex binary: --codex, else codex on PATH; "" when there is none.
-func (a *app) codexBin(flag string) string {
+// programBin is an agent's own program: the value of its flag, else found on PATH; "" when
+// there is none.
+func (a *app) programBin(flag, program string) string {
 	if flag != "" {
 		return flag
 	}
-	p, err := a.lookPath("codex")
+	p, err := a.lookPath(program)
 	if err != nil {
 		return ""
 	}
@@ -66,70 +69,103 @@ func (a *app) codexBin(flag string) string {
 }
 
 // shortPath writes path relative to the workspace, or with ~ for the home directory.
-func shortPath(env hostsettings.Env, path string) string {
-	if rel := hostsettings.Rel(env.Workspace, path); rel != path {
-		return rel
+func shortPath(env hostsettings.Env, path string) string { return hostsettings.Short(env, path) }
+
+// exampleAgent is the agent the commands' examples name: the first of the list.
+func exampleAgent() string { return all.Agents()[0].Name() }
+
+// trustExample is install --trust's example line, for the first agent that records trust.
+func trustExample() string {
+	for _, ag := range all.Agents() {
+		if _, ok := ag.(agents.Truster); ok {
+			return "  agent-hooks install " + ag.Name() + " --trust\n"
+		}
 	}
-	if rel := hostsettings.Rel(env.Home, path); rel != path {
-		return filepath.Join("~", rel)
+	return ""
+}
+
+// agentArgs is the argument of the commands that take an agent: the agents' names, for the usage
+// line and completion.
+func agentArgs() string { return "<" + strings.Join(all.Names(), "|") + ">" }
+
+// agentTitles are the agents' product names, for help.
+func agentTitles() string {
+	var titles []string
+	for _, ag := range all.Agents() {
+		titles = append(titles, ag.Title())
 	}
-	return path
+	return strings.Join(titles, ", ")
+}
+
+// agentHelp joins what each agent's Help says with pick, one paragraph each.
+func agentHelp(pick func(hostsettings.Help) string) string {
+	var out []string
+	for _, ag := range all.Agents() {
+		if h := pick(ag.Settings().Help); h != "" {
+			out = append(out, h)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// trustFlags are install's and doctor's --<program> flags of the agents that record their own
+// trust (agents.Truster), by agent name.
+func trustFlags(cmd *cobra.Command, usage string) map[string]*string {
+	flags := map[string]*string{}
+	for _, ag := range all.Agents() {
+		if t, ok := ag.(agents.Truster); ok {
+			v := new(string)
+			cmd.Flags().StringVar(v, t.TrustProgram(), "", fmt.Sprintf(usage, t.TrustProgram()))
+			flags[ag.Name()] = v
+		}
+	}
+	return flags
 }
 
 func (a *app) newInstallCmd() *cobra.Command {
 	var (
 		user      bool
-		timeout   int
+		timeout   string
 		trust     bool
-		codex     string
 		workspace string
+		programs  map[string]*string
 	)
 	cmd := &cobra.Command{
-		Use:   "install <claude|codex|copilot|cline|gemini|cursor>",
-		Short: "Make an agent (Claude Code, Codex, Copilot CLI, Cline, Gemini CLI, Cursor) run agent-hooks for its hook events",
+		Use:   "install " + agentArgs(),
+		Short: "Make an agent (" + agentTitles() + ") run agent-hooks for its hook events",
 		Long: `Register "agent-hooks hook <agent> --timeout N" with "timeout": N on each of the agent's hook
-events that agent-hooks handles, in the project's settings (.claude/settings.json,
-.codex/hooks.json, .gemini/settings.json, .cursor/hooks.json) or with --user in the user's
-(~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.cursor/hooks.json).
-The file is created when absent and otherwise edited in place: every other key, hook and its
-formatting are kept, and running it again changes nothing. A settings file the agent would
-ignore as it is (see agent-hooks doctor) is left alone.
+events that agent-hooks handles, in the project's settings or with --user in the user's. The file
+is created when absent and otherwise edited in place: every other key, hook and its formatting
+are kept, and running it again changes nothing. A settings file the agent would ignore as it is
+(see agent-hooks doctor) is left alone, and so is a --timeout doctor would reject.
 
---timeout is the agent's timeout for each hook, in seconds (Claude Code stops SessionEnd hooks
-after 60 s whatever it says); agent-hooks answers before it runs out. Gemini CLI's settings get
-it in milliseconds (.gemini/settings.json), and Cursor's entries (.cursor/hooks.json) get
-"failClosed": true where a failure must block, since Cursor otherwise lets the action through.
+--timeout is the agent's timeout for each hook, in seconds; agent-hooks answers before it runs out.
 
-Codex runs a project's hooks only in a trusted project, and any hook only once it is trusted.
-With --trust, install asks codex (--codex, else codex on PATH) to record both in
-~/.codex/config.toml; without it, install says what is missing.
-
-GitHub Copilot CLI: agent-hooks' own hooks file, .github/hooks/agent-hooks.json (with --user
-~/.copilot/hooks/agent-hooks.json), with "timeoutSec": N on each camelCase event.
-Cline: one script per event in .clinerules/hooks/ (with --user ~/.cline/hooks/), each running
-"agent-hooks hook cline --event <Name>"; Cline's own timeout (120 s) applies, not --timeout.`,
-		Example: `  agent-hooks install claude
-  agent-hooks install codex --trust
-  agent-hooks install claude --user --timeout 300`,
+` + agentHelp(func(h hostsettings.Help) string { return h.Install }),
+		Example: "  agent-hooks install " + exampleAgent() + "\n" + trustExample() +
+			"  agent-hooks install " + exampleAgent() + " --user --timeout 300",
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"claude", "codex", "copilot", "cline", "gemini", "cursor"},
+		ValidArgs: all.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			host, err := hostsettings.Lookup(args[0])
+			ag, err := all.Lookup(args[0])
 			if err != nil {
 				return err
 			}
-			if timeout <= 0 {
-				return fmt.Errorf("--timeout must be a positive number of seconds, got %d", timeout)
+			host := ag.Settings()
+			seconds, err := hostsettings.InstallTimeout(timeout)
+			if err != nil {
+				return fmt.Errorf("--timeout: %w", err)
 			}
-			if trust && host != hostsettings.Codex {
-				return errors.New("--trust is for codex only")
+			truster, canTrust := ag.(agents.Truster)
+			if trust && !canTrust {
+				return fmt.Errorf("--trust: %s runs agent-hooks' hooks without being asked to trust them", host.Title)
 			}
 			env, err := a.hostEnv(workspace)
 			if err != nil {
 				return err
 			}
 			file := host.InstallFile(env, user)
-			changed, err := host.Install(file.Path, timeout)
+			changed, err := host.Install(file.Path, seconds)
 			if err != nil {
 				return fmt.Errorf("install %s: %w", host.Name, err)
 			}
@@ -138,57 +174,28 @@ Cline: one script per event in .clinerules/hooks/ (with --user ~/.cline/hooks/),
 			case changed && host.Scripts:
 				fmt.Fprintf(a.stderr, "✓ agent-hooks runs for %d %s events (%s)\n", len(host.Events), host.Title, where)
 			case changed:
-				fmt.Fprintf(a.stderr, "✓ agent-hooks runs for %d %s events (%s, timeout %d s)\n", len(host.Events), host.Title, where, timeout)
+				fmt.Fprintf(a.stderr, "✓ agent-hooks runs for %d %s events (%s, timeout %d s)\n", len(host.Events), host.Title, where, seconds)
 			default:
 				fmt.Fprintf(a.stderr, "agent-hooks is already installed for %s (%s)\n", host.Title, where)
 			}
 			if _, err := a.lookPath(hostsettings.Program); err != nil {
 				fmt.Fprintf(a.stderr, "warning: %s is not on PATH: %s will fail to run it\n", hostsettings.Program, host.Title)
 			}
-			if host == hostsettings.Codex {
-				return a.codexTrust(cmd, env, file, trust, codex)
+			if canTrust {
+				bin := a.programBin(*programs[ag.Name()], truster.TrustProgram())
+				if err := truster.Trust(cmd.Context(), a.stderr, env, file, bin, a.environ, trust); err != nil {
+					return fmt.Errorf("install %s --trust: %w", host.Name, err)
+				}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&user, "user", false, "install in the user's settings instead of the project's")
-	cmd.Flags().IntVar(&timeout, "timeout", hostsettings.DefaultTimeout, "the agent's timeout for each hook, in seconds")
-	cmd.Flags().BoolVar(&trust, "trust", false, "codex: trust the project and agent-hooks' hooks in ~/.codex/config.toml")
-	cmd.Flags().StringVar(&codex, "codex", "", "the codex binary to ask (default: codex on PATH)")
+	cmd.Flags().StringVar(&timeout, "timeout", strconv.Itoa(hostsettings.DefaultTimeout), "the agent's timeout for each hook, in seconds")
+	cmd.Flags().BoolVar(&trust, "trust", false, "for an agent that must trust hooks before it runs them: record that trust in its own configuration")
+	programs = trustFlags(cmd, "the %s program to ask (default: on PATH)")
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
 	return cmd
-}
-
-// codexTrust makes Codex trust what install wrote (trust), or says what Codex still needs.
-func (a *app) codexTrust(cmd *cobra.Command, env hostsettings.Env, file hostsettings.File, trust bool, codexFlag string) error {
-	bin := a.codexBin(codexFlag)
-	if !trust {
-		fmt.Fprintf(a.stderr, "Codex runs these hooks only once it trusts them")
-		if file.Scope == hostsettings.Project {
-			if level, err := hostsettings.ProjectTrust(env, env.Workspace); err == nil && level != "trusted" {
-				fmt.Fprintf(a.stderr, " and the project")
-			}
-		}
-		fmt.Fprintf(a.stderr, ": run agent-hooks install codex --trust, or start codex here and choose to trust them.\n")
-		return nil
-	}
-	if bin == "" {
-		return errors.New("install codex --trust: codex not found on PATH (give it with --codex)")
-	}
-	res, err := hostsettings.TrustCodex(cmd.Context(), bin, a.environ, env.Workspace, file)
-	if err != nil {
-		return fmt.Errorf("install codex --trust: %w", err)
-	}
-	cfg := shortPath(env, hostsettings.ConfigFile(env))
-	if res.Project {
-		fmt.Fprintf(a.stderr, "✓ Codex trusts the project %s (%s)\n", env.Workspace, cfg)
-	}
-	if len(res.Hooks) > 0 {
-		fmt.Fprintf(a.stderr, "✓ Codex trusts agent-hooks' %d hooks (%s)\n", len(res.Hooks), cfg)
-	} else {
-		fmt.Fprintf(a.stderr, "Codex already trusts agent-hooks' hooks\n")
-	}
-	return nil
 }
 
 func (a *app) newUninstallCmd() *cobra.Command {
@@ -197,20 +204,20 @@ func (a *app) newUninstallCmd() *cobra.Command {
 		workspace string
 	)
 	cmd := &cobra.Command{
-		Use:   "uninstall <claude|codex|copilot|cline|gemini|cursor>",
+		Use:   "uninstall " + agentArgs(),
 		Short: "Take agent-hooks out of an agent's hook settings",
 		Long: `Remove every "agent-hooks hook <agent>" hook from the project's settings of the agent (or with
 --user the user's), with the matcher groups and events left empty; everything else in the file
-stays as it is. Codex's trust records in ~/.codex/config.toml are left alone.`,
-		Example: `  agent-hooks uninstall claude
-  agent-hooks uninstall codex --user`,
+stays as it is. Trust an agent recorded in its own configuration is left alone.`,
+		Example:   "  agent-hooks uninstall " + exampleAgent() + "\n  agent-hooks uninstall " + exampleAgent() + " --user",
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"claude", "codex", "copilot", "cline", "gemini", "cursor"},
+		ValidArgs: all.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			host, err := hostsettings.Lookup(args[0])
+			ag, err := all.Lookup(args[0])
 			if err != nil {
 				return err
 			}
+			host := ag.Settings()
 			env, err := a.hostEnv(workspace)
 			if err != nil {
 				return err
@@ -236,47 +243,50 @@ stays as it is. Codex's trust records in ~/.codex/config.toml are left alone.`,
 func (a *app) newDoctorCmd() *cobra.Command {
 	var (
 		asJSON    bool
-		codex     string
 		workspace string
+		programs  map[string]*string
 	)
 	cmd := &cobra.Command{
-		Use:   "doctor [claude|codex|copilot|cline|gemini|cursor]",
+		Use:   "doctor [" + strings.Join(all.Names(), "|") + "]",
 		Short: "Find what would make an agent's hooks silently never run",
-		Long: `Check the hook settings of Claude Code, Codex, Copilot CLI, Cline, Gemini CLI and Cursor (or only the agent named) in the
-user's and the project's files for what makes an agent run hooks other than as written, without a word: a
-settings file it ignores (invalid JSON, a hook without its matcher group, "timeout": "5"), an
-event name it does not know, a timeout in milliseconds, agent-hooks not on PATH or given another
-timeout than the agent's, and for Codex a project or a hook it does not trust (asking codex when
-it is on PATH); Gemini CLI's seconds written where it reads milliseconds, hooks it turns off, or
-a matcher naming Claude Code's tools; Cursor's agent-hooks entries that would fail open. Copilot
-CLI's hooks files (.github/hooks/*.json, ~/.copilot/hooks/*.json) are checked the same way, with
-"version": 1 and an --event that matches the event; Cline's hook folders for files named after no
-event, files it cannot run, and agent-hooks not on PATH. Exits 1 when it finds any.`,
+		Long: `Check the hook settings of every agent (` + agentTitles() + `), or only the agent named, in the
+user's and the project's files for what makes an agent run hooks other than as written, without a
+word: a settings file it ignores (invalid JSON, a hook without its matcher group, "timeout": "5"),
+an event name it does not know, a timeout in the wrong unit, agent-hooks not on PATH or given
+another timeout than the agent's, a hook it does not trust (asking the agent's own program when it
+is on PATH), hooks it turns off, a matcher naming another agent's tools, agent-hooks entries that
+would fail open, hook files it cannot run. Exits 1 when it finds any.`,
 		Example: `  agent-hooks doctor
-  agent-hooks doctor claude --json`,
+  agent-hooks doctor ` + exampleAgent() + ` --json`,
 		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: []string{"claude", "codex", "copilot", "cline", "gemini", "cursor"},
+		ValidArgs: all.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			hosts := hostsettings.Hosts
+			list := all.Agents()
 			if len(args) == 1 {
-				h, err := hostsettings.Lookup(args[0])
+				ag, err := all.Lookup(args[0])
 				if err != nil {
 					return err
 				}
-				hosts = []*hostsettings.Host{h}
+				list = []agents.Agent{ag}
 			}
 			env, err := a.hostEnv(workspace)
 			if err != nil {
 				return err
 			}
-			opt := hostsettings.DoctorOptions{LookPath: a.lookPath, CodexBin: a.codexBin(codex), ProcEnv: a.environ}
+			var specs []*hostsettings.Spec
 			var reports []*hostsettings.Report
 			problems := 0
-			for _, h := range hosts {
+			for _, ag := range list {
+				h := ag.Settings()
+				opt := hostsettings.DoctorOptions{LookPath: a.lookPath, ProcEnv: a.environ, Lookup: all.Settings}
+				if t, ok := ag.(agents.Truster); ok {
+					opt.AgentBin = a.programBin(*programs[ag.Name()], t.TrustProgram())
+				}
 				rep, err := h.Doctor(cmd.Context(), env, opt)
 				if err != nil {
 					return fmt.Errorf("doctor %s: %w", h.Name, err)
 				}
+				specs = append(specs, h)
 				reports = append(reports, rep)
 				problems += len(rep.Findings)
 			}
@@ -285,7 +295,7 @@ event, files it cannot run, and agent-hooks not on PATH. Exits 1 when it finds a
 					return err
 				}
 			} else {
-				a.printDoctor(env, hosts, reports)
+				a.printDoctor(env, specs, reports)
 			}
 			if problems > 0 {
 				return &silentError{code: exitFailure}
@@ -294,12 +304,12 @@ event, files it cannot run, and agent-hooks not on PATH. Exits 1 when it finds a
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the reports as JSON")
-	cmd.Flags().StringVar(&codex, "codex", "", "the codex binary to ask about trust (default: codex on PATH)")
+	programs = trustFlags(cmd, "the %s program to ask about trust (default: on PATH)")
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
 	return cmd
 }
 
-func (a *app) printDoctor(env hostsettings.Env, hosts []*hostsettings.Host, reports []*hostsettings.Report) {
+func (a *app) printDoctor(env hostsettings.Env, hosts []*hostsettings.Spec, reports []*hostsettings.Report) {
 	problems := 0
 	for i, rep := range reports {
 		fmt.Fprintf(a.stdout, "%s\n", hosts[i].Title)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/agents"
+	"github.com/autoagent/agent-hooks/agents/all"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/internal/runner"
 	"github.com/spf13/cobra"
@@ -46,7 +47,7 @@ func (a *app) newRulesCmd() *cobra.Command {
 one the case wants. It exits 1 listing every mismatch, so that a policy's own CI can check it.
 
 FILE is JSON: {"cases": [...]}, each case either an agent's hook input —
-  {"name": "no force push", "agent": "claude", "input": {"hook_event_name": "PreToolUse",
+  {"name": "no force push", "agent": "` + exampleAgent() + `", "input": {"hook_event_name": "PreToolUse",
    "tool_name": "Bash", "tool_input": {"command": "git push -f"}}, "want": "deny"}
 — or a run-mode event: {"event": "PreExecutionEnd", "payload": {...}, "want": "none"}.
 want is deny, ask, allow or none (no rule decides); "rule" names the rule that must decide. An
@@ -122,9 +123,9 @@ func (a *app) decideCase(cmd *cobra.Command, r *runner.Runner, ws string, c rule
 	var events []*hooks.Explanation
 	decision = "none"
 	if c.Agent != "" {
-		host, ok := agentHosts()[c.Agent]
-		if !ok {
-			return "", "", fmt.Errorf("unknown agent %q", c.Agent)
+		host, err := all.Lookup(c.Agent)
+		if err != nil {
+			return "", "", err
 		}
 		in := c.Input
 		if in == nil {
@@ -134,7 +135,7 @@ func (a *app) decideCase(cmd *cobra.Command, r *runner.Runner, ws string, c rule
 			in["cwd"] = ws
 		}
 		b, _ := json.Marshal(in)
-		ex, err := agents.Explain(cmd.Context(), agents.Options{Host: host, Runner: r, Stdin: bytes.NewReader(b)})
+		ex, err := agents.Explain(cmd.Context(), agents.Options{Agent: host, Runner: r, Stdin: bytes.NewReader(b)})
 		if err != nil {
 			return "", "", err
 		}

@@ -26,7 +26,7 @@ one JSON line per hook execution, skipped hooks included.
 
 "agent-hooks run" attaches to --session, else $AUTOAGENT_SESSION_ID, else the active session of
 the same workspace, else starts one.`,
-		Example: `  id=$(agent-hooks session start --provider claude)
+		Example: `  id=$(agent-hooks session start --provider anthropic)
   AUTOAGENT_SESSION_ID=$id agent-hooks run PreExecutionStart --data issueNumber=42
   agent-hooks session end --status completed
   agent-hooks session list --limit 5`,
@@ -57,7 +57,7 @@ stdout (--json: the whole record). The git branch and commit checked out in the 
 recorded. The command and arguments after -- are recorded as the session's command and args
 (default: agent-hooks session start).`,
 		Example: `  agent-hooks session start
-  agent-hooks session start --provider claude --json
+  agent-hooks session start --provider anthropic --json
   agent-hooks session start --name auth-refactor
   agent-hooks session start --workspace ./repo -- autoagent run --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -78,7 +78,7 @@ recorded. The command and arguments after -- are recorded as the session's comma
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
-	fl.StringVar(&provider, "provider", "", "the agent's primary provider, recorded in the session (claude, gemini, …)")
+	fl.StringVar(&provider, "provider", "", "the agent's primary provider, recorded in the session (anthropic, openai, …)")
 	fl.StringVar(&name, "name", "", "the session's human name (letters, digits, _ and -; at most 64): every payload carries it as sessionName, and it is iteratr's {{session}}")
 	fl.BoolVar(&asJSON, "json", false, "print the session record instead of its id")
 	return cmd

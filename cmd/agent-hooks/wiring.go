@@ -1,20 +1,13 @@
 package main
 
 import (
-	"github.com/autoagent/agent-hooks/agents"
-	"github.com/autoagent/agent-hooks/agents/claude"
-	"github.com/autoagent/agent-hooks/agents/cline"
-	"github.com/autoagent/agent-hooks/agents/codex"
-	"github.com/autoagent/agent-hooks/agents/copilot"
-	"github.com/autoagent/agent-hooks/agents/cursor"
-	"github.com/autoagent/agent-hooks/agents/gemini"
+	"github.com/autoagent/agent-hooks/agents/all"
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/gitops"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/babysitter"
 	"github.com/autoagent/agent-hooks/hooks/fresher"
-	"github.com/autoagent/agent-hooks/hooks/hostfmt"
 	"github.com/autoagent/agent-hooks/hooks/iteratr"
 	"github.com/autoagent/agent-hooks/hooks/pipelines"
 	"github.com/autoagent/agent-hooks/internal/runner"
@@ -61,12 +54,9 @@ func (a *app) newRegistry() *hooks.Registry {
 	reg.RegisterFormat(iteratr.New())
 	reg.RegisterFormat(pipelines.New())
 	reg.RegisterFormat(babysitter.New())
-	reg.RegisterFormat(hostfmt.Claude())
-	reg.RegisterFormat(hostfmt.Codex())
-	reg.RegisterFormat(hostfmt.Gemini())
-	reg.RegisterFormat(hostfmt.Cursor())
-	reg.RegisterFormat(hostfmt.Copilot())
-	reg.RegisterFormat(hostfmt.Cline())
+	for _, f := range all.Formats() {
+		reg.RegisterFormat(f)
+	}
 	if testRegistry != nil {
 		testRegistry(reg)
 	}
@@ -77,15 +67,3 @@ func (a *app) newRegistry() *hooks.Registry {
 // how end-to-end scripts reach what no real configuration can, such as a built-in type that
 // panics.
 var testRegistry func(*hooks.Registry)
-
-// agentHosts are the coding agents `agent-hooks hook` speaks to, by name: one package each.
-func agentHosts() map[string]agents.Host {
-	return map[string]agents.Host{
-		"claude":  claude.Host{},
-		"codex":   codex.Host{},
-		"copilot": copilot.Host{},
-		"cline":   cline.Host{},
-		"gemini":  gemini.Host{},
-		"cursor":  cursor.Host{},
-	}
-}

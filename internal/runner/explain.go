@@ -13,7 +13,7 @@ func (r *Runner) Explain(req Request) (*hooks.Explanation, error) {
 		return nil, err
 	}
 	env.ExtraConfig = req.ConfigFile
-	env.Agent = req.Agent
+	env.Agent, env.AgentRuns = req.Agent, req.AgentRuns
 	cfg, err := r.loadConfig(r.registry(), env)
 	if err != nil {
 		return nil, err

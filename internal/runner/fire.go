@@ -32,6 +32,8 @@ type Request struct {
 	// SessionEnd of an agent's session the payload gets the session's filesModified.
 	Agent          string
 	AgentSessionID string
+	// AgentRuns are the other agents' settings the agent runs itself (hooks.LoadEnv.AgentRuns).
+	AgentRuns []string
 	// ToolUseID is the agent's id of the tool call the event is about, written on every audit line.
 	ToolUseID string
 	// FilesModified are files the agent's tools changed (absolute, or relative to the workspace),
@@ -103,7 +105,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		return nil, err
 	}
 	env.ExtraConfig = req.ConfigFile
-	env.Agent = req.Agent
+	env.Agent, env.AgentRuns = req.Agent, req.AgentRuns
 	store := r.Store()
 	cfg, err := r.loadConfig(r.registry(), env)
 	if err != nil {

@@ -140,10 +140,10 @@ func testdata(t testing.TB) string {
 
 // Handle answers input as `agent-hooks hook <agent> --timeout <timeout>` would, and waits for
 // whatever it left running.
-func (e *Env) Handle(h agents.Host, input []byte, timeout time.Duration) agents.Reply {
+func (e *Env) Handle(h agents.Agent, input []byte, timeout time.Duration) agents.Reply {
 	e.t.Helper()
 	reply := agents.Handle(context.Background(), agents.Options{
-		Host: h, Runner: e.Runner, Stdin: bytes.NewReader(input),
+		Agent: h, Runner: e.Runner, Stdin: bytes.NewReader(input),
 		Getenv: func(k string) string { return e.Vars[k] }, Timeout: timeout, Messages: e.Messages,
 		Event: e.Event,
 	})
@@ -153,7 +153,7 @@ func (e *Env) Handle(h agents.Host, input []byte, timeout time.Duration) agents.
 
 // Answer is Handle's stdout, failing the test unless it exited 0 and printed at most one JSON
 // document.
-func (e *Env) Answer(h agents.Host, input []byte, timeout time.Duration) string {
+func (e *Env) Answer(h agents.Agent, input []byte, timeout time.Duration) string {
 	e.t.Helper()
 	reply := e.Handle(h, input, timeout)
 	if reply.ExitCode != 0 {

@@ -3,19 +3,20 @@ package hostfmt_test
 import (
 	"encoding/json"
 	"errors"
+	"github.com/autoagent/agent-hooks/agents/claude"
+	"github.com/autoagent/agent-hooks/agents/codex"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/hooks/hostfmt"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt/seedtest"
 )
 
 func newWorkspace(t *testing.T) *seedtest.Workspace {
 	t.Helper()
-	return seedtest.New(t, []hooks.Format{hostfmt.Claude(), hostfmt.Codex()})
+	return seedtest.New(t, []hooks.Format{claude.Agent{}.Format(), codex.Agent{}.Format()})
 }
 
 // settings is a settings file with one group of command hooks on event.

@@ -1,4 +1,4 @@
-package hostfmt
+package copilot
 
 import (
 	"bytes"
@@ -11,47 +11,39 @@ import (
 	"strings"
 	"time"
 
-	"github.com/autoagent/agent-hooks/agents/copilot"
+	"github.com/autoagent/agent-hooks/agents/hostfmt"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
-// CopilotFormat is GitHub Copilot CLI's hooks files as a format (format "copilot"): every *.json
+// format is GitHub Copilot CLI's hooks files as a format (format "copilot"): every *.json
 // of the repository's .github/hooks/ and of ~/.copilot/hooks/ ($COPILOT_HOME/hooks), version 1.
 // Their command hooks run as Copilot runs them: `bash -c` on "bash" (else "command"), in the
 // entry's cwd, with its env and COPILOT_PROJECT_DIR, Copilot's camelCase JSON on stdin, timeoutSec
 // in seconds (30 by default), and Copilot's answers (permissionDecision, behavior, decision
 // "block", additionalContext; a preToolUse hook that exits non-zero denies).
-type CopilotFormat struct{}
+type format struct{}
 
-// Copilot is Copilot CLI's hooks files as a format.
-func Copilot() CopilotFormat { return CopilotFormat{} }
+// Format implements agents.Agent: Copilot CLI's hooks files as a format.
+func (Agent) Format() hooks.Format { return format{} }
 
 // Name implements hooks.Format.
-func (CopilotFormat) Name() string { return "copilot" }
+func (format) Name() string { return settings.Name }
 
 // Load implements hooks.Format.
-func (f CopilotFormat) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
+func (f format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 	if env.Agent == f.Name() {
 		return hooks.Loaded{}, nil // Copilot runs these itself
 	}
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	home := getenv("COPILOT_HOME")
-	if home == "" && env.UserHome != "" {
-		home = filepath.Join(env.UserHome, ".copilot")
-	}
-	dirs := []file{{filepath.Join(env.Workspace, ".github", "hooks"), "project"}}
-	if home != "" && !env.DisableUserHooks {
-		dirs = append(dirs, file{filepath.Join(home, "hooks"), "user"})
-	}
 	var out hooks.Loaded
-	for _, d := range dirs {
-		paths, err := filepath.Glob(filepath.Join(d.path, "*.json"))
+	ds := dirs(hostsettings.Env{Workspace: env.Workspace, Home: env.UserHome, Getenv: env.Getenv})
+	for _, d := range []hostsettings.File{ds[1], ds[0]} { // the project's hooks run first
+		if d.Scope == hostsettings.User && (env.UserHome == "" || env.DisableUserHooks) {
+			continue
+		}
+		paths, err := filepath.Glob(filepath.Join(d.Path, "*.json"))
 		if err != nil {
 			return hooks.Loaded{}, err
 		}
@@ -64,7 +56,7 @@ func (f CopilotFormat) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 			if err != nil {
 				return hooks.Loaded{}, err
 			}
-			hs, ds := f.parse(file{p, d.scope}, src)
+			hs, ds := f.parse(hostfmt.File{Path: p, Scope: string(d.Scope)}, src)
 			out.Hooks = append(out.Hooks, hs...)
 			out.Diagnostics = append(out.Diagnostics, ds...)
 		}
@@ -94,8 +86,8 @@ var copilotMatched = map[string]string{
 
 // parse reads one hooks file: one Copilot ignores is an error (a gate there must not silently
 // not run), a hook it drops a warning.
-func (f CopilotFormat) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagnostic) {
-	diags, ignored := findings(hostsettings.Copilot, fl.path, src)
+func (f format) parse(fl hostfmt.File, src []byte) ([]*hooks.Hook, []hooks.Diagnostic) {
+	diags, ignored := hostfmt.Findings(settings, fl.Path, src)
 	if ignored || len(bytes.TrimSpace(src)) == 0 {
 		return nil, diags
 	}
@@ -103,7 +95,7 @@ func (f CopilotFormat) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagno
 		Hooks map[string][]json.RawMessage `json:"hooks"`
 	}
 	if err := json.Unmarshal(src, &s); err != nil {
-		return nil, append(diags, hooks.Diagnostic{Severity: hooks.SeverityError, File: fl.path, Message: err.Error()})
+		return nil, append(diags, hooks.Diagnostic{Severity: hooks.SeverityError, File: fl.Path, Message: err.Error()})
 	}
 	events := make([]string, 0, len(s.Hooks))
 	for ev := range s.Hooks {
@@ -112,7 +104,7 @@ func (f CopilotFormat) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagno
 	sort.Strings(events)
 	var out []*hooks.Hook
 	for _, ev := range events {
-		canonical, ok := copilot.Host{}.Event(ev)
+		canonical, ok := Agent{}.Event(ev)
 		if !ok {
 			continue // an event of Copilot's that agent-hooks never fires
 		}
@@ -121,19 +113,19 @@ func (f CopilotFormat) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagno
 			if json.Unmarshal(raw, &ch) != nil {
 				continue // reported by the check above
 			}
-			command := firstOf(ch.Bash, ch.Command)
+			command := hostfmt.FirstOf(ch.Bash, ch.Command)
 			if ch.Type != "" && ch.Type != "command" || command == "" || hostsettings.AgentHooksCommand(command) {
 				if ch.Type != "" && ch.Type != "command" {
-					diags = append(diags, seedfmt.Warning(fl.path, 0, 0, "hooks.%s[%d]: agent-hooks runs command hooks only, not %q", ev, i, ch.Type))
+					diags = append(diags, seedfmt.Warning(fl.Path, 0, 0, "hooks.%s[%d]: agent-hooks runs command hooks only, not %q", ev, i, ch.Type))
 				}
 				continue
 			}
 			h := &hooks.Hook{
 				Name: command, Type: hooks.TypeCommand, Event: canonical, Command: command,
-				Timeout: copilot.DefaultTimeout, Enabled: true, Env: ch.Env,
-				Source:  hooks.Source{Format: f.Name(), Scope: fl.scope, File: fl.path},
+				Timeout: DefaultTimeout, Enabled: true, Env: ch.Env,
+				Source:  hooks.Source{Format: f.Name(), Scope: fl.Scope, File: fl.Path},
 				Options: json.RawMessage(fmt.Sprintf(`{"hostEvent":%q}`, ev)),
-				Dialect: CopilotDialect{HostEvent: ev, Cwd: ch.Cwd, HookDir: filepath.Dir(fl.path)},
+				Dialect: CopilotDialect{HostEvent: ev, Cwd: ch.Cwd, HookDir: filepath.Dir(fl.Path)},
 			}
 			for _, t := range []*float64{ch.TimeoutSec, ch.Timeout} {
 				if t != nil && *t > 0 {
@@ -148,26 +140,6 @@ func (f CopilotFormat) parse(fl file, src []byte) ([]*hooks.Hook, []hooks.Diagno
 		}
 	}
 	return out, diags
-}
-
-// findings are the diagnostics of what the host makes of a settings file (hostsettings'
-// checks): one it ignores is an error, a hook that never runs a warning; ignored reports the
-// former.
-func findings(host *hostsettings.Host, path string, src []byte) (diags []hooks.Diagnostic, ignored bool) {
-	fs := host.CheckSource(path, src, nil)
-	for _, fd := range fs {
-		if fd.Effect == hostsettings.Misconfigured {
-			continue // doctor's business: the hook runs
-		}
-		d := hooks.Diagnostic{Severity: hooks.SeverityWarning, File: path, Line: fd.Line, Col: fd.Col,
-			Message: fmt.Sprintf("%s; %s", fd.Problem, strings.Replace(string(fd.Effect), "the host", host.Title, 1))}
-		if fd.Effect == hostsettings.FileIgnored {
-			d.Severity = hooks.SeverityError
-			d.Message += " (agent-hooks doctor)"
-		}
-		diags = append(diags, d)
-	}
-	return diags, hostsettings.Ignored(fs)
 }
 
 // CopilotDialect runs a Copilot command hook the way Copilot does.
@@ -249,9 +221,9 @@ func (d CopilotDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult)
 		o.Feedback = strings.TrimSpace(out.AdditionalContext)
 		switch {
 		case out.PermissionDecision == "deny" || out.Behavior == "deny" || out.Decision == "block":
-			return block(o, firstOf(out.PermissionDecisionReason, out.Message, out.Reason, "blocked by hook "+inv.Hook.Command))
+			return hostfmt.Block(o, hostfmt.FirstOf(out.PermissionDecisionReason, out.Message, out.Reason, "blocked by hook "+inv.Hook.Command))
 		case out.PermissionDecision == "ask":
-			return block(o, "the hook asks for permission, and there is no one to ask: "+firstOf(out.PermissionDecisionReason, inv.Hook.Command))
+			return hostfmt.Block(o, "the hook asks for permission, and there is no one to ask: "+hostfmt.FirstOf(out.PermissionDecisionReason, inv.Hook.Command))
 		case out.PermissionDecision == "allow" || out.Behavior == "allow":
 			o.Decision = hooks.DecisionApprove
 		}
@@ -259,7 +231,7 @@ func (d CopilotDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult)
 	switch {
 	case p.ExitCode == 0:
 	case gate && (p.ExitCode == 2 || inv.Event == hooks.PreToolUse):
-		return block(o, firstOf(strings.TrimSpace(p.Stderr), fmt.Sprintf("hook %q exited %d", inv.Hook.Command, p.ExitCode)))
+		return hostfmt.Block(o, hostfmt.FirstOf(strings.TrimSpace(p.Stderr), fmt.Sprintf("hook %q exited %d", inv.Hook.Command, p.ExitCode)))
 	default:
 		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %q failed with exit code %d: %s", inv.Hook.Command, p.ExitCode, seedfmt.Reason(p))
 	}

@@ -12,9 +12,14 @@ import (
 
 // Dialect runs a host's command hook the way the host does.
 type Dialect struct {
-	Host      string   // "claude" or "codex"
-	HostEvent string   // the event's name in the host's settings
-	Args      []string // Claude's exec form: the command is the program, run with these arguments
+	// ProjectDirEnv is the variable that names the project to the hook (CLAUDE_PROJECT_DIR),
+	// "" for none.
+	ProjectDirEnv string
+	// AnyExitJSON: the agent reads the hook's JSON whatever its exit code (Claude Code), not on
+	// exit 0 only (Codex).
+	AnyExitJSON bool
+	HostEvent   string   // the event's name in the host's settings
+	Args        []string // Claude's exec form: the command is the program, run with these arguments
 }
 
 // aliases fill the host's stdin fields from agent-hooks' camelCase payload when the caller gave
@@ -29,15 +34,16 @@ var aliases = [][2]string{
 // session_id (the agent's session id, else agent-hooks'), cwd, hook_event_name, transcript_path
 // and the tool fields.
 func (d Dialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
-	in := hostStdin(inv, d.HostEvent, "session_id")
+	in := HostStdin(inv, d.HostEvent, "session_id")
 	if _, ok := in["transcript_path"]; !ok {
 		in["transcript_path"] = ""
 	}
 	return seedfmt.PayloadJSON(in)
 }
 
-// Prepare implements hooks.Dialect: `sh -c` on the command as written (no template: the host
-// does not expand any), or Claude's exec form; the host's JSON on stdin; CLAUDE_PROJECT_DIR.
+// Prepare implements hooks.Dialect: `sh -c` on the command as written (no template: the agent
+// does not expand any), or Claude Code's exec form; the agent's JSON on stdin; its project
+// variable.
 func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	stdin, err := d.Stdin(inv)
 	if err != nil {
@@ -48,8 +54,8 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 		argv = append([]string{inv.Hook.Command}, d.Args...)
 	}
 	var env []string
-	if d.Host == "claude" {
-		env = append(env, "CLAUDE_PROJECT_DIR="+inv.Workspace)
+	if d.ProjectDirEnv != "" {
+		env = append(env, d.ProjectDirEnv+"="+inv.Workspace)
 	}
 	return hooks.Process{Argv: argv, Stdin: stdin, Env: env}, nil
 }
@@ -78,44 +84,44 @@ type output struct {
 // decision "deny", or continue false; exit 2 blocks with stderr; another non-zero exit is an
 // error. additionalContext and systemMessage become the hook's feedback.
 func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
-	o, done := finish(inv, p)
+	o, done := Finish(inv, p)
 	if done {
 		return o
 	}
-	out, isJSON := parseOutput(p.Stdout)
-	if isJSON && (d.Host == "claude" || p.ExitCode == 0) {
-		o.Feedback = strings.TrimSpace(strings.Join(nonEmpty(out.Specific.AdditionalContext, out.SystemMessage), "\n"))
+	out, isJSON := ParseOutput(p.Stdout)
+	if isJSON && (d.AnyExitJSON || p.ExitCode == 0) {
+		o.Feedback = strings.TrimSpace(strings.Join(NonEmpty(out.Specific.AdditionalContext, out.SystemMessage), "\n"))
 		s := out.Specific
 		switch {
 		case s.PermissionDecision == "deny" || out.Decision == "block" || s.Decision.Behavior == "deny":
-			return block(o, firstOf(s.PermissionDecisionReason, out.Reason, s.Decision.Message, "blocked by hook "+inv.Hook.Command))
+			return Block(o, FirstOf(s.PermissionDecisionReason, out.Reason, s.Decision.Message, "blocked by hook "+inv.Hook.Command))
 		case s.PermissionDecision == "ask":
-			return block(o, "the hook asks for permission, and there is no one to ask: "+firstOf(s.PermissionDecisionReason, out.Reason, inv.Hook.Command))
+			return Block(o, "the hook asks for permission, and there is no one to ask: "+FirstOf(s.PermissionDecisionReason, out.Reason, inv.Hook.Command))
 		case out.Continue != nil && !*out.Continue:
-			return block(o, firstOf(out.StopReason, out.Reason, "hook "+inv.Hook.Command+" stopped the agent"))
+			return Block(o, FirstOf(out.StopReason, out.Reason, "hook "+inv.Hook.Command+" stopped the agent"))
 		case s.PermissionDecision == "allow" || out.Decision == "approve" || s.Decision.Behavior == "allow":
 			o.Decision = hooks.DecisionApprove
 		}
 	}
-	o, _ = exitCode(o, inv, p)
+	o, _ = ExitCode(o, inv, p)
 	return o
 }
 
-// exitCode reads a hook's exit code as Claude Code does: 0 passes, 2 blocks with stderr as the
+// ExitCode reads a hook's exit code as Claude Code does: 0 passes, 2 blocks with stderr as the
 // reason, any other code is an error. done reports that o is decided by it.
-func exitCode(o hooks.Outcome, inv *hooks.Invocation, p *hooks.ProcessResult) (_ hooks.Outcome, done bool) {
+func ExitCode(o hooks.Outcome, inv *hooks.Invocation, p *hooks.ProcessResult) (_ hooks.Outcome, done bool) {
 	switch p.ExitCode {
 	case 0:
 		return o, false
 	case 2:
-		return block(o, firstOf(strings.TrimSpace(p.Stderr), fmt.Sprintf("hook %q exited 2 without a reason", inv.Hook.Command))), true
+		return Block(o, FirstOf(strings.TrimSpace(p.Stderr), fmt.Sprintf("hook %q exited 2 without a reason", inv.Hook.Command))), true
 	}
 	o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %q failed with exit code %d: %s", inv.Hook.Command, p.ExitCode, seedfmt.Reason(p))
 	return o, true
 }
 
-// finish is seedfmt.Finish with a timeout's reason naming the hook and its timeout.
-func finish(inv *hooks.Invocation, p *hooks.ProcessResult) (hooks.Outcome, bool) {
+// Finish is seedfmt.Finish with a timeout's reason naming the hook and its timeout.
+func Finish(inv *hooks.Invocation, p *hooks.ProcessResult) (hooks.Outcome, bool) {
 	o, done := seedfmt.Finish(p)
 	if done && o.Status == hooks.StatusTimeout {
 		o.Reason = fmt.Sprintf("hook %q timed out after %s", inv.Hook.Command, inv.Hook.Timeout)
@@ -123,12 +129,12 @@ func finish(inv *hooks.Invocation, p *hooks.ProcessResult) (hooks.Outcome, bool)
 	return o, done
 }
 
-func block(o hooks.Outcome, reason string) hooks.Outcome {
+func Block(o hooks.Outcome, reason string) hooks.Outcome {
 	o.Status, o.Decision, o.Reason = hooks.StatusBlocked, hooks.DecisionBlock, reason
 	return o
 }
 
-func parseOutput(stdout string) (output, bool) {
+func ParseOutput(stdout string) (output, bool) {
 	var out output
 	b := bytes.TrimSpace([]byte(stdout))
 	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &out) != nil {
@@ -137,7 +143,7 @@ func parseOutput(stdout string) (output, bool) {
 	return out, true
 }
 
-func firstOf(s ...string) string {
+func FirstOf(s ...string) string {
 	for _, x := range s {
 		if x != "" {
 			return x
@@ -146,7 +152,7 @@ func firstOf(s ...string) string {
 	return ""
 }
 
-func nonEmpty(s ...string) []string {
+func NonEmpty(s ...string) []string {
 	var out []string
 	for _, x := range s {
 		if x != "" {
@@ -154,4 +160,31 @@ func nonEmpty(s ...string) []string {
 		}
 	}
 	return out
+}
+
+// HostStdin is the payload with the fields every host hook reads filled in when absent: the
+// session id under idKey (the agent's session id, else agent-hooks'), cwd, hook_event_name and
+// the tool fields from agent-hooks' camelCase ones.
+func HostStdin(inv *hooks.Invocation, hostEvent, idKey string) hooks.Payload {
+	in := make(hooks.Payload, len(inv.Payload)+6)
+	for k, v := range inv.Payload {
+		in[k] = v
+	}
+	setDefault := func(k string, v any) {
+		if _, ok := in[k]; !ok {
+			in[k] = v
+		}
+	}
+	if id, ok := inv.Payload["agentSessionId"]; ok {
+		setDefault(idKey, id)
+	}
+	setDefault(idKey, inv.SessionID)
+	setDefault("cwd", inv.Workspace)
+	setDefault("hook_event_name", hostEvent)
+	for _, a := range aliases {
+		if v, ok := inv.Payload[a[1]]; ok {
+			setDefault(a[0], v)
+		}
+	}
+	return in
 }

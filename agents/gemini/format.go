@@ -1,4 +1,4 @@
-package hostfmt
+package gemini
 
 import (
 	"bytes"
@@ -10,15 +10,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/autoagent/agent-hooks/agents/hostsettings"
+	"github.com/autoagent/agent-hooks/agents/hostfmt"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
-// GeminiDialect runs a Gemini CLI command hook the way Gemini does: `bash -c` on the command,
+// Dialect runs a Gemini CLI command hook the way Gemini does: `bash -c` on the command,
 // Gemini's JSON on stdin, GEMINI_PROJECT_DIR (and its other variables), and Gemini's reading of
 // the output.
-type GeminiDialect struct {
+type Dialect struct {
 	HostEvent string            // the event's name in Gemini's settings (BeforeTool)
 	Env       map[string]string // the hook's own "env"
 }
@@ -26,8 +26,8 @@ type GeminiDialect struct {
 // Stdin is Gemini's JSON for the hook: the payload, with what Gemini's hooks read filled in when
 // absent — session_id, cwd, hook_event_name, transcript_path, tool_name and tool_input — and
 // timestamp as Gemini writes it (an ISO 8601 string, where agent-hooks' is milliseconds).
-func (d GeminiDialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
-	in := hostStdin(inv, d.HostEvent, "session_id")
+func (d Dialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
+	in := hostfmt.HostStdin(inv, d.HostEvent, "session_id")
 	switch ts := inv.Payload["timestamp"].(type) {
 	case json.Number:
 		if ms, err := ts.Int64(); err == nil {
@@ -39,35 +39,8 @@ func (d GeminiDialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
 	return seedfmt.PayloadJSON(in)
 }
 
-// hostStdin is the payload with the fields every host hook reads filled in when absent: the
-// session id under idKey (the agent's session id, else agent-hooks'), cwd, hook_event_name and
-// the tool fields from agent-hooks' camelCase ones.
-func hostStdin(inv *hooks.Invocation, hostEvent, idKey string) hooks.Payload {
-	in := make(hooks.Payload, len(inv.Payload)+6)
-	for k, v := range inv.Payload {
-		in[k] = v
-	}
-	setDefault := func(k string, v any) {
-		if _, ok := in[k]; !ok {
-			in[k] = v
-		}
-	}
-	if id, ok := inv.Payload["agentSessionId"]; ok {
-		setDefault(idKey, id)
-	}
-	setDefault(idKey, inv.SessionID)
-	setDefault("cwd", inv.Workspace)
-	setDefault("hook_event_name", hostEvent)
-	for _, a := range aliases {
-		if v, ok := inv.Payload[a[1]]; ok {
-			setDefault(a[0], v)
-		}
-	}
-	return in
-}
-
 // Prepare implements hooks.Dialect.
-func (d GeminiDialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	stdin, err := d.Stdin(inv)
 	if err != nil {
 		return hooks.Process{}, err
@@ -102,8 +75,8 @@ type geminiOutput struct {
 // feedback. Text that is not JSON: exit 0 passes, exit 1 is an error, any other code blocks with
 // the text. Unlike Gemini, which lets the tool run, exit 2 or more with no word at all blocks too:
 // a gate that cannot say why still meant to block.
-func (d GeminiDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
-	o, done := finish(inv, p)
+func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+	o, done := hostfmt.Finish(inv, p)
 	if done {
 		return o
 	}
@@ -113,14 +86,14 @@ func (d GeminiDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) 
 	}
 	var out geminiOutput
 	if b := []byte(text); len(b) > 0 && b[0] == '{' && json.NewDecoder(bytes.NewReader(b)).Decode(&out) == nil {
-		o.Feedback = strings.TrimSpace(strings.Join(nonEmpty(out.Specific.AdditionalContext, out.SystemMessage), "\n"))
+		o.Feedback = strings.TrimSpace(strings.Join(hostfmt.NonEmpty(out.Specific.AdditionalContext, out.SystemMessage), "\n"))
 		switch {
 		case out.Decision == "deny" || out.Decision == "block":
-			return block(o, firstOf(out.Reason, "blocked by hook "+inv.Hook.Command))
+			return hostfmt.Block(o, hostfmt.FirstOf(out.Reason, "blocked by hook "+inv.Hook.Command))
 		case out.Decision == "ask":
-			return block(o, "the hook asks for confirmation, and there is no one to ask: "+firstOf(out.Reason, inv.Hook.Command))
+			return hostfmt.Block(o, "the hook asks for confirmation, and there is no one to ask: "+hostfmt.FirstOf(out.Reason, inv.Hook.Command))
 		case out.Continue != nil && !*out.Continue:
-			return block(o, firstOf(out.StopReason, out.Reason, "hook "+inv.Hook.Command+" stopped the agent"))
+			return hostfmt.Block(o, hostfmt.FirstOf(out.StopReason, out.Reason, "hook "+inv.Hook.Command+" stopped the agent"))
 		case out.Decision == "allow" || out.Decision == "approve":
 			o.Decision = hooks.DecisionApprove
 		}
@@ -131,7 +104,7 @@ func (d GeminiDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) 
 	case p.ExitCode == 1:
 		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %q failed with exit code 1: %s", inv.Hook.Command, seedfmt.Reason(p))
 	default:
-		return block(o, firstOf(text, fmt.Sprintf("hook %q exited %d without a reason", inv.Hook.Command, p.ExitCode)))
+		return hostfmt.Block(o, hostfmt.FirstOf(text, fmt.Sprintf("hook %q exited %d without a reason", inv.Hook.Command, p.ExitCode)))
 	}
 	return o
 }
@@ -143,11 +116,11 @@ var geminiMatchField = map[string]string{
 	hooks.SessionStart: "source", hooks.SessionEnd: "reason", hooks.PreCompact: "trigger",
 }
 
-// geminiMatcher turns a Gemini matcher into agent-hooks' the way Gemini reads it: empty or "*"
+// matcher turns a Gemini matcher into agent-hooks' the way Gemini reads it: empty or "*"
 // matches everything; on BeforeTool and AfterTool an unanchored regular expression ("shell"
 // matches run_shell_command), or the exact name when it does not compile; elsewhere the exact
 // value of source, reason or trigger.
-func geminiMatcher(event string, m *string) (*hooks.Matcher, string) {
+func matcher(event string, m *string) (*hooks.Matcher, string) {
 	field, ok := geminiMatchField[event]
 	if !ok || m == nil || *m == "" || *m == "*" {
 		return nil, ""
@@ -161,26 +134,29 @@ func geminiMatcher(event string, m *string) (*hooks.Matcher, string) {
 	return &hooks.Matcher{Field: field, Regex: re}, ""
 }
 
-// geminiOff is what Gemini's switches turn off: every hook (hooksConfig.enabled false, or the
-// older hooks.enabled), or those named in hooksConfig.disabled (by name or command).
-type geminiOff struct {
+// off is what Gemini's switches turn off: every hook (hooksConfig.enabled false, or the older
+// hooks.enabled), or those named in hooksConfig.disabled (by name or command).
+type off struct {
 	all      bool
 	disabled map[string]bool
 }
 
-// disables reports whether the switches turn hh off.
-func (o *geminiOff) disables(hh hostHook) bool {
-	return o != nil && (o.disabled[hh.Command] || hh.Name != "" && o.disabled[hh.Name])
+// All implements hostfmt.Off.
+func (o *off) All() bool { return o.all }
+
+// Disables implements hostfmt.Off.
+func (o *off) Disables(e hostfmt.Entry) bool {
+	return o.disabled[e.Command] || e.Name != "" && o.disabled[e.Name]
 }
 
-// geminiSwitches reads Gemini's switches, and returns the settings with the ones inside "hooks"
+// switches reads Gemini's switches, and returns the settings with the ones inside "hooks"
 // (enabled, disabled, notifications: not events) taken out. src is returned as it is when it
 // cannot be read (the caller reports it).
-func geminiSwitches(src []byte) ([]byte, *geminiOff) {
-	off := &geminiOff{disabled: map[string]bool{}}
+func switches(src []byte) ([]byte, hostfmt.Off) {
+	o := &off{disabled: map[string]bool{}}
 	var root map[string]json.RawMessage
 	if json.Unmarshal(src, &root) != nil {
-		return src, off
+		return src, o
 	}
 	var hooksObj map[string]json.RawMessage
 	for _, key := range []string{"hooksConfig", "hooks"} {
@@ -194,21 +170,44 @@ func geminiSwitches(src []byte) ([]byte, *geminiOff) {
 		_ = json.Unmarshal(sw["enabled"], &enabled)
 		_ = json.Unmarshal(sw["disabled"], &disabled)
 		if enabled != nil && !*enabled {
-			off.all = true
+			o.all = true
 		}
 		for _, d := range disabled {
-			off.disabled[d] = true
+			o.disabled[d] = true
 		}
 	}
 	if hooksObj == nil {
-		return src, off
+		return src, o
 	}
-	for k := range hostsettings.GeminiSwitches {
+	for k := range Switches {
 		delete(hooksObj, k)
 	}
 	clean, err := json.Marshal(map[string]any{"hooks": hooksObj})
 	if err != nil {
-		return src, off
+		return src, o
 	}
-	return clean, off
+	return clean, o
+}
+
+// Format implements agents.Agent: Gemini CLI's settings.json files as a format (format
+// "gemini"): its own event names, timeouts in milliseconds, its switches.
+func (Agent) Format() hooks.Format {
+	return hostfmt.New(hostfmt.Spec{
+		Settings:      settings,
+		ProjectDirEnv: Agent{}.ProjectDirEnv(),
+		Canonical:     Agent{}.Event,
+		Switches:      switches,
+		Matcher:       matcher,
+		Command: func(f hostfmt.Format, fl hostfmt.File, canonical, ev string, e hostfmt.Entry, m *hooks.Matcher) *hooks.Hook {
+			h := f.NewHook(fl, canonical, ev, e.Command, m, Dialect{HostEvent: ev, Env: e.Env})
+			if e.Name != "" {
+				h.Name = e.Name
+			}
+			h.Timeout = DefaultTimeout
+			if e.Timeout != nil && *e.Timeout > 0 {
+				h.Timeout = time.Duration(*e.Timeout * float64(time.Millisecond)) // Gemini's are milliseconds
+			}
+			return h
+		},
+	})
 }

@@ -1,4 +1,4 @@
-package hostfmt
+package cline
 
 import (
 	"encoding/json"
@@ -9,26 +9,26 @@ import (
 	"strings"
 	"time"
 
-	"github.com/autoagent/agent-hooks/agents/cline"
+	"github.com/autoagent/agent-hooks/agents/hostfmt"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
-// ClineFormat is Cline's hook files as a format (format "cline"): every file named after a Cline
+// format is Cline's hook files as a format (format "cline"): every file named after a Cline
 // event (PreToolUse, TaskStart, …, with an extension Cline runs or none) in .clinerules/hooks/,
 // .cline/hooks/, ~/.cline/hooks/ ($CLINE_DIR/hooks) and ~/Documents/Cline/Hooks/. They run as
 // Cline runs them: the file itself (by its shebang), else by its extension's interpreter, else
 // with bash; Cline's JSON on stdin (hookName, taskId, workspaceRoots, tool_call …); exit codes
 // ignored, and {"cancel": true, "errorMessage": …} on stdout (or its last HOOK_CONTROL line)
 // blocks, contextModification is feedback.
-type ClineFormat struct{}
+type format struct{}
 
-// Cline is Cline's hook files as a format.
-func Cline() ClineFormat { return ClineFormat{} }
+// Format implements agents.Agent: Cline's hook files as a format.
+func (Agent) Format() hooks.Format { return format{} }
 
 // Name implements hooks.Format.
-func (ClineFormat) Name() string { return "cline" }
+func (format) Name() string { return settings.Name }
 
 // clineEvents are the canonical events of a Cline hook file, with the SDK's hookName Cline
 // gives it; a PostToolUse file runs for both outcomes of a tool, TaskResume only on a resumed
@@ -54,28 +54,16 @@ var clineInterpreters = map[string][]string{
 }
 
 // Load implements hooks.Format.
-func (f ClineFormat) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
+func (f format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 	if env.Agent == f.Name() {
 		return hooks.Loaded{}, nil // Cline runs these itself
 	}
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	dirs := []file{
-		{filepath.Join(env.Workspace, ".clinerules", "hooks"), "project"},
-		{filepath.Join(env.Workspace, ".cline", "hooks"), "project"},
-	}
-	if env.UserHome != "" && !env.DisableUserHooks {
-		home := getenv("CLINE_DIR")
-		if home == "" {
-			home = filepath.Join(env.UserHome, ".cline")
-		}
-		dirs = append(dirs, file{filepath.Join(home, "hooks"), "user"}, file{filepath.Join(env.UserHome, "Documents", "Cline", "Hooks"), "user"})
-	}
 	var out hooks.Loaded
-	for _, d := range dirs {
-		entries, err := os.ReadDir(d.path)
+	for _, d := range hostfmt.RunOrder(settings, env) {
+		if d.Scope == string(hostsettings.User) && (env.UserHome == "" || env.DisableUserHooks) {
+			continue
+		}
+		entries, err := os.ReadDir(d.Path)
 		if err != nil {
 			continue // no such folder
 		}
@@ -87,7 +75,7 @@ func (f ClineFormat) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			path := filepath.Join(d.path, name)
+			path := filepath.Join(d.Path, name)
 			ext := strings.ToLower(filepath.Ext(name))
 			interp, known := clineInterpreters[ext]
 			base := strings.TrimSuffix(name, filepath.Ext(name))
@@ -107,7 +95,7 @@ func (f ClineFormat) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 			if err != nil {
 				return hooks.Loaded{}, fmt.Errorf("read %s: %w", path, err)
 			}
-			if hostsettings.Cline.OwnsScript(src) {
+			if settings.OwnsScript(src) {
 				continue // agent-hooks as Cline's hook runner: these are agent-hooks' own hooks
 			}
 			argv := append(append([]string(nil), interp...), path)
@@ -119,8 +107,8 @@ func (f ClineFormat) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 			for _, ev := range clineEvents[hookFile] {
 				h := &hooks.Hook{
 					Name: name, Type: hooks.TypeCommand, Event: ev.event, Command: path,
-					Timeout: cline.ToolTimeout, Enabled: true,
-					Source:  hooks.Source{Format: f.Name(), Scope: d.scope, File: path},
+					Timeout: ToolTimeout, Enabled: true,
+					Source:  hooks.Source{Format: f.Name(), Scope: d.Scope, File: path},
 					Options: json.RawMessage(fmt.Sprintf(`{"hostEvent":%q}`, hookFile)),
 					Dialect: ClineDialect{HookName: ev.hookName, Argv: argv},
 				}
@@ -212,9 +200,9 @@ func (d ClineDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) h
 	var c clineControl
 	if strings.HasPrefix(text, "{") && json.Unmarshal([]byte(text), &c) == nil {
 		if c.Cancel {
-			return block(o, firstOf(c.ErrorMessage, "cancelled by hook "+inv.Hook.Command))
+			return hostfmt.Block(o, hostfmt.FirstOf(c.ErrorMessage, "cancelled by hook "+inv.Hook.Command))
 		}
-		o.Feedback = strings.TrimSpace(strings.Join(nonEmpty(c.Context, c.ContextModification, c.ErrorMessage), "\n"))
+		o.Feedback = strings.TrimSpace(strings.Join(hostfmt.NonEmpty(c.Context, c.ContextModification, c.ErrorMessage), "\n"))
 	}
 	if p.ExitCode != 0 {
 		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %q failed with exit code %d: %s", inv.Hook.Command, p.ExitCode, seedfmt.Reason(p))

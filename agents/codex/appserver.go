@@ -1,4 +1,4 @@
-package hostsettings
+package codex
 
 import (
 	"bufio"
@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/autoagent/agent-hooks/agents/hostsettings"
 )
 
 // Codex runs a project's .codex/hooks.json only when the project is trusted in
@@ -26,11 +28,11 @@ import (
 // editing its own config.toml, comments and all).
 
 // ConfigFile is Codex's config.toml.
-func ConfigFile(env Env) string { return filepath.Join(Codex.UserDir(env), "config.toml") }
+func ConfigFile(env hostsettings.Env) string { return filepath.Join(userDir(env), "config.toml") }
 
 // ProjectTrust is the trust_level config.toml gives dir ("trusted", "untrusted", or "" when
 // it says nothing).
-func ProjectTrust(env Env, dir string) (string, error) {
+func ProjectTrust(env hostsettings.Env, dir string) (string, error) {
 	path := ConfigFile(env)
 	var cfg struct {
 		Projects map[string]struct {

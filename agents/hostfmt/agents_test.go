@@ -2,18 +2,20 @@ package hostfmt_test
 
 import (
 	"encoding/json"
+	"github.com/autoagent/agent-hooks/agents/claude"
+	"github.com/autoagent/agent-hooks/agents/cursor"
+	"github.com/autoagent/agent-hooks/agents/gemini"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/hooks/hostfmt"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt/seedtest"
 )
 
 func agentsWorkspace(t *testing.T) *seedtest.Workspace {
 	t.Helper()
-	return seedtest.New(t, []hooks.Format{hostfmt.Claude(), hostfmt.Gemini(), hostfmt.Cursor()})
+	return seedtest.New(t, []hooks.Format{claude.Agent{}.Format(), gemini.Agent{}.Format(), cursor.Agent{}.Format()})
 }
 
 // Gemini's settings: its event names map onto the canonical ones, its timeouts are milliseconds,
@@ -126,7 +128,7 @@ func TestCursorHooks(t *testing.T) {
 	}
 
 	env := w.LoadEnv()
-	env.Agent = "cursor"
+	env.Agent, env.AgentRuns = "cursor", cursor.Agent{}.Settings().Runs()
 	cfg, err = hooks.Load(w.Registry(), env)
 	if err != nil {
 		t.Fatal(err)

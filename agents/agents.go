@@ -134,3 +134,18 @@ type Truster interface {
 	// says so on w; with trust false it only says what the agent still needs.
 	Trust(ctx context.Context, w io.Writer, env hostsettings.Env, file hostsettings.File, bin string, procEnv []string, trust bool) error
 }
+
+// PlainContexter is an Agent whose own hooks' plain output (not JSON) reaches the model on other
+// events than SessionStart and UserPromptSubmit, where Claude Code and Codex take it: agent-hooks
+// does as the agent does with its own hooks.
+type PlainContexter interface {
+	PlainContext(event string) bool
+}
+
+// plainContext reports whether a hook's plain output is context for the model on event.
+func plainContext(a Agent, event string) bool {
+	if p, ok := a.(PlainContexter); ok {
+		return p.PlainContext(event)
+	}
+	return event == hooks.SessionStart || event == hooks.UserPromptSubmit
+}

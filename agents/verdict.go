@@ -16,7 +16,7 @@ func (h *handler) verdict(results ...*hooks.Result) *Verdict {
 	if h.mapped {
 		v.Event = h.event
 	}
-	plainIsContext := h.event == hooks.SessionStart || h.event == hooks.UserPromptSubmit
+	plainIsContext := plainContext(h.o.Agent, h.event)
 	var deny, ask, allow, block []string
 	allowed := false
 	fedBack := map[string]bool{} // the warnings of blocks the agent passes on as such

@@ -140,7 +140,7 @@ func modelFakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("unsupported: ! model-fake")
 	}
 	if len(args) == 0 {
-		ts.Fatalf("usage: model-fake start|requests|tool-results ...")
+		ts.Fatalf("usage: model-fake start|requests|bodies|tool-results ...")
 	}
 	switch args[0] {
 	case "start":
@@ -168,6 +168,15 @@ func modelFakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		out := ts.Stdout() // even when there is nothing to print: stdout is this command's
 		for _, r := range scriptServer(ts).Requests() {
 			fmt.Fprintf(out, "%s %s turn=%d\n", r.Method, r.Path, r.Turn)
+		}
+	case "bodies":
+		// Each model turn's request body on one line, for a script to look for what reached the
+		// model (a hook's context).
+		out := ts.Stdout()
+		for _, r := range scriptServer(ts).Requests() {
+			if r.Turn >= 0 {
+				fmt.Fprintf(out, "turn=%d %s\n", r.Turn, r.Body)
+			}
 		}
 	case "tool-results":
 		out := ts.Stdout()

@@ -180,9 +180,8 @@ type output struct {
 }
 
 // Answer implements agents.Agent: Claude Code's answer in the PascalCase dialect, else Copilot's
-// flat one, with only what Copilot reads for the event. Copilot cannot block a prompt
-// (userPromptSubmitted) nor a session's start, and shows hooks' messages nowhere: agent-hooks'
-// warnings go to stderr only.
+// flat one, with only what Copilot reads for the event. Copilot cannot block a session's start,
+// and shows hooks' messages nowhere: agent-hooks' warnings go to stderr only.
 func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	if pascal(v.HostEvent) && v.HostEvent != "PermissionRequest" { // Copilot sends that one camelCase
 		return claude.Agent{}.Answer(v)
@@ -211,11 +210,18 @@ func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 			o.Decision, o.Reason = "block", agents.NonEmpty(v.Reason)
 		}
 		context = ""
+	case hooks.UserPromptSubmit:
+		// Copilot drops the prompt on {"decision": "block"}, and hands the model the context of
+		// one it lets through (1.0.102, both checked against the real CLI).
+		if v.Decision == agents.Deny {
+			o.Decision, o.Reason = "block", agents.NonEmpty(v.Reason)
+			context = ""
+		}
 	case hooks.PostToolUse, hooks.PostToolUseFailure, hooks.SessionStart, hooks.SubagentStart, hooks.Notification:
 		if v.Block != "" {
 			context = join(v.Block, context)
 		}
-	default: // userPromptSubmitted, sessionEnd, errorOccurred, preCompact: Copilot reads no answer
+	default: // sessionEnd, errorOccurred, preCompact: Copilot reads no answer
 		context = ""
 	}
 	o.AdditionalContext = context

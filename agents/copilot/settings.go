@@ -43,7 +43,7 @@ var settings = &hostsettings.Spec{
 	CheckRoot:    check,
 	InstalledNotes: []string{
 		"Copilot loads a repository's hooks in -p mode only in a folder it trusts (--trust-folder, or COPILOT_ALLOW_ALL=true); its user hooks (--user) always load",
-		"Copilot cannot block a prompt (userPromptSubmitted) nor a session's start: gates on those events only record",
+		"Copilot cannot block a session's start (sessionStart): gates on it only record",
 	},
 	Help: hostsettings.Help{
 		Install: `GitHub Copilot CLI: agent-hooks' own hooks file, .github/hooks/agent-hooks.json (--user: ~/.copilot/hooks/agent-hooks.json), with "timeoutSec" on each camelCase event.`,
@@ -144,11 +144,6 @@ func checkHook(c *hostsettings.Checker, event string, at []any, v any) {
 	}
 	if typ == "http" && (event == "preToolUse" || event == "PreToolUse") {
 		c.Add(hostsettings.Misconfigured, "use a command hook", at, "an http preToolUse hook fails open: Copilot runs the tool when it does not answer")
-	}
-	if event == "userPromptSubmitted" || event == "UserPromptSubmit" {
-		if cmd, _ := h["bash"].(string); hostsettings.AgentHooksCommand(cmd) {
-			return // install puts agent-hooks there for the record, not as a gate
-		}
 	}
 	if typ != "command" {
 		return

@@ -151,3 +151,7 @@ func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	o.SystemMessage = v.Warning()
 	return o.Encode()
 }
+
+// PlainContext implements agents.PlainContexter: Gemini CLI ignores what a BeforeAgent hook only
+// prints (0.61.0, checked against the real CLI); a SessionStart hook's reaches the model.
+func (Agent) PlainContext(event string) bool { return event == hooks.SessionStart }

@@ -113,6 +113,9 @@ type Verdict struct {
 	// Warnings are agent-hooks' warnings for the user: hooks that failed without blocking, a
 	// capped Stop loop, a refusal's cause.
 	Warnings []string
+	// UpdatedInput is the tool input a hook rewrote the call to (PreToolUse): the agent runs the
+	// call with it (Rewriter), or the call is refused.
+	UpdatedInput map[string]any
 }
 
 // TimeoutOr is a hook's budget for an agent whose hook entry's timeout is the whole budget:
@@ -148,4 +151,10 @@ func plainContext(a Agent, event string) bool {
 		return p.PlainContext(event)
 	}
 	return event == hooks.SessionStart || event == hooks.UserPromptSubmit
+}
+
+// Rewriter is an Agent that can run a tool call with the input a hook rewrote it to: its Answer
+// says so for a verdict with UpdatedInput. An agent that cannot has such a call refused.
+type Rewriter interface {
+	Rewrites() bool
 }

@@ -367,8 +367,38 @@ func (h *handler) fire(ctx context.Context) (*Verdict, error) {
 		results = append(results, gout.Result)
 	}
 	v := h.verdict(results...)
+	if v.UpdatedInput != nil {
+		h.recheck(v)
+	}
 	h.record(out.Result.SessionID, v)
 	return v, nil
+}
+
+// recheck asks the rules again about the call a hook rewrote (the rules decided the call as the
+// agent asked it, before the hooks): a rewrite into a call they deny is refused.
+func (h *handler) recheck(v *Verdict) {
+	req := h.req
+	req.Data = maps.Clone(h.req.Data)
+	req.Data["toolInput"] = v.UpdatedInput
+	if _, ok := req.Data["tool_input"]; ok {
+		req.Data["tool_input"] = v.UpdatedInput
+	}
+	dir, _ := h.req.Data["cwd"].(string)
+	if dir == "" {
+		dir = h.runner.Cwd
+	}
+	tc := map[string]any{"tool": h.in.Tool(), "input": v.UpdatedInput}
+	if c := callOf(h.o.Agent, h.in.Tool(), v.UpdatedInput, dir, h.req.Workspace, h.runner.UserHome); c != nil {
+		c.Into(tc)
+	}
+	req.Data["toolCall"] = tc
+	ex, err := h.runner.Explain(req)
+	switch {
+	case err != nil:
+		v.Decision, v.Reason, v.UpdatedInput = Deny, "the rules could not decide on the rewritten call: "+err.Error(), nil
+	case ex.Decision == "deny":
+		v.Decision, v.Reason, v.UpdatedInput = Deny, "a hook rewrote the call into one the rules deny: "+ex.Reason, nil
+	}
 }
 
 // gitGates are the requests of PreGitCommit and PreGitPush for the git commits and pushes a

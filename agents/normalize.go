@@ -20,7 +20,11 @@ type ToolShape struct {
 // writes and reads (normalized: relative to the workspace inside it), and the simple commands of a
 // shell call. nil when the input is about no tool.
 func normalizedCall(h Agent, in *Input, dir, workspace, home string) *toolcall.Call {
-	tool, input := in.Tool(), in.ToolInput()
+	return callOf(h, in.Tool(), in.ToolInput(), dir, workspace, home)
+}
+
+// callOf is the normalized call of a tool and its input.
+func callOf(h Agent, tool string, input map[string]any, dir, workspace, home string) *toolcall.Call {
 	if tool == "" {
 		return nil
 	}

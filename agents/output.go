@@ -25,6 +25,10 @@ type Specific struct {
 	PermissionDecisionReason string      `json:"permissionDecisionReason,omitempty"`
 	Decision                 *Permission `json:"decision,omitempty"` // PermissionRequest's
 	AdditionalContext        string      `json:"additionalContext,omitempty"`
+	// UpdatedInput is the tool input the call runs with instead (Claude Code, Codex).
+	UpdatedInput map[string]any `json:"updatedInput,omitempty"`
+	// ToolInput is Gemini CLI's name of it.
+	ToolInput map[string]any `json:"tool_input,omitempty"`
 }
 
 // Permission is a PermissionRequest's decision.
@@ -54,7 +58,7 @@ func (o *Output) StopSession(reason string) {
 
 // Encode is the output as one JSON document, nil when it says nothing.
 func (o *Output) Encode() ([]byte, error) {
-	if *o == (Output{}) {
+	if o.Continue == nil && o.StopReason == "" && o.Decision == "" && o.Reason == "" && o.HookSpecificOutput == nil && o.SystemMessage == "" {
 		return nil, nil
 	}
 	return Marshal(o)

@@ -76,6 +76,13 @@ func (h *handler) verdict(results ...*hooks.Result) *Verdict {
 		}
 	}
 	v.Block = strings.Join(block, "\n")
+	if len(results) > 0 && results[0].UpdatedInput != nil && v.Blockable && v.Decision != Deny {
+		v.UpdatedInput = results[0].UpdatedInput
+		if r, ok := h.o.Agent.(Rewriter); !ok || !r.Rewrites() {
+			v.Decision, v.UpdatedInput = Deny, nil
+			v.Reason = "a hook rewrote the call's input, and " + h.o.Agent.Title() + " cannot run a rewritten call: it is refused rather than run as asked"
+		}
+	}
 	return v
 }
 

@@ -127,6 +127,9 @@ func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 				s.PermissionDecisionReason = agents.NonEmpty(v.Reason)
 			}
 		}
+		if v.UpdatedInput != nil {
+			o.Specific(v.HostEvent).UpdatedInput = v.UpdatedInput
+		}
 	case hooks.PermissionRequest:
 		switch v.Decision {
 		case agents.Deny:
@@ -167,3 +170,7 @@ func join(a, b string) string {
 	}
 	return a + "\n\n" + b
 }
+
+// Rewrites implements agents.Rewriter: Claude Code runs the call with hookSpecificOutput's
+// updatedInput (2.1.197, checked against the real CLI).
+func (Agent) Rewrites() bool { return true }

@@ -90,9 +90,14 @@ func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	context := v.Joined()
 	switch v.Event {
 	case hooks.PreToolUse:
-		if v.Decision == agents.Deny || v.Decision == agents.Ask {
+		switch {
+		case v.Decision == agents.Deny || v.Decision == agents.Ask:
 			s := o.Specific(v.HostEvent)
 			s.PermissionDecision, s.PermissionDecisionReason = "deny", agents.NonEmpty(v.Reason)
+		case v.UpdatedInput != nil:
+			// Codex takes a rewritten input with "allow" only (and "allow" only with one).
+			s := o.Specific(v.HostEvent)
+			s.PermissionDecision, s.UpdatedInput = "allow", v.UpdatedInput
 		}
 	case hooks.PermissionRequest:
 		switch v.Decision {
@@ -131,3 +136,7 @@ func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 	o.SystemMessage = v.Warning()
 	return o.Encode()
 }
+
+// Rewrites implements agents.Rewriter: Codex runs the call with updatedInput under
+// permissionDecision "allow" (0.169.0, checked against the real CLI).
+func (Agent) Rewrites() bool { return true }

@@ -177,6 +177,8 @@ type output struct {
 	Decision                 string `json:"decision,omitempty"` // agentStop's, subagentStop's "block"
 	Reason                   string `json:"reason,omitempty"`
 	AdditionalContext        string `json:"additionalContext,omitempty"`
+	// ModifiedArgs is the tool input the call runs with instead.
+	ModifiedArgs map[string]any `json:"modifiedArgs,omitempty"`
 }
 
 // Answer implements agents.Agent: Claude Code's answer in the PascalCase dialect, else Copilot's
@@ -195,6 +197,9 @@ func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 			if v.Decision == agents.Deny {
 				o.PermissionDecisionReason = agents.NonEmpty(v.Reason)
 			}
+		}
+		if v.UpdatedInput != nil {
+			o.ModifiedArgs = v.UpdatedInput
 		}
 		context = ""
 	case hooks.PermissionRequest:
@@ -225,7 +230,8 @@ func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 		context = ""
 	}
 	o.AdditionalContext = context
-	if o == (output{}) {
+	if o.PermissionDecision == "" && o.PermissionDecisionReason == "" && o.Behavior == "" && o.Message == "" &&
+		o.Decision == "" && o.Reason == "" && o.AdditionalContext == "" && o.ModifiedArgs == nil {
 		return nil, nil
 	}
 	return agents.Marshal(o)
@@ -237,3 +243,7 @@ func join(a, b string) string {
 	}
 	return a + "\n\n" + b
 }
+
+// Rewrites implements agents.Rewriter: Copilot CLI runs the call with modifiedArgs (1.0.102,
+// checked against the real CLI), and its PascalCase dialect with Claude Code's updatedInput.
+func (Agent) Rewrites() bool { return true }

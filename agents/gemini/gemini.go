@@ -124,6 +124,9 @@ func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 		case agents.Allow:
 			o.Decision, o.Reason = "allow", v.Reason
 		}
+		if v.UpdatedInput != nil && v.Decision != agents.Deny && v.Decision != agents.Ask {
+			o.Specific(v.HostEvent).ToolInput = v.UpdatedInput
+		}
 		context = "" // BeforeTool has no context for the model; a refusal's reason holds it
 	case hooks.UserPromptSubmit, hooks.Stop:
 		// BeforeAgent: the prompt is dropped. AfterAgent: the agent retries, the reason its
@@ -155,3 +158,7 @@ func (Agent) Answer(v *agents.Verdict) ([]byte, error) {
 // PlainContext implements agents.PlainContexter: Gemini CLI ignores what a BeforeAgent hook only
 // prints (0.61.0, checked against the real CLI); a SessionStart hook's reaches the model.
 func (Agent) PlainContext(event string) bool { return event == hooks.SessionStart }
+
+// Rewrites implements agents.Rewriter: Gemini CLI runs the call with hookSpecificOutput's
+// tool_input (0.61.0, checked against the real CLI).
+func (Agent) Rewrites() bool { return true }

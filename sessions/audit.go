@@ -71,7 +71,7 @@ func (s *Store) Append(id string, events ...Event) error {
 			seq, prev = seq+1, lineHash(b)
 		}
 		return buf.Bytes(), nil
-	})
+	}, nil)
 	if err != nil {
 		return fmt.Errorf("append to audit trail: %w", err)
 	}

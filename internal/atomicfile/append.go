@@ -30,16 +30,21 @@ func AppendLines(path string, data []byte, perm fs.FileMode) error {
 	if data[len(data)-1] != '\n' {
 		return fmt.Errorf("append to %s: data does not end in a newline", path)
 	}
-	return AppendLinesAfter(path, perm, func([]byte) ([]byte, error) { return data, nil })
+	return AppendLinesAfter(path, perm, func([]byte) ([]byte, error) { return data, nil }, nil)
 }
 
 // AppendLinesAfter is AppendLines with the lines made under the lock by build, which gets the
 // file's last complete line (without its '\n'; nil for a file without one) so that what it
 // appends can depend on it, as a hash chain does. A fragment after the last '\n' (a torn write)
-// is not a line: build gets the line before it. The slice is valid only during the call.
-func AppendLinesAfter(path string, perm fs.FileMode, build func(last []byte) ([]byte, error)) error {
+// is not a line: build gets the line before it. The slice is valid only during the call. commit,
+// when not nil, runs under the lock once the lines are written, for what must change with them
+// (a note of the chain's head); its error undoes the write, as a failed write is undone.
+//
+// The file is opened through OpenFile: never through a symbolic link, and only when it is a
+// regular file with no other hard link, so that lines never land in a file elsewhere.
+func AppendLinesAfter(path string, perm fs.FileMode, build func(last []byte) ([]byte, error), commit func() error) error {
 	open := func() (*os.File, error) {
-		return os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, perm)
+		return OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, perm)
 	}
 	f, err := open()
 	if errors.Is(err, fs.ErrNotExist) {
@@ -54,7 +59,7 @@ func AppendLinesAfter(path string, perm fs.FileMode, build func(last []byte) ([]
 		f.Close()
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
-	err = buildAndAppend(f, build)
+	err = buildAndAppend(f, build, commit)
 	_ = unlock(f) // closing the file releases the lock anyway
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -74,18 +79,18 @@ type appendFile interface {
 	Truncate(size int64) error
 }
 
-// appendLines is AppendLines on a locked file.
-func appendLines(f appendFile, data []byte) error {
+// appendLines is AppendLines on a locked file; size is the file's size before the write.
+func appendLines(f appendFile, data []byte) (size int64, err error) {
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	size := st.Size()
+	size = st.Size()
 	buf := data
 	if size > 0 {
 		var last [1]byte
 		if _, err := f.ReadAt(last[:], size-1); err != nil {
-			return fmt.Errorf("read the last byte: %w", err)
+			return size, fmt.Errorf("read the last byte: %w", err)
 		}
 		if last[0] != '\n' {
 			buf = append([]byte{'\n'}, data...) // isolate the torn fragment on its own line
@@ -94,17 +99,17 @@ func appendLines(f appendFile, data []byte) error {
 	// One write: an appender that does not take the lock still never interleaves with this one.
 	n, err := f.Write(buf)
 	if err == nil {
-		return nil
+		return size, nil
 	}
 	if n > 0 {
 		if terr := f.Truncate(size); terr != nil {
-			return fmt.Errorf("%w (and removing the %d bytes written failed: %v; the next append puts them on a line of their own)", err, n, terr)
+			return size, fmt.Errorf("%w (and removing the %d bytes written failed: %v; the next append puts them on a line of their own)", err, n, terr)
 		}
 	}
-	return err
+	return size, err
 }
 
-func buildAndAppend(f *os.File, build func(last []byte) ([]byte, error)) error {
+func buildAndAppend(f *os.File, build func(last []byte) ([]byte, error), commit func() error) error {
 	last, err := LastLine(f)
 	if err != nil {
 		return err
@@ -116,7 +121,17 @@ func buildAndAppend(f *os.File, build func(last []byte) ([]byte, error)) error {
 	if data[len(data)-1] != '\n' {
 		return errors.New("data does not end in a newline")
 	}
-	return appendLines(f, data)
+	size, err := appendLines(f, data)
+	if err != nil || commit == nil {
+		return err
+	}
+	if err := commit(); err != nil {
+		if terr := f.Truncate(size); terr != nil {
+			return fmt.Errorf("%w (and removing the lines written failed: %v)", err, terr)
+		}
+		return fmt.Errorf("%w (the lines were not appended)", err)
+	}
+	return nil
 }
 
 // LastLine returns the last complete line of f (without its '\n'), reading back from the end
@@ -172,8 +187,9 @@ func sizeOf(f io.ReaderAt) (int64, error) {
 
 // ReadLocked runs fn with path open for reading while holding the lock AppendLines takes, so
 // that fn sees no append half done. A missing file is fs.ErrNotExist.
+// The file is opened through OpenFile (never through a link).
 func ReadLocked(path string, fn func(f *os.File) error) error {
-	f, err := os.Open(path)
+	f, err := OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}

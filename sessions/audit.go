@@ -84,7 +84,7 @@ func (s *Store) OpenTrail(id string) (io.ReadCloser, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("read audit trail: invalid session id %q", id)
 	}
-	f, err := os.Open(s.EventsPath(id))
+	f, err := atomicfile.OpenFile(s.EventsPath(id), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return io.NopCloser(bytes.NewReader(nil)), nil
 	}

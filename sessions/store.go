@@ -326,7 +326,7 @@ func (s *Store) setCurrent(id string) error {
 // read parses the record of id; the caller has checked the id.
 func (s *Store) read(id string) (*Session, error) {
 	path := s.Path(id)
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read session %s: %w", id, ErrNotFound)
 	}
@@ -399,7 +399,7 @@ func (s *Store) TrailFile(id string) (*os.File, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("read audit trail: invalid session id %q", id)
 	}
-	f, err := os.Open(s.EventsPath(id))
+	f, err := atomicfile.OpenFile(s.EventsPath(id), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

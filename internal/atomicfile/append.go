@@ -86,31 +86,41 @@ func appendLines(f appendFile, data []byte) (size int64, err error) {
 		return 0, err
 	}
 	size = st.Size()
-	buf := data
+	var last [1]byte
 	if size > 0 {
-		var last [1]byte
 		if _, err := f.ReadAt(last[:], size-1); err != nil {
 			return size, fmt.Errorf("read the last byte: %w", err)
 		}
-		if last[0] != '\n' {
-			buf = append([]byte{'\n'}, data...) // isolate the torn fragment on its own line
-		}
+	}
+	return size, appendLinesAt(f, data, size, last[0])
+}
+
+// appendLinesAt is appendLines on a locked file of size bytes whose last byte is lastByte.
+func appendLinesAt(f appendFile, data []byte, size int64, lastByte byte) error {
+	buf := data
+	if size > 0 && lastByte != '\n' {
+		buf = append([]byte{'\n'}, data...) // isolate the torn fragment on its own line
 	}
 	// One write: an appender that does not take the lock still never interleaves with this one.
 	n, err := f.Write(buf)
 	if err == nil {
-		return size, nil
+		return nil
 	}
 	if n > 0 {
 		if terr := f.Truncate(size); terr != nil {
-			return size, fmt.Errorf("%w (and removing the %d bytes written failed: %v; the next append puts them on a line of their own)", err, n, terr)
+			return fmt.Errorf("%w (and removing the %d bytes written failed: %v; the next append puts them on a line of their own)", err, n, terr)
 		}
 	}
-	return size, err
+	return err
 }
 
 func buildAndAppend(f *os.File, build func(last []byte) ([]byte, error), commit func() error) error {
-	last, err := LastLine(f)
+	st, err := f.Stat() // under the lock: no one appends until it is released
+	if err != nil {
+		return err
+	}
+	size := st.Size()
+	last, lastByte, err := lastLine(f, size)
 	if err != nil {
 		return err
 	}
@@ -121,8 +131,7 @@ func buildAndAppend(f *os.File, build func(last []byte) ([]byte, error), commit 
 	if data[len(data)-1] != '\n' {
 		return errors.New("data does not end in a newline")
 	}
-	size, err := appendLines(f, data)
-	if err != nil || commit == nil {
+	if err := appendLinesAt(f, data, size, lastByte); err != nil || commit == nil {
 		return err
 	}
 	if err := commit(); err != nil {
@@ -141,6 +150,12 @@ func LastLine(f io.ReaderAt) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	line, _, err := lastLine(f, size)
+	return line, err
+}
+
+// lastLine is LastLine of f, of size bytes, with its last byte (0 for an empty file).
+func lastLine(f io.ReaderAt, size int64) (line []byte, lastByte byte, err error) {
 	const block = 4096
 	var tail []byte // the bytes from some offset to the end of the file
 	end := size     // the end of the last complete line, once found
@@ -150,7 +165,10 @@ func LastLine(f io.ReaderAt) ([]byte, error) {
 		off -= n
 		buf := make([]byte, n, n+int64(len(tail)))
 		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read the last line: %w", err)
+			return nil, 0, fmt.Errorf("read the last line: %w", err)
+		}
+		if off+n == size {
+			lastByte = buf[n-1]
 		}
 		tail = append(buf, tail...)
 		for i := int(n) - 1; i >= 0; i-- { // the new block only
@@ -162,13 +180,13 @@ func LastLine(f io.ReaderAt) ([]byte, error) {
 				found, end = true, pos
 				continue
 			}
-			return tail[i+1 : end-off], nil
+			return tail[i+1 : end-off], lastByte, nil
 		}
 		if off == 0 && found {
-			return tail[:end], nil
+			return tail[:end], lastByte, nil
 		}
 	}
-	return nil, nil
+	return nil, lastByte, nil
 }
 
 func sizeOf(f io.ReaderAt) (int64, error) {

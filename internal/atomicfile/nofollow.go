@@ -35,46 +35,52 @@ func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular
 // nor hang it on a pipe. (A folder of the path that is a link is followed: that is where the
 // user keeps the files.)
 func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, _, err := openFile(path, flag, perm)
+	return f, err
+}
+
+// openFile is OpenFile, with what the opened file's fstat found.
+func openFile(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, flag|noFollow, perm)
 	if err != nil {
 		if st, lerr := os.Lstat(path); lerr == nil && !st.Mode().IsRegular() {
-			return nil, &NotRegularError{Path: path, What: describeMode(st.Mode())}
+			return nil, nil, &NotRegularError{Path: path, What: describeMode(st.Mode())}
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, &NotRegularError{Path: path, What: describeMode(st.Mode())}
+		return nil, nil, &NotRegularError{Path: path, What: describeMode(st.Mode())}
 	}
 	if flag&(os.O_WRONLY|os.O_RDWR) != 0 {
 		n, err := links(f, st)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("count the links of %s: %w", path, err)
+			return nil, nil, fmt.Errorf("count the links of %s: %w", path, err)
 		}
 		if n > 1 {
 			f.Close()
-			return nil, &NotRegularError{Path: path, What: fmt.Sprintf("a file with %d hard links", n)}
+			return nil, nil, &NotRegularError{Path: path, What: fmt.Sprintf("a file with %d hard links", n)}
 		}
 	}
-	return f, nil
+	return f, st, nil
 }
 
 // ReadFile reads the regular file path as os.ReadFile does, through OpenFile: never through a
 // symbolic link, nor from a pipe or a device (which could make a read wait, or never end).
 func ReadFile(path string) ([]byte, error) {
-	f, err := OpenFile(path, os.O_RDONLY, 0)
+	f, st, err := openFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	size := 512
-	if st, err := f.Stat(); err == nil && st.Size() > 0 && st.Size() < 1<<30 {
+	if st.Size() > 0 && st.Size() < 1<<30 {
 		size = int(st.Size()) + 1 // one more byte, so that the read that finds the end needs no growth
 	}
 	b := make([]byte, 0, size)

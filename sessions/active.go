@@ -87,13 +87,17 @@ func (s *Store) setPointer(link, id string) {
 
 // replaceLink atomically replaces the link at path with one to target: a new link under a
 // temporary name renamed over it. Where symbolic links cannot be made (Windows without the
-// privilege), the link is a file holding the target. The caller holds the lock, so the temporary
-// name is no one else's.
+// privilege), the link is a file holding the target, made new (O_EXCL): whatever someone put
+// under the temporary name since it was removed is never written through. The caller holds the
+// lock, so the temporary name is no one else's.
 func replaceLink(path, target string) error {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	_ = os.Remove(tmp) // left by a crash
 	if err := os.Symlink(target, tmp); err != nil {
-		if err := os.WriteFile(tmp, []byte(target+"\n"), 0o600); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if err := writeNew(tmp, []byte(target+"\n")); err != nil {
 			return err
 		}
 	}
@@ -104,12 +108,29 @@ func replaceLink(path, target string) error {
 	return nil
 }
 
+// writeNew writes b to a new file at path, which must not exist (O_EXCL: not even as a link).
+func writeNew(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
+}
+
 // readLinkID reads the session id a link written by replaceLink names: "" and no error when there
-// is no link.
+// is no link. A file in its place is read as replaceLink writes one where links cannot be made;
+// anything else (a pipe) is refused rather than waited on.
 func readLinkID(path string) (string, error) {
 	target, err := os.Readlink(path)
 	if err != nil {
-		b, rerr := os.ReadFile(path)
+		b, rerr := atomicfile.ReadFile(path)
 		if errors.Is(rerr, fs.ErrNotExist) {
 			return "", nil
 		}

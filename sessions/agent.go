@@ -69,7 +69,7 @@ func (s *Store) OpenAgent(agent, agentID string, params func() Params) (sess *Se
 // or unreadable is reported (a new session takes its place) rather than failing every hook of the
 // agent's session.
 func (s *Store) indexed(index string) *Session {
-	b, err := os.ReadFile(index)
+	b, err := atomicfile.ReadFile(index)
 	if err != nil {
 		return nil
 	}

@@ -41,6 +41,14 @@ type Event struct {
 // never interleave nor fork the chain, and the trail only ever grows by whole lines (a failed
 // write leaves nothing behind, or at worst a fragment on a line of its own, which readers
 // report). An event without a time gets the store's clock.
+//
+// Under the trail's lock, Append holds the trail's last line against the trail's anchor (the
+// head the last append noted, or the record's when that is past it or there is no note): a trail
+// that does not end there was cut, rewritten or extended by something else, and gets a line
+// saying so (breakType) before the events, so that the next event never passes such a trail off
+// as whole. It then notes the head it leaves (<id>.head); a note that cannot be written undoes
+// the lines. The first lines of a trail nothing anchored yet are anchored in the record too, so
+// that a trail removed with its note is still missed.
 func (s *Store) Append(id string, events ...Event) error {
 	if !ValidID(id) {
 		return fmt.Errorf("append to audit trail: invalid session id %q", id)
@@ -54,28 +62,71 @@ func (s *Store) Append(id string, events ...Event) error {
 		}
 		events[i].Time = events[i].Time.UTC()
 	}
+	var (
+		note     *headNote
+		anchored bool      // the trail had an anchor before these lines
+		head     AuditHead // the head the lines leave
+	)
+	defer func() { note.close() }()
 	// Appends hold a lock on the trail itself, not the folder's (which would make every hook
 	// wait for other processes' record updates); a write cut short by a full disk is undone, and a
 	// line torn by a killed writer is ended before the next, so no event is glued to a fragment.
 	err := atomicfile.AppendLinesAfter(s.EventsPath(id), 0o600, func(last []byte) ([]byte, error) {
+		note = s.openNote(id)
+		want := newerHead(s.recordHead(id), note.head)
+		anchored = want != nil
 		seq, prev := chainAfter(id, last)
 		var buf bytes.Buffer
-		for _, e := range events {
+		add := func(e Event) error {
 			e.Seq, e.Prev = seq, prev
 			b, err := json.Marshal(e)
 			if err != nil {
-				return nil, fmt.Errorf("encode audit event %s/%s: %w", e.Event, e.Name, err)
+				return fmt.Errorf("encode audit event %s/%s: %w", e.Event, e.Name, err)
 			}
 			buf.Write(b)
 			buf.WriteByte('\n')
-			seq, prev = seq+1, lineHash(b)
+			head = AuditHead{Seq: seq, Hash: lineHash(b)}
+			seq, prev = seq+1, head.Hash
+			return nil
+		}
+		if reason := tailBreak(id, last, want, note); reason != "" {
+			if want != nil {
+				seq = max(seq, want.Seq+1) // seq, and so the note, never go back
+			}
+			details := map[string]any{"anchor": want}
+			if last != nil {
+				found, _, _ := chainFields(last)
+				details["found"] = AuditHead{Seq: found, Hash: lineHash(last)}
+			}
+			brk := Event{Time: events[0].Time, Event: events[0].Event, Name: "agent-hooks", Type: breakType,
+				Source: "agent-hooks", Status: "broken", Reason: reason, Details: details}
+			if err := add(brk); err != nil {
+				return nil, err
+			}
+		}
+		for _, e := range events {
+			if err := add(e); err != nil {
+				return nil, err
+			}
 		}
 		return buf.Bytes(), nil
-	})
+	}, func() error { return note.write(head) })
 	if err != nil {
 		return fmt.Errorf("append to audit trail: %w", err)
 	}
+	if !anchored {
+		s.anchorInRecord(id)
+	}
 	return nil
+}
+
+// anchorInRecord writes session id's record with the head just noted, when it has a record: what
+// anchors a trail whose note is removed with it.
+func (s *Store) anchorInRecord(id string) {
+	_, err := s.Update(id, func(*Session) error { return nil })
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		s.warn(fmt.Errorf("session %s: keep the audit trail's head in the record: %w", id, err))
+	}
 }
 
 // OpenTrail opens the audit trail of session id for reading; a session without a trail has an
@@ -84,7 +135,7 @@ func (s *Store) OpenTrail(id string) (io.ReadCloser, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("read audit trail: invalid session id %q", id)
 	}
-	f, err := os.Open(s.EventsPath(id))
+	f, err := atomicfile.OpenFile(s.EventsPath(id), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return io.NopCloser(bytes.NewReader(nil)), nil
 	}

@@ -90,6 +90,9 @@ func storeWithStopAnd(t *testing.T, raw string) (*Store, string) {
 	return s, id
 }
 
+// TestEventsSkipsBrokenLines: lines that are not events are skipped and reported. (Complete
+// lines agent-hooks did not append end the trail past its noted head: the next append says so
+// in a line of its own before its event.)
 func TestEventsSkipsBrokenLines(t *testing.T) {
 	t.Parallel()
 	s, id := storeWithStopAnd(t, "{\"event\": \"Sto\n\n")
@@ -100,8 +103,8 @@ func TestEventsSkipsBrokenLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Event != "Stop" || got[1].Event != "SessionEnd" {
-		t.Errorf("events = %+v, want Stop and SessionEnd", got)
+	if len(got) != 3 || got[0].Event != "Stop" || got[1].Type != breakType || got[2].Event != "SessionEnd" {
+		t.Errorf("events = %+v, want Stop, the trail's break and SessionEnd", got)
 	}
 	if len(problems) != 1 || !strings.Contains(problems[0].Error(), ".events.jsonl:2:") {
 		t.Errorf("problems = %v, want line 2 reported", problems)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // The newest index spares `session list` and a scanning attach the read of the whole folder: a
@@ -65,7 +67,7 @@ func folderTime(dir string) (ns int64, ok bool) {
 // loadNewest returns the index of dir if it describes the folder as it is now (modTime being the
 // folder's modification time) and holds at least keep ids or all of them; else nil.
 func loadNewest(dir string, modTime int64, keep int) *newestIndex {
-	b, err := os.ReadFile(newestIndexPath(dir))
+	b, err := atomicfile.ReadFile(newestIndexPath(dir))
 	if err != nil {
 		return nil
 	}

@@ -68,8 +68,8 @@ type Session struct {
 	// FilesModified are the files the agent's edit tools changed, relative to the workspace, in
 	// the order first changed.
 	FilesModified []string `json:"filesModified,omitempty"`
-	// AuditHead is the last line of the audit trail when the record was written (see ChainStart),
-	// or as noted since (Store.NoteHead), when Store.Get read the record.
+	// AuditHead is the head of the audit trail (see ChainStart) as the last append noted it when
+	// the record was written, or as noted since, when Store.Get read the record.
 	AuditHead *AuditHead `json:"auditHead,omitempty"`
 
 	extra map[string]json.RawMessage

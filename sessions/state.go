@@ -46,7 +46,7 @@ func (st *State) Update(v any, fn func() (changed bool, err error)) error {
 
 // update is Update's read-modify-write, under the lock.
 func update(path string, v any, fn func() (bool, error)) error {
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

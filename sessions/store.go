@@ -38,6 +38,8 @@ type Store struct {
 	now  func() time.Time
 	rand io.Reader
 	warn func(error)
+
+	recorded recordedHead // the head of the record last read by recordHead
 }
 
 // Option configures a Store.
@@ -226,8 +228,8 @@ func (s *Store) newID(now time.Time) (string, error) {
 	return fmt.Sprintf("session-%d-%s", now.UnixMilli(), b[:]), nil
 }
 
-// Get reads the record of session id, with the head of its audit trail as last noted
-// (NoteHead) when that is newer than the record's.
+// Get reads the record of session id, with the head of its audit trail as the last append noted
+// it when that is newer than the record's (newerHead).
 func (s *Store) Get(id string) (*Session, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("read session: invalid id %q (want session-<unixms>-<[a-z0-9]>)", id)
@@ -236,7 +238,7 @@ func (s *Store) Get(id string) (*Session, error) {
 }
 
 // readNoted is read with the head of the trail as last noted, when that is newer than the
-// record's.
+// record's (newerHead).
 func (s *Store) readNoted(id string) (*Session, error) {
 	sess, err := s.read(id)
 	if err != nil {
@@ -326,7 +328,7 @@ func (s *Store) setCurrent(id string) error {
 // read parses the record of id; the caller has checked the id.
 func (s *Store) read(id string) (*Session, error) {
 	path := s.Path(id)
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read session %s: %w", id, ErrNotFound)
 	}
@@ -364,15 +366,12 @@ func parseRecord(path, id string, b []byte) (*Session, error) {
 }
 
 // write replaces the record atomically: temp file, fsync, rename, fsync of the folder; then the
-// pointer of its workspace follows (notePointer). The caller holds the lock. The record gets the
-// audit trail's head as it is now.
+// pointer of its workspace follows (notePointer). The caller holds the lock. The record takes the
+// audit trail's head as the last append noted it, when that is past its own (newerHead): never
+// the trail's last line as it is, which anyone may have cut or extended since, and never a head
+// behind the one it keeps.
 func (s *Store) write(sess *Session) error {
-	head, err := s.trailHead(sess.ID)
-	if err != nil {
-		s.warn(fmt.Errorf("session %s: %w; the record keeps the head it had", sess.ID, err)) // the trail's own writes report it too
-	} else if head != nil {
-		sess.AuditHead = head
-	}
+	sess.AuditHead = newerHead(sess.AuditHead, s.notedHead(sess.ID))
 	b, err := json.MarshalIndent(sess, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", sess.ID, err)
@@ -399,7 +398,7 @@ func (s *Store) TrailFile(id string) (*os.File, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("read audit trail: invalid session id %q", id)
 	}
-	f, err := os.Open(s.EventsPath(id))
+	f, err := atomicfile.OpenFile(s.EventsPath(id), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

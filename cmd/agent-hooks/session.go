@@ -404,18 +404,24 @@ func (a *app) newSessionVerifyCmd() *cobra.Command {
 		Short: "Check that a session's audit trail is as it was written",
 		Long: `Check the hash chain of a session's audit trail (default $AUTOAGENT_SESSION_ID, else the
 current session). Every line carries its number in the chain ("seq") and the SHA-256 of the line
-before it ("prev"), and the session record keeps the head (the last line when the record was last
-written): a line changed, inserted or removed breaks the chain, and lines cut from the end fall
-short of the head. verify reports the first line that is not as written and exits 1.
+before it ("prev"); every append notes the head it leaves beside the record (<id>.head) and the
+record keeps it when it is written: a line changed, inserted or removed breaks the chain, and
+lines cut from the end fall short of the head. verify reports the first line that is not as
+written, or that an append found the trail cut, rewritten or extended and said so in it
+("found"), as "broken", and exits 1. Lines past the head are vouched for by nothing agent-hooks
+wrote (its note of the head was removed, damaged or rolled back, or something else added them):
+verify reports them as "unanchored" and exits 1.
 
 A trail written before agent-hooks chained its trails verifies as "unchained" (exit 0): there is
 nothing to check it against. Lines that are not events at all (a write cut short by a crash) are
 reported on stderr; the chain passes over them. The trail is read line by line, in constant
-memory.
+memory, up to the head it was read with (lines appended meanwhile are left to the next verify).
 
-A session pushed with "agent-hooks session push" verifies the same way with --remote.
+The chain shows edits; it is no signature: whoever can rewrite the trail, the note and the record
+together can forge a chain that verifies. A session pushed with "agent-hooks session push" is out
+of their reach: verify --remote checks it as it was pushed.
 
-Exit codes: 0 intact (or unchained), 1 broken or failure.`,
+Exit codes: 0 intact (or unchained, or empty), 1 broken, unanchored or failure.`,
 		Example: `  agent-hooks session verify
   agent-hooks session verify session-1704067200000-abc123 --json`,
 		Args: cobra.MaximumNArgs(1),
@@ -431,7 +437,7 @@ Exit codes: 0 intact (or unchained), 1 broken or failure.`,
 			return a.printVerification(sess.ID, v, asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"session", "status", "lines", "chained", "unchained", "head", "afterHead", "problems", "break"}`)
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"session", "status" (intact, broken, unanchored, unchained, empty), "lines", "chained", "unchained", "head", "afterHead", "problems", "break"}`)
 	remote.flags(cmd, "verify the session as it was last pushed to this remote")
 	return cmd
 }
@@ -462,7 +468,14 @@ func (a *app) sessionAndTrail(cmd *cobra.Command, args []string, remote *remoteF
 	if err != nil {
 		return nil, trailSource{}, err
 	}
-	return sess, localTrail(r.Store(), sess.ID), nil
+	// The record, its head and the trail's size at that head, taken together: a line appended
+	// while the command reads is not read as one past the head.
+	store := r.Store()
+	sess, size, err := store.Snapshot(sess.ID)
+	if err != nil {
+		return nil, trailSource{}, err
+	}
+	return sess, localTrail(store, sess.ID, size), nil
 }
 
 // remoteFlags are --remote and --workspace of the commands that read or write sessions on a

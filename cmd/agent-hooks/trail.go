@@ -147,9 +147,19 @@ func recordJSON(sess *sessions.Session, pending *sessions.PendingPush) ([]byte, 
 	return rec, nil
 }
 
-// localTrail is the audit trail of session id in the sessions folder.
-func localTrail(store *sessions.Store, id string) trailSource {
-	return trailSource{name: store.EventsPath(id), open: func() (io.ReadCloser, error) { return store.OpenTrail(id) }}
+// localTrail is the audit trail of session id in the sessions folder, its first size bytes (see
+// sessions.Store.Snapshot).
+func localTrail(store *sessions.Store, id string, size int64) trailSource {
+	return trailSource{name: store.EventsPath(id), open: func() (io.ReadCloser, error) {
+		r, err := store.OpenTrail(id)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(r, size), r}, nil
+	}}
 }
 
 // showSession prints a session's record, and with events its audit trail.
@@ -187,11 +197,13 @@ func verifySession(sess *sessions.Session, src trailSource) (*sessions.Verificat
 	return sessions.VerifyTrail(r, src.name, sess.ID, sess.AuditHead)
 }
 
-// verifyStatus is one word for a verification: intact, broken, unchained or empty.
+// verifyStatus is one word for a verification: intact, broken, unanchored, unchained or empty.
 func verifyStatus(v *sessions.Verification) string {
 	switch {
-	case !v.OK():
+	case v.Break != nil:
 		return "broken"
+	case v.AfterHead > 0:
+		return "unanchored"
 	case v.Chained == 0 && v.Unchained > 0:
 		return "unchained"
 	case v.Chained == 0:
@@ -201,7 +213,7 @@ func verifyStatus(v *sessions.Verification) string {
 }
 
 // printVerification says what verify found, in one line (and a warning per torn line on stderr);
-// a broken chain is exit 1.
+// a broken chain, and lines past the head, are exit 1.
 func (a *app) printVerification(id string, v *sessions.Verification, asJSON bool) error {
 	for _, p := range v.Problems {
 		fmt.Fprintf(a.stderr, "agent-hooks: warning: %s\n", p)
@@ -223,6 +235,12 @@ func (a *app) printVerification(id string, v *sessions.Verification, asJSON bool
 			msg = fmt.Sprintf("broken at line %d (%s): %s", v.Break.Line, v.Break.Kind, v.Break.Msg)
 		case "unchained":
 			msg = fmt.Sprintf("unchained: its %d line(s) were written before agent-hooks chained its audit trails, so they cannot be verified", v.Unchained)
+		case "unanchored":
+			if v.Head == nil {
+				msg = fmt.Sprintf("unanchored: nothing vouches for its %d chained line(s): the session record keeps no head, and no head is noted beside it", v.AfterHead)
+			} else {
+				msg = fmt.Sprintf("unanchored: %d line(s) after the last anchored head (seq %d) are not vouched for: agent-hooks notes the head with every line it appends, so they were added by something else, or its note of the head was removed, damaged or rolled back", v.AfterHead, v.Head.Seq)
+			}
 		case "empty":
 			msg = "empty: no hook has run in this session"
 		default:
@@ -230,13 +248,8 @@ func (a *app) printVerification(id string, v *sessions.Verification, asJSON bool
 			if v.Unchained > 0 {
 				msg += fmt.Sprintf(" after %d unchained line(s) written before agent-hooks chained its audit trails (not verifiable)", v.Unchained)
 			}
-			switch {
-			case v.Head == nil:
-				msg += "; the session record keeps no head yet, so lines cut from the end could not be told"
-			case v.AfterHead > 0:
-				msg += fmt.Sprintf("; the record's head is seq %d, %d line(s) were appended after it was written", v.Head.Seq, v.AfterHead)
-			default:
-				msg += fmt.Sprintf("; the last is the head the session record keeps (seq %d)", v.Head.Seq)
+			if v.Head != nil {
+				msg += fmt.Sprintf("; the last is its anchored head (seq %d)", v.Head.Seq)
 			}
 		}
 		fmt.Fprintf(a.stdout, "%s: %s\n", id, msg)

@@ -30,16 +30,21 @@ func AppendLines(path string, data []byte, perm fs.FileMode) error {
 	if data[len(data)-1] != '\n' {
 		return fmt.Errorf("append to %s: data does not end in a newline", path)
 	}
-	return AppendLinesAfter(path, perm, func([]byte) ([]byte, error) { return data, nil })
+	return AppendLinesAfter(path, perm, func([]byte) ([]byte, error) { return data, nil }, nil)
 }
 
 // AppendLinesAfter is AppendLines with the lines made under the lock by build, which gets the
 // file's last complete line (without its '\n'; nil for a file without one) so that what it
 // appends can depend on it, as a hash chain does. A fragment after the last '\n' (a torn write)
-// is not a line: build gets the line before it. The slice is valid only during the call.
-func AppendLinesAfter(path string, perm fs.FileMode, build func(last []byte) ([]byte, error)) error {
+// is not a line: build gets the line before it. The slice is valid only during the call. commit,
+// when not nil, runs under the lock once the lines are written, for what must change with them
+// (a note of the chain's head); its error undoes the write, as a failed write is undone.
+//
+// The file is opened through OpenFile: never through a symbolic link, and only when it is a
+// regular file with no other hard link, so that lines never land in a file elsewhere.
+func AppendLinesAfter(path string, perm fs.FileMode, build func(last []byte) ([]byte, error), commit func() error) error {
 	open := func() (*os.File, error) {
-		return os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, perm)
+		return OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, perm)
 	}
 	f, err := open()
 	if errors.Is(err, fs.ErrNotExist) {
@@ -54,7 +59,7 @@ func AppendLinesAfter(path string, perm fs.FileMode, build func(last []byte) ([]
 		f.Close()
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
-	err = buildAndAppend(f, build)
+	err = buildAndAppend(f, build, commit)
 	_ = unlock(f) // closing the file releases the lock anyway
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -74,22 +79,27 @@ type appendFile interface {
 	Truncate(size int64) error
 }
 
-// appendLines is AppendLines on a locked file.
-func appendLines(f appendFile, data []byte) error {
+// appendLines is AppendLines on a locked file; size is the file's size before the write.
+func appendLines(f appendFile, data []byte) (size int64, err error) {
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	size := st.Size()
-	buf := data
+	size = st.Size()
+	var last [1]byte
 	if size > 0 {
-		var last [1]byte
 		if _, err := f.ReadAt(last[:], size-1); err != nil {
-			return fmt.Errorf("read the last byte: %w", err)
+			return size, fmt.Errorf("read the last byte: %w", err)
 		}
-		if last[0] != '\n' {
-			buf = append([]byte{'\n'}, data...) // isolate the torn fragment on its own line
-		}
+	}
+	return size, appendLinesAt(f, data, size, last[0])
+}
+
+// appendLinesAt is appendLines on a locked file of size bytes whose last byte is lastByte.
+func appendLinesAt(f appendFile, data []byte, size int64, lastByte byte) error {
+	buf := data
+	if size > 0 && lastByte != '\n' {
+		buf = append([]byte{'\n'}, data...) // isolate the torn fragment on its own line
 	}
 	// One write: an appender that does not take the lock still never interleaves with this one.
 	n, err := f.Write(buf)
@@ -104,8 +114,13 @@ func appendLines(f appendFile, data []byte) error {
 	return err
 }
 
-func buildAndAppend(f *os.File, build func(last []byte) ([]byte, error)) error {
-	last, err := LastLine(f)
+func buildAndAppend(f *os.File, build func(last []byte) ([]byte, error), commit func() error) error {
+	st, err := f.Stat() // under the lock: no one appends until it is released
+	if err != nil {
+		return err
+	}
+	size := st.Size()
+	last, lastByte, err := lastLine(f, size)
 	if err != nil {
 		return err
 	}
@@ -116,7 +131,16 @@ func buildAndAppend(f *os.File, build func(last []byte) ([]byte, error)) error {
 	if data[len(data)-1] != '\n' {
 		return errors.New("data does not end in a newline")
 	}
-	return appendLines(f, data)
+	if err := appendLinesAt(f, data, size, lastByte); err != nil || commit == nil {
+		return err
+	}
+	if err := commit(); err != nil {
+		if terr := f.Truncate(size); terr != nil {
+			return fmt.Errorf("%w (and removing the lines written failed: %v)", err, terr)
+		}
+		return fmt.Errorf("%w (the lines were not appended)", err)
+	}
+	return nil
 }
 
 // LastLine returns the last complete line of f (without its '\n'), reading back from the end
@@ -126,6 +150,12 @@ func LastLine(f io.ReaderAt) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	line, _, err := lastLine(f, size)
+	return line, err
+}
+
+// lastLine is LastLine of f, of size bytes, with its last byte (0 for an empty file).
+func lastLine(f io.ReaderAt, size int64) (line []byte, lastByte byte, err error) {
 	const block = 4096
 	var tail []byte // the bytes from some offset to the end of the file
 	end := size     // the end of the last complete line, once found
@@ -135,7 +165,10 @@ func LastLine(f io.ReaderAt) ([]byte, error) {
 		off -= n
 		buf := make([]byte, n, n+int64(len(tail)))
 		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read the last line: %w", err)
+			return nil, 0, fmt.Errorf("read the last line: %w", err)
+		}
+		if off+n == size {
+			lastByte = buf[n-1]
 		}
 		tail = append(buf, tail...)
 		for i := int(n) - 1; i >= 0; i-- { // the new block only
@@ -147,13 +180,13 @@ func LastLine(f io.ReaderAt) ([]byte, error) {
 				found, end = true, pos
 				continue
 			}
-			return tail[i+1 : end-off], nil
+			return tail[i+1 : end-off], lastByte, nil
 		}
 		if off == 0 && found {
-			return tail[:end], nil
+			return tail[:end], lastByte, nil
 		}
 	}
-	return nil, nil
+	return nil, lastByte, nil
 }
 
 func sizeOf(f io.ReaderAt) (int64, error) {
@@ -172,8 +205,9 @@ func sizeOf(f io.ReaderAt) (int64, error) {
 
 // ReadLocked runs fn with path open for reading while holding the lock AppendLines takes, so
 // that fn sees no append half done. A missing file is fs.ErrNotExist.
+// The file is opened through OpenFile (never through a link).
 func ReadLocked(path string, fn func(f *os.File) error) error {
-	f, err := os.Open(path)
+	f, err := OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,8 @@ func appendOnFullDisk(t *testing.T, path, line string, room int, truncateErr err
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return appendLines(&fullDisk{File: f, room: room, truncateErr: truncateErr}, []byte(line))
+	_, err = appendLines(&fullDisk{File: f, room: room, truncateErr: truncateErr}, []byte(line))
+	return err
 }
 
 func readString(t *testing.T, path string) string {

@@ -52,9 +52,11 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 }
 
 // WithLock runs fn while holding an exclusive lock on lockPath (created with mode 0600 when
-// missing). It excludes other processes and other goroutines that lock the same path.
+// missing). It excludes other processes and other goroutines that lock the same path. The lock
+// file is opened through OpenFile: a link in its place is refused, never followed (which would
+// create or lock a file elsewhere).
 func WithLock(lockPath string, fn func() error) error {
-	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("open lock %s: %w", lockPath, err)
 	}

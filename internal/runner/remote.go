@@ -168,8 +168,9 @@ func (r *Runner) PushSession(ctx context.Context, id string, req RemoteRequest) 
 
 func (r *Runner) pushSession(ctx context.Context, sr *gitops.SessionRemote, id string) (*gitops.SessionPushResult, error) {
 	store := r.Store()
-	// The record first, then the trail: the record's head is then never past the trail pushed.
-	sess, err := store.Get(id)
+	// The record with its head and the trail's size at that head, taken together: the trail pushed
+	// ends at the head pushed, whatever is appended meanwhile (the next push takes it).
+	sess, size, err := store.Snapshot(id)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +190,7 @@ func (r *Runner) pushSession(ctx context.Context, sr *gitops.SessionRemote, id s
 		if err != nil {
 			return nil, fmt.Errorf("push session %s: %w", id, err)
 		}
-		size, err := gitops.SnapshotSize(f, st.Size())
+		size, err := gitops.SnapshotSize(f, min(size, st.Size()))
 		if err != nil {
 			return nil, fmt.Errorf("push session %s: read the audit trail: %w", id, err)
 		}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/sessions"
@@ -87,7 +86,6 @@ type storedSession struct {
 	warn      func(format string, args ...any)
 
 	warnOnce sync.Once
-	appended atomic.Bool // the trail grew during this event: the record takes its new head
 }
 
 // filesModified is what an agent's Stop and SessionEnd payloads carry as filesModified: the
@@ -105,16 +103,15 @@ func (s *storedSession) filesModified(event string) ([]any, bool) {
 	return files, true
 }
 
-// HookDone appends the hook's line to the audit trail. A trail that cannot be written is reported
-// once and does not change the event's outcome.
+// HookDone appends the hook's line to the audit trail (which notes the trail's new head beside
+// the record: sessions.Store.Append). A trail that cannot be written is reported once and does not
+// change the event's outcome.
 func (s *storedSession) HookDone(event string, _ *hooks.Hook, r *hooks.HookResult) {
 	e := auditEvent(event, r)
 	e.ToolUseID = s.toolUseID
 	if err := s.store.Append(s.id, e); err != nil {
 		s.warnOnce.Do(func() { s.warn("audit trail: %v", err) })
-		return
 	}
-	s.appended.Store(true)
 }
 
 func auditEvent(event string, r *hooks.HookResult) sessions.Event {
@@ -129,11 +126,11 @@ func auditEvent(event string, r *hooks.HookResult) sessions.Event {
 // payload's issueNumber and makes it current (a blocked start only plans it); PostExecutionEnd
 // files it under completed or failed by the payload's success (absent: completed) and clears the
 // current issue. The session's provider is taken from the first payload that names one. An event
-// whose hooks appended to the audit trail and that changes nothing else notes the trail's new head
-// beside the record (sessions.Store.NoteHead) instead of writing it; other events write nothing,
-// so that they cost no lock. (The Stop block cap is stopLimit's, an extension, because the
-// extensions after it must see its decision.) change, when not nil, is the request's own change
-// (the agent's files, the end of the session), told whether the event was blocked.
+// that changes nothing else writes nothing, so that it costs no lock: its audit lines noted the
+// trail's head beside the record as they were appended (sessions.Store.Append). (The Stop block
+// cap is stopLimit's, an extension, because the extensions after it must see its decision.)
+// change, when not nil, is the request's own change (the agent's files, the end of the session),
+// told whether the event was blocked.
 func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hooks.Result, change func(x *sessions.Session, blocked bool)) error {
 	var update []func(*sessions.Session)
 	if change != nil {
@@ -168,15 +165,7 @@ func (s *storedSession) AfterEvent(event string, payload hooks.Payload, res *hoo
 			update = append(update, func(x *sessions.Session) { x.StartIssue(n) })
 		}
 	}
-	appended := s.appended.Swap(false)
 	if len(update) == 0 {
-		if !appended {
-			return nil
-		}
-		// Only the trail's head moved: noted beside the record, which stays as it is.
-		if err := s.store.NoteHead(s.id); err != nil {
-			return fmt.Errorf("record %s in session: %w", event, err)
-		}
 		return nil
 	}
 	_, err := s.store.Update(s.id, func(x *sessions.Session) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -215,11 +216,11 @@ func TestConcurrentFiresOfOneSession(t *testing.T) {
 }
 
 // TestEventNotesTheTrailHeadWithoutWritingTheRecord: an event whose hooks only appended to the
-// audit trail notes the trail's new head beside the record (sessions.Store.NoteHead), and
+// audit trail has the trail's new head noted beside the record (by sessions.Store.Append), and
 // neither rewrites the record (a lock and two syncs, on every tool call of an agent) nor, once
 // the note exists, changes the sessions folder, so that `session list`'s newest index still
 // stands while an agent runs. verify holds the trail's end against the noted head: a line cut
-// from the end is found. An event without hooks writes nothing.
+// from the end is found.
 func TestEventNotesTheTrailHeadWithoutWritingTheRecord(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, `{"hooks": {"PreExecutionEnd": [{"name": "a", "command": "true"}, {"name": "b", "command": "true"}]}}`)
@@ -275,5 +276,73 @@ func TestEventNotesTheTrailHeadWithoutWritingTheRecord(t *testing.T) {
 	}
 	if v := verify(); v.OK() {
 		t.Errorf("verify of a trail cut short of its noted head = %+v, want a failure", v)
+	}
+}
+
+// verifyLikeTheCLI verifies session id's trail as `session verify` reads it: the snapshot's head,
+// up to the snapshot's size.
+func verifyLikeTheCLI(t *testing.T, store *sessions.Store, id string) *sessions.Verification {
+	t.Helper()
+	sess, size, err := store.Snapshot(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.OpenTrail(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	v, err := sessions.VerifyTrail(io.LimitReader(r, size), "trail", id, sess.AuditHead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestNextEventDoesNotMendACutTrail: lines cut from the end of the trail (with its head note
+// left, removed or damaged) make verify fail, and the next event does not make it pass again: its
+// first line says the trail was found cut, and verify reports that line from then on, agent
+// adapters' own lines (Record) included.
+func TestNextEventDoesNotMendACutTrail(t *testing.T) {
+	t.Parallel()
+	for _, note := range []string{"left", "removed", "damaged"} {
+		t.Run("note "+note, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, `{"hooks": {"PreToolUse": [{"name": "a", "command": "true"}, {"name": "b", "command": "true"}]}}`)
+			id := "session-1700000000000-cut"
+			for range 3 {
+				h.fire(Request{Event: hooks.PreToolUse, SessionID: id})
+			}
+			store := h.r.Store()
+			if v := verifyLikeTheCLI(t, store, id); !v.OK() || v.Chained != 6 {
+				t.Fatalf("before the cut: %+v", v)
+			}
+			trail, err := os.ReadFile(store.EventsPath(id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(trail), "\n")
+			if err := os.WriteFile(store.EventsPath(id), []byte(strings.Join(lines[:3], "")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			notePath := strings.TrimSuffix(store.EventsPath(id), ".events.jsonl") + ".head"
+			switch note {
+			case "removed":
+				os.Remove(notePath)
+			case "damaged":
+				os.WriteFile(notePath, []byte("{}"), 0o600)
+			}
+			if v := verifyLikeTheCLI(t, store, id); v.OK() {
+				t.Errorf("right after the cut: %+v, want a failure", v)
+			}
+			h.fire(Request{Event: hooks.PreToolUse, SessionID: id})
+			if _, err := h.r.Record(Request{Event: hooks.PreToolUse, SessionID: id}, sessions.Event{Event: hooks.PreToolUse, Name: "claude", Status: "ok"}); err != nil {
+				t.Fatal(err)
+			}
+			v := verifyLikeTheCLI(t, store, id)
+			if v.OK() || v.Break == nil || v.Break.Kind != "found" || v.Break.Line != 4 {
+				t.Errorf("after the next event: %+v, break %+v; want line 4 to say the trail was found cut", v, v.Break)
+			}
+		})
 	}
 }

@@ -73,15 +73,12 @@ type streamLine struct {
 	HookEvent string `json:"hook_event"`
 	HookID    string `json:"hook_id"`
 	Stdout    string `json:"stdout"`
-	ExitCode  *int   `json:"exit_code"`
 }
 
 // hookDecided reports whether a PermissionRequest hook's response, as Claude reports it,
-// decided the call: exit 2 (a deny) or a JSON decision on stdout.
+// decided the call: a JSON decision on stdout. An exit 2 is not one: Claude Code 2.1.197 logs it
+// as the hook's error and leaves its prompt open (its documentation says it denies).
 func hookDecided(l streamLine) bool {
-	if l.ExitCode != nil && *l.ExitCode == 2 {
-		return true
-	}
 	var out struct {
 		HookSpecificOutput struct {
 			Decision struct {

@@ -44,7 +44,7 @@ func TestPromptHostAnswersOnlyWhatTheHooksLeaveOpen(t *testing.T) {
 		{"one of two hooks still runs", PromptAllow, []string{ask, started, started2, passed}, "", ""},
 		{"both hooks pass", PromptAllow, []string{ask, started, started2, passed2, passed}, `"behavior":"allow"`, "Bash:allow"},
 		{"a hook denies: Claude withdraws the prompt", PromptAllow, []string{ask, started, denied, cancel}, "", "Bash:hook"},
-		{"a hook exits 2: the person waits for Claude", PromptAllow, []string{ask, started, exit2}, "", ""},
+		{"a hook exits 2: Claude leaves the prompt open, the person answers", PromptDeny, []string{ask, started, exit2}, `"behavior":"deny"`, "Bash:deny"},
 		{"hooks of other events do not count", PromptAllow, []string{pre, ask, started, passed}, `"behavior":"allow"`, "Bash:allow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -23,8 +21,9 @@ import (
 // Claude shows the prompt and runs the PermissionRequest hooks side by side; the first to decide
 // wins, and when a hook decides Claude withdraws the prompt (a control_cancel_request). The
 // harness's person looks at the prompt only once every PermissionRequest hook has answered
-// without a decision (Claude reports each hook with --include-hook-events), so a hook's decision
-// is never raced, and a prompt the hooks left open always gets the person's answer.
+// without a decision (Claude reports each hook with --include-hook-events; a decision is JSON on
+// stdout: Claude 2.1.197 reads a hook's exit 2 as an error, not a deny), so a hook's decision is
+// never raced, and a prompt the hooks left open always gets the person's answer.
 type PermissionPrompt string
 
 // The people at the prompt.
@@ -94,7 +93,6 @@ type promptHost struct {
 	person PermissionPrompt
 	in     io.WriteCloser // Claude's stdin
 
-	mu      sync.Mutex
 	answers []PromptAnswer
 
 	// The open prompt: its request id and tool, and the PermissionRequest hooks seen since.
@@ -115,11 +113,7 @@ func (h *promptHost) send(v any) error {
 	return err
 }
 
-func (h *promptHost) record(a PromptAnswer) {
-	h.mu.Lock()
-	h.answers = append(h.answers, a)
-	h.mu.Unlock()
-}
+func (h *promptHost) record(a PromptAnswer) { h.answers = append(h.answers, a) }
 
 // line handles one line of Claude's output; done is true after the session's result.
 func (h *promptHost) line(b []byte) (done bool, err error) {
@@ -183,10 +177,11 @@ func (h *promptHost) answerIfUndecided(late bool) error {
 		"subtype": "success", "request_id": id, "response": resp}})
 }
 
-// stream runs the started-to-be Claude session cmd as its SDK host: it sends prompt, answers the
+// stream runs the Claude session cmd (not yet started) as its SDK host: it sends prompt, answers the
 // permission prompts as person, and ends Claude's input after the session's result. Claude's
 // output is copied to stdout as it comes. It returns the prompts and how each ended; the error
-// is the session's (a broken pipe, a protocol surprise) or Wait's.
+// is Wait's (an *exec.ExitError for Claude's own exit code), else the session's (a broken
+// pipe, a protocol surprise).
 func stream(cmd *exec.Cmd, prompt string, person PermissionPrompt, stdout io.Writer) ([]PromptAnswer, error) {
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -243,11 +238,12 @@ loop:
 		in.Close()
 	}
 	werr := cmd.Wait()
-	h.mu.Lock()
 	answers := h.answers
-	h.mu.Unlock()
-	if herr != nil && !errors.Is(herr, io.ErrClosedPipe) {
+	switch {
+	case werr != nil: // Claude's own failure explains a broken session better than the pipe
+		return answers, werr
+	case herr != nil:
 		return answers, fmt.Errorf("claude session: %w", herr)
 	}
-	return answers, werr
+	return answers, nil
 }

@@ -207,3 +207,52 @@ func TestAgentsRunTheScriptedShellCall(t *testing.T) {
 }
 
 func chmodX(path string) error { return os.Chmod(path, 0o755) }
+
+// TestClaudePermissionPrompt runs Claude as a streaming session with a live permission prompt
+// (Run.PermissionPrompt): the call needs permission, so Claude fires PermissionRequest, whose
+// hook here only looks; the person at the prompt then decides, and the model receives the
+// person's answer.
+func TestClaudePermissionPrompt(t *testing.T) {
+	for _, person := range []PermissionPrompt{PromptAllow, PromptDeny} {
+		t.Run(string(person), func(t *testing.T) {
+			bin := Require(t, Claude)
+			dir := t.TempDir()
+			proj := filepath.Join(dir, "proj")
+			seen := filepath.Join(dir, "seen.json")
+			b, err := json.Marshal(map[string]any{"hooks": map[string]any{"PermissionRequest": []any{
+				map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": "cat > " + seen}}},
+			}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, settingsPath(Claude, proj), b)
+			srv := StartServer(t, proj, Shell("echo hi > out.txt"))
+			run := &Run{Agent: Claude, Bin: bin, Server: srv, Dir: proj, Home: filepath.Join(dir, "home"),
+				Path: os.Getenv("PATH"), PermissionPrompt: person}
+			res := MustExec(t, run)
+
+			if len(res.Prompts) != 1 || res.Prompts[0] != (PromptAnswer{Tool: "Bash", By: string(person)}) {
+				t.Fatalf("prompts = %+v, want the person's %s about Bash\n%s", res.Prompts, person, res.Describe(srv))
+			}
+			data, err := os.ReadFile(seen)
+			if err != nil {
+				t.Fatalf("the PermissionRequest hook did not run: %v\n%s", err, res.Describe(srv))
+			}
+			if in, err := readHookInput(Claude, data); err != nil || in.Event != "PermissionRequest" || in.Command != "echo hi > out.txt" {
+				t.Errorf("hook stdin = %s (%v)", data, err)
+			}
+			_, err = os.Stat(filepath.Join(proj, "out.txt"))
+			if ran := err == nil; ran != (person == PromptAllow) {
+				t.Errorf("out.txt exists: %v, want %v", ran, person == PromptAllow)
+			}
+			results := srv.ToolResults()
+			if len(results) != 1 || results[0].IsError != (person == PromptDeny) ||
+				(person == PromptDeny && results[0].Content != PromptDenied) {
+				t.Errorf("tool results = %+v", results)
+			}
+			if res.SessionID == "" {
+				t.Error("no session id in the stream")
+			}
+		})
+	}
+}

@@ -53,6 +53,11 @@ type Run struct {
 	// when empty; Claude's is its own.
 	Model string
 
+	// PermissionPrompt (Claude only), when set, runs Claude as the Agent SDK does, in a streaming
+	// session whose permission prompt the harness answers as this person, instead of -p with
+	// every permission skipped: a call that needs permission then fires PermissionRequest.
+	PermissionPrompt PermissionPrompt
+
 	// Codex only.
 	// TrustProject marks Dir trusted for this run (-c projects...), without which Codex does not
 	// load Dir/.codex/hooks.json; leave it false to test the trust written in Home/.codex/config.toml.
@@ -73,6 +78,8 @@ type Result struct {
 	// DebugLog is Claude's hook debug log (--debug hooks): every hook's command, output and how
 	// Claude read it. Empty for Codex.
 	DebugLog string
+	// Prompts are Claude's permission prompts and how each ended (a run with a PermissionPrompt).
+	Prompts []PromptAnswer
 }
 
 // IsRoot reports whether the process runs as root, where Claude refuses
@@ -98,13 +105,13 @@ func (r *Run) Argv() (args, env []string, err error) {
 	if r.Bin == "" || r.Server == nil || r.Dir == "" || r.Home == "" {
 		return nil, nil, errors.New("agenttest.Run needs Bin, Server, Dir and Home")
 	}
+	if r.PermissionPrompt != "" && r.Agent != Claude {
+		return nil, nil, fmt.Errorf("agenttest: a permission prompt is Claude's only, not %s's", r.Agent)
+	}
 	if err := os.MkdirAll(r.Home, 0o755); err != nil {
 		return nil, nil, err
 	}
-	prompt := r.Prompt
-	if prompt == "" {
-		prompt = DefaultPrompt
-	}
+	prompt := r.prompt()
 	env = []string{"HOME=" + r.Home, "PATH=" + r.Path}
 	switch r.Agent {
 	case Claude:
@@ -116,6 +123,13 @@ func (r *Run) Argv() (args, env []string, err error) {
 			"DISABLE_ERROR_REPORTING=1",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		)
+		if r.PermissionPrompt != "" {
+			if !r.PermissionPrompt.valid() {
+				return nil, nil, fmt.Errorf("agenttest: unknown permission prompt %q (want allow or deny)", r.PermissionPrompt)
+			}
+			// The prompt goes to the session's input (stream), not on the command line.
+			return append(r.claudeStreamArgs(), r.Args...), append(env, r.Env...), nil
+		}
 		if IsRoot() {
 			env = append(env, "IS_SANDBOX=1")
 		}
@@ -185,6 +199,9 @@ const DefaultCopilotModel = "claude-sonnet-4.5"
 // Cline 3.0.65 offers run_commands and apply_patch.
 const DefaultClineModel = "gpt-4o"
 
+// prompt is the run's user prompt.
+func (r *Run) prompt() string { return defaultString(r.Prompt, DefaultPrompt) }
+
 func defaultString(s, def string) string {
 	if s == "" {
 		return def
@@ -212,9 +229,15 @@ func (r *Run) Exec(ctx context.Context) (*Result, error) {
 	}
 	defer r.Cleanup()
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	res := &Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	cmd.Stderr = &stderr
+	var prompts []PromptAnswer
+	if r.PermissionPrompt != "" {
+		prompts, err = stream(cmd, r.prompt(), r.PermissionPrompt, &stdout)
+	} else {
+		cmd.Stdout = &stdout
+		err = cmd.Run()
+	}
+	res := &Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Prompts: prompts}
 	if r.Agent == Claude {
 		res.DebugLog = r.claudeDebugLog()
 	}
@@ -293,6 +316,9 @@ func (res *Result) Describe(srv *Server) string {
 		if err := srv.Err(); err != nil {
 			fmt.Fprintf(&b, "%v\n", err)
 		}
+	}
+	for _, p := range res.Prompts {
+		fmt.Fprintf(&b, "permission prompt about %s: answered by %s\n", p.Tool, p.By)
 	}
 	if res.DebugLog != "" {
 		if log, err := os.ReadFile(res.DebugLog); err == nil {

@@ -1,7 +1,9 @@
 package agenttest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -33,14 +36,23 @@ const SessionVar = "AGENT_SESSION_ID"
 //	model-fake requests            print METHOD PATH turn=N per request received
 //	model-fake tool-results        print the tool results the model last received, one a line:
 //	                               error|ok: "content" (quoted; Codex never says error)
-//	agent-run claude|codex|copilot|cline|gemini [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]
+//	model-fake bodies              print the JSON body of every model request, one a line:
+//	                               everything the model was told (system prompt, messages, the
+//	                               context hooks added)
+//	agent-run claude|codex|copilot|cline|gemini [-prompt TEXT] [-untrusted] [-hook-trust]
+//	          [-permission-prompt allow|deny] [-- ARGS...]
 //	                               run the agent in the current directory against the fake, with
 //	                               the script's environment (HOME, PATH with agent-hooks, …) and
 //	                               the harness's; its stdout and stderr are the command's, and
 //	                               $AGENT_SESSION_ID is set to its session id. Codex trusts the
 //	                               project and its hooks unless -untrusted (only config.toml
 //	                               trusts the project) or -hook-trust (only config.toml trusts
-//	                               the hooks). It fails when the agent exits non-zero.
+//	                               the hooks). Claude with -permission-prompt runs as a streaming
+//	                               session whose permission prompt (and so PermissionRequest) is
+//	                               live, the person at it allowing or denying what the hooks
+//	                               leave undecided (PermissionPrompt); stdout is then Claude's
+//	                               stream-json, followed by one "prompt TOOL: hook|allow|deny"
+//	                               line per prompt. It fails when the agent exits non-zero.
 //	agent-link claude|codex        put the agent's CLI on the script's PATH, by its name, for
 //	                               commands that look for it there (install codex --trust)
 //
@@ -51,6 +63,47 @@ func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"agent-run":  agentRunCmd,
 		"agent-link": agentLinkCmd,
 	}
+}
+
+// streamInScript runs the streaming Claude session of run (PermissionPrompt) in the script's
+// environment, with env (the harness's) over it, and makes its output the command's: Claude's
+// stream-json, then one "prompt TOOL: BY" line per permission prompt.
+func streamInScript(ts *testscript.TestScript, run *Run, argv, env []string) (*Result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, run.Bin, argv...)
+	cmd.Dir = run.Dir
+	cmd.Env = append(scriptEnviron(ts), env...)
+	cmd.WaitDelay = 10 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	prompts, err := stream(cmd, run.prompt(), run.PermissionPrompt, &stdout)
+	if ctx.Err() != nil {
+		err = fmt.Errorf("claude did not finish within %s: %w", DefaultTimeout, ctx.Err())
+	}
+	for _, p := range prompts {
+		fmt.Fprintf(&stdout, "prompt %s: %s\n", p.Tool, p.By)
+	}
+	ts.Stdout().Write(stdout.Bytes())
+	ts.Stderr().Write(stderr.Bytes())
+	return &Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Prompts: prompts}, err
+}
+
+// scriptEnviron is the environment the script gives the programs it runs (testscript has no
+// accessor for it): written by env(1) into a file, which is removed.
+func scriptEnviron(ts *testscript.TestScript) []string {
+	f := filepath.Join(ts.Getenv("WORK"), ".agenttest-environ")
+	ts.Check(ts.Exec("sh", "-c", `exec env -0 >"$0"`, f))
+	b, err := os.ReadFile(f)
+	ts.Check(err)
+	ts.Check(os.Remove(f))
+	var env []string
+	for _, kv := range strings.Split(string(b), "\x00") {
+		if kv != "" {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 func agentLinkCmd(ts *testscript.TestScript, neg bool, args []string) {
@@ -169,15 +222,6 @@ func modelFakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 		for _, r := range scriptServer(ts).Requests() {
 			fmt.Fprintf(out, "%s %s turn=%d\n", r.Method, r.Path, r.Turn)
 		}
-	case "bodies":
-		// Each model turn's request body on one line, for a script to look for what reached the
-		// model (a hook's context).
-		out := ts.Stdout()
-		for _, r := range scriptServer(ts).Requests() {
-			if r.Turn >= 0 {
-				fmt.Fprintf(out, "turn=%d %s\n", r.Turn, r.Body)
-			}
-		}
 	case "tool-results":
 		out := ts.Stdout()
 		for _, r := range scriptServer(ts).ToolResults() {
@@ -187,6 +231,14 @@ func modelFakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			fmt.Fprintf(out, "%s: %s\n", kind, strconv.Quote(r.Content))
 		}
+	case "bodies":
+		out := ts.Stdout()
+		for _, r := range scriptServer(ts).ModelRequests() {
+			var b bytes.Buffer
+			ts.Check(json.Compact(&b, r.Body))
+			b.WriteByte('\n')
+			out.Write(b.Bytes())
+		}
 	default:
 		ts.Fatalf("model-fake: unknown subcommand %q", args[0])
 	}
@@ -194,7 +246,7 @@ func modelFakeCmd(ts *testscript.TestScript, neg bool, args []string) {
 
 func agentRunCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: agent-run claude|codex|gemini [-prompt TEXT] [-untrusted] [-hook-trust] [-- ARGS...]")
+		ts.Fatalf("usage: agent-run claude|codex|copilot|cline|gemini [-prompt TEXT] [-untrusted] [-hook-trust] [-permission-prompt allow|deny] [-- ARGS...]")
 	}
 	a := Agent(args[0])
 	if !known(a) {
@@ -204,6 +256,7 @@ func agentRunCmd(ts *testscript.TestScript, neg bool, args []string) {
 	prompt := fs.String("prompt", "", "the user prompt")
 	untrusted := fs.Bool("untrusted", false, "Codex: do not trust the project on the command line")
 	hookTrust := fs.Bool("hook-trust", false, "Codex: do not bypass hook trust")
+	person := fs.String("permission-prompt", "", "Claude: a streaming session whose permission prompt this person answers (allow or deny)")
 	if err := fs.Parse(args[1:]); err != nil {
 		ts.Fatalf("agent-run: %v", err)
 	}
@@ -215,17 +268,21 @@ func agentRunCmd(ts *testscript.TestScript, neg bool, args []string) {
 	run := &Run{
 		Agent: a, Bin: bin, Server: srv, Dir: ts.MkAbs("."),
 		Home: ts.Getenv("HOME"), Path: ts.Getenv("PATH"), Prompt: *prompt, Args: fs.Args(),
-		TrustProject: !*untrusted, BypassHookTrust: !*hookTrust,
+		TrustProject: !*untrusted, BypassHookTrust: !*hookTrust, PermissionPrompt: PermissionPrompt(*person),
 	}
 	argv, env, err := run.Argv()
 	ts.Check(err)
 	ts.Check(run.Setup(context.Background()))
 	defer run.Cleanup()
-	// Through env(1), so that the agent (and its hooks) get the script's environment too.
-	err = ts.Exec("env", append(append(env, bin), argv...)...)
-	stdout := ts.ReadFile("stdout")
-	ts.Setenv(SessionVar, SessionID(a, []byte(stdout)))
-	res := &Result{Stdout: []byte(stdout), Stderr: []byte(ts.ReadFile("stderr"))}
+	var res *Result
+	if run.PermissionPrompt != "" {
+		res, err = streamInScript(ts, run, argv, env)
+	} else {
+		// Through env(1), so that the agent (and its hooks) get the script's environment too.
+		err = ts.Exec("env", append(append(env, bin), argv...)...)
+		res = &Result{Stdout: []byte(ts.ReadFile("stdout")), Stderr: []byte(ts.ReadFile("stderr"))}
+	}
+	ts.Setenv(SessionVar, SessionID(a, res.Stdout))
 	if a == Claude {
 		res.DebugLog = run.claudeDebugLog()
 	}

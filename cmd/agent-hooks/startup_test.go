@@ -17,7 +17,7 @@ import (
 // compile their regular expressions on first use (sync.OnceValue) instead.
 func TestNoRegexpCompiledAtStartup(t *testing.T) {
 	if testing.Short() {
-		t.Skip("lists the binary's packages with the go command")
+		t.Skip("slow: lists the binary's packages with the go command; runs without -short")
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{end}}`, ".").Output()
 	if err != nil {
@@ -80,7 +80,7 @@ func isRegexpCompile(fun ast.Expr) bool {
 // 10% slower. The linker marks such a function <ReflectMethod> in its -dumpdep output.
 func TestLinkerDropsUnusedMethods(t *testing.T) {
 	if testing.Short() {
-		t.Skip("links agent-hooks")
+		t.Skip("slow: links agent-hooks; runs without -short")
 	}
 	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", filepath.Join(t.TempDir(), "agent-hooks"), ".")
 	var deps bytes.Buffer

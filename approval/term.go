@@ -1,23 +1,26 @@
 package approval
 
-// IsTerminal reports whether r is a terminal (an *os.File, or anything with an Fd, open on a tty).
-// The caller decides with it whether to hand the local provider a Terminal.
+import (
+	"errors"
+
+	"golang.org/x/term"
+)
+
+// IsTerminal reports whether r is a terminal (an *os.File, or anything with an Fd, open on a tty
+// or a console). The caller decides with it whether to hand the local provider a Terminal.
 func IsTerminal(r any) bool {
 	f, ok := r.(interface{ Fd() uintptr })
-	return ok && isTerminalFd(f.Fd())
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// WithoutEcho runs fn with the echo of terminal r turned off (for typing a secret), and turns it
-// back on after. When r is not a terminal, fn simply runs.
-func WithoutEcho(r any, fn func() error) error {
+// ReadSecret reads one line from terminal r with its echo off (for typing a secret), and turns
+// the echo back on after; the line end is not part of the result. r must be a terminal
+// (IsTerminal).
+func ReadSecret(r any) (string, error) {
 	f, ok := r.(interface{ Fd() uintptr })
-	if !ok || !isTerminalFd(f.Fd()) {
-		return fn()
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return "", errors.New("read a secret: not a terminal")
 	}
-	restore, err := echoOff(f.Fd())
-	if err != nil {
-		return fn()
-	}
-	defer restore()
-	return fn()
+	b, err := term.ReadPassword(int(f.Fd()))
+	return string(b), err
 }

@@ -134,26 +134,55 @@ func TestLocalTerminalDecidedElsewhere(t *testing.T) {
 	waitFor(t, "the notice", func() bool { return strings.Contains(screen.String(), "Decided elsewhere: approved by bob.") })
 }
 
-// TestWithoutEcho: what is typed while the echo is off does not reach the screen, and the echo
-// is back afterwards.
-func TestWithoutEcho(t *testing.T) {
+// TestReadSecret: what is typed while the secret is read does not reach the screen, the line
+// end is not part of it, and the echo is back afterwards.
+func TestReadSecret(t *testing.T) {
 	t.Parallel()
-	master, tty, screen := openPTY(t)
-	var typed string
-	err := WithoutEcho(tty, func() error {
-		if _, err := io.WriteString(master, "s3cretURL\n"); err != nil {
-			return err
-		}
-		buf := make([]byte, 64)
-		n, err := tty.Read(buf)
-		typed = string(buf[:n])
-		return err
+	m, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	master := pollable(t, m) // the tty stays blocking, as a person's terminal on stdin is
+	screen := &syncBuffer{}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(screen, master)
+	}()
+	t.Cleanup(func() {
+		master.Close()
+		<-copied
 	})
+	echo := func() bool {
+		st, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+		return err == nil && st.Lflag&unix.ECHO != 0
+	}
+	if !echo() {
+		t.Fatal("the new pty does not echo")
+	}
+	typed := make(chan error, 1)
+	go func() {
+		// Typed once the echo is off, as a person types after the prompt.
+		deadline := time.Now().Add(10 * time.Second)
+		for echo() && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		_, err := io.WriteString(master, "s3cretURL\n")
+		typed <- err
+	}()
+	got, err := ReadSecret(tty)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if typed != "s3cretURL\n" {
-		t.Errorf("read %q", typed)
+	if err := <-typed; err != nil {
+		t.Fatal(err)
+	}
+	if got != "s3cretURL" {
+		t.Errorf("read %q", got)
+	}
+	if !echo() {
+		t.Error("the echo is still off")
 	}
 	if _, err := io.WriteString(master, "visible\n"); err != nil {
 		t.Fatal(err)
@@ -162,10 +191,9 @@ func TestWithoutEcho(t *testing.T) {
 	if strings.Contains(screen.String(), "s3cret") {
 		t.Errorf("the secret was echoed: %q", screen.String())
 	}
-	// Not a terminal: fn just runs.
-	ran := false
-	if err := WithoutEcho(strings.NewReader(""), func() error { ran = true; return nil }); err != nil || !ran {
-		t.Errorf("WithoutEcho on a reader: ran=%v err=%v", ran, err)
+	// Not a terminal: an error, and nothing read.
+	if _, err := ReadSecret(strings.NewReader("s3cretURL\n")); err == nil {
+		t.Error("ReadSecret on a reader: no error")
 	}
 }
 

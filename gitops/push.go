@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/autoagent/agent-hooks/gitops/githead"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -173,22 +175,23 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	if o.Progress != nil {
 		opts.Progress = &redact.Writer{W: o.Progress, Secrets: secrets}
 	}
-	delay := o.RetryDelay
-	for {
+	// RetryDelay doubling, without jitter or a cap (Retries is at most 10), and no limit of its
+	// own on the time spent: the hook's timeout (ctx) bounds it. Cancelled while it waits, the
+	// push stops with ctx's error rather than try again.
+	delays := &backoff.ExponentialBackOff{InitialInterval: o.RetryDelay, Multiplier: 2, MaxInterval: math.MaxInt64}
+	_, err = backoff.Retry(ctx, func() (struct{}, error) {
 		res.Attempts++
-		err = r.pushOnce(ctx, rem, opts, t, o.Force)
-		if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) || !transient(err) || res.Attempts > o.Retries || ctx.Err() != nil {
-			break
+		err := r.pushOnce(ctx, rem, opts, t, o.Force)
+		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) && transient(err) {
+			return struct{}{}, err
 		}
-		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "push to %s failed (%s); retrying in %s\n", o.Remote, redact.String(err.Error(), secrets), delay)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(delay):
-		}
-		delay *= 2
-	}
+		return struct{}{}, backoff.Permanent(err)
+	}, backoff.WithBackOff(delays), backoff.WithMaxTries(uint(max(o.Retries, 0))+1), backoff.WithMaxElapsedTime(0),
+		backoff.WithNotify(func(err error, delay time.Duration) {
+			if o.Progress != nil {
+				fmt.Fprintf(o.Progress, "push to %s failed (%s); retrying in %s\n", o.Remote, redact.String(err.Error(), secrets), delay)
+			}
+		}))
 	switch {
 	case errors.Is(err, git.NoErrAlreadyUpToDate):
 		res.UpToDate = true

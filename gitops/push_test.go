@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -306,6 +307,46 @@ func TestPushGivesUpAfterBoundedRetries(t *testing.T) {
 	if res.Attempts != 3 || failures.Load() != 3 {
 		t.Errorf("attempts = %d, server saw %d requests; want 3 and 3", res.Attempts, failures.Load())
 	}
+}
+
+// TestPushStopsWhenInterruptedBetweenAttempts: a push cancelled while it waits to retry (the
+// hook's timeout, an interrupt) makes no further attempt and says it was interrupted.
+func TestPushStopsWhenInterruptedBetweenAttempts(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir, _, url, failures := httpRepo(t, e, "tok", 1000)
+	e.git(t, dir, "remote", "add", "origin", url)
+	e.vars["GITHUB_TOKEN"] = "tok"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var progress syncWriter
+	progress.onWrite = func(s string) {
+		if strings.Contains(s, "retrying in") {
+			cancel() // during the wait for the second attempt
+		}
+	}
+	res, err := openRepo(t, e, dir).Push(ctx, PushOptions{Retries: 3, RetryDelay: time.Hour, Progress: &progress})
+	if err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("err = %v, want the push interrupted", err)
+	}
+	if res.Attempts != 1 || failures.Load() != 1 {
+		t.Errorf("attempts = %d, server saw %d requests; want 1 and 1", res.Attempts, failures.Load())
+	}
+}
+
+// syncWriter is a Progress writer that hands each write to onWrite.
+type syncWriter struct {
+	mu      sync.Mutex
+	onWrite func(string)
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.onWrite != nil {
+		w.onWrite(string(p))
+	}
+	return len(p), nil
 }
 
 func TestPushCredentialsInURLNeverShown(t *testing.T) {

@@ -157,16 +157,12 @@ SessionEnd,Error).`,
 // turns the echo off while the secret is typed.
 func (a *app) readSecretLine(what string) (string, error) {
 	var line string
-	read := func() error {
-		line, _ = bufio.NewReader(a.stdin).ReadString('\n') // a missing newline at EOF is fine
-		return nil
-	}
 	if isTerminal(a.stdin) {
 		fmt.Fprintf(a.stderr, "%s (not shown as you type): ", what)
-		_ = approval.WithoutEcho(a.stdin, read)
+		line, _ = approval.ReadSecret(a.stdin)
 		fmt.Fprintln(a.stderr)
 	} else {
-		_ = read()
+		line, _ = bufio.NewReader(a.stdin).ReadString('\n') // a missing newline at EOF is fine
 	}
 	if line = strings.TrimSpace(line); line == "" {
 		return "", fmt.Errorf("no %s: give --url, --url-env or the URL on standard input", what)

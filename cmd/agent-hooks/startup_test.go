@@ -17,7 +17,7 @@ import (
 // compile their regular expressions on first use (sync.OnceValue) instead.
 func TestNoRegexpCompiledAtStartup(t *testing.T) {
 	if testing.Short() {
-		t.Skip("lists the binary's packages with the go command")
+		t.Skip("slow: lists the binary's packages with the go command; runs without -short")
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{end}}`, ".").Output()
 	if err != nil {
@@ -88,7 +88,7 @@ func isRegexpCompile(fun ast.Expr) bool {
 // still an error.
 func TestLinkerDropsUnusedMethods(t *testing.T) {
 	if testing.Short() {
-		t.Skip("links agent-hooks")
+		t.Skip("slow: links agent-hooks; runs without -short")
 	}
 	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", filepath.Join(t.TempDir(), "agent-hooks"), ".")
 	var deps bytes.Buffer

@@ -82,6 +82,9 @@ func TestVersionStampedByLinker(t *testing.T) {
 // module committed to a new repository) and checks that version reports the commit, its date
 // and whether the tree had uncommitted changes, as the Go toolchain recorded them.
 func TestVersionFromVCSStamp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: copies the module into a new repository and builds agent-hooks there; runs without -short")
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
 	}
@@ -154,7 +157,7 @@ func TestVersionFromVCSStamp(t *testing.T) {
 func buildAgentHooks(t *testing.T, dir string, flags ...string) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("slow: builds agent-hooks with go build; runs without -short")
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {

@@ -201,10 +201,25 @@ func attr(kvs []telemetry.KeyValue, key string) string {
 // lost, and once it is up the shipper delivers every span (an event's, and one per hook under
 // it, skipped ones included, with their status) and every audit line as a log record in its
 // hook's span; the hook process got TRACEPARENT naming its span; an incoming TRACEPARENT is
-// honoured.
+// honoured. TestShipToAnOTLPReceiver is the same scenario against a receiver in this process.
 func TestShipToARealCollector(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds an OpenTelemetry Collector (minutes with a cold build cache); runs without -short")
+	}
 	t.Parallel()
 	bin := buildCollector(t)
+	out := filepath.Join(t.TempDir(), "received.jsonl")
+	shipScenario(t, func(t *testing.T, port int) func() ([]telemetry.Span, []telemetry.LogRecord, []telemetry.KeyValue) {
+		startCollector(t, bin, port, out)
+		return func() ([]telemetry.Span, []telemetry.LogRecord, []telemetry.KeyValue) { return received(t, out) }
+	})
+}
+
+// shipScenario fires two events while nothing listens on the telemetry endpoint, ships (kept,
+// then held back by the backoff), starts the collector with up and ships again, then checks
+// what up's function says the collector received.
+func shipScenario(t *testing.T, up func(t *testing.T, port int) func() ([]telemetry.Span, []telemetry.LogRecord, []telemetry.KeyValue)) {
+	t.Helper()
 	root := t.TempDir()
 	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
 	port := freePort(t)
@@ -251,8 +266,7 @@ func TestShipToARealCollector(t *testing.T) {
 	fire()
 
 	// Up again: everything arrives.
-	out := filepath.Join(root, "received.jsonl")
-	startCollector(t, bin, port, out)
+	receivedNow := up(t, port)
 	rep, err = Ship(context.Background(), Options{Home: home, IgnoreBackoff: true, Timeout: 10 * time.Second})
 	if err != nil || rep.Shipped != 2 || rep.Kept != 0 || len(rep.Errors) != 0 {
 		t.Fatalf("ship with the collector up = %+v, %v", rep, err)
@@ -264,7 +278,7 @@ func TestShipToARealCollector(t *testing.T) {
 		}
 	}
 
-	spans, logs, resource := received(t, out)
+	spans, logs, resource := receivedNow()
 	if attr(resource, "service.name") != "agent-hooks" || attr(resource, "team") != "infra" || attr(resource, "service.version") != "test" {
 		t.Errorf("resource = %+v", resource)
 	}

@@ -1,8 +1,0 @@
-package approval
-
-import "golang.org/x/sys/unix"
-
-const (
-	ioctlGetTermios = unix.TCGETS
-	ioctlSetTermios = unix.TCSETS
-)

@@ -1,7 +1,7 @@
 // Package agents makes agent-hooks the hook runner of coding agents (Claude Code, Codex, …):
 // `agent-hooks hook <agent>` is the one command a user puts in the agent's settings for every hook
 // event. Handle reads the agent's JSON input from stdin (with a deadline and a size cap), fires
-// the canonical event it maps to through internal/runner (in the agent-hooks session of the
+// the canonical event it maps to through runner (in the agent-hooks session of the
 // agent's own session, with the agent's fields in the payload), fires the repository's git gates
 // for the git the agent runs itself, records the files its edit tools change, and answers in the
 // agent's own protocol: one JSON document on stdout, or nothing, and exit 0.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/runner"
 )
 
 // Explanation is what agent-hooks would answer an agent's hook event, worked out without running

@@ -14,7 +14,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/agents/gitcmd"
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/sessions"
 	"github.com/autoagent/agent-hooks/toolcall"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/autoagent/agent-hooks/github"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
-	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/runner"
 )
 
 func (a *app) newActionCmd() *cobra.Command {

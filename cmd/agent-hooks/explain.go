@@ -8,7 +8,7 @@ import (
 	"github.com/autoagent/agent-hooks/agents"
 	"github.com/autoagent/agent-hooks/agents/all"
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/runner"
 	"github.com/spf13/cobra"
 )
 

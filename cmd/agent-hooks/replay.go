@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/sessions"
 	"github.com/autoagent/agent-hooks/toolcall"
 	"github.com/spf13/cobra"

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/runner"
 	"github.com/spf13/cobra"
 )
 

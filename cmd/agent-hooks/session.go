@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/sessions"
 	"github.com/spf13/cobra"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks/fresher"
 	"github.com/autoagent/agent-hooks/hooks/iteratr"
 	"github.com/autoagent/agent-hooks/hooks/pipelines"
-	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/notify"
 	"github.com/autoagent/agent-hooks/rules"
 )

@@ -19,7 +19,7 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/internal/telemetry"
 )
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autoagent/agent-hooks/internal/runner"
+	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/internal/telemetry"
 )
 

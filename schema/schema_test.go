@@ -11,8 +11,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/internal/telemetry"
+	"github.com/autoagent/agent-hooks/runner"
 )
 
 func compile(t *testing.T) *jsonschema.Schema {

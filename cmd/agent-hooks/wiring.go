@@ -10,9 +10,9 @@ import (
 	"github.com/autoagent/agent-hooks/hooks/fresher"
 	"github.com/autoagent/agent-hooks/hooks/iteratr"
 	"github.com/autoagent/agent-hooks/hooks/pipelines"
-	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/notify"
 	"github.com/autoagent/agent-hooks/rules"
+	"github.com/autoagent/agent-hooks/runner"
 )
 
 // newRunner is the runner of this process: its environment, working directory, writers, home

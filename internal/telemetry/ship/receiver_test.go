@@ -19,8 +19,8 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/internal/telemetry"
+	"github.com/autoagent/agent-hooks/runner"
 )
 
 // receiver is an OTLP/HTTP endpoint on 127.0.0.1 in the test's own process: it decodes the

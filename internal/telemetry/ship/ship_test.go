@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/internal/telemetry"
+	"github.com/autoagent/agent-hooks/runner"
 )
 
 // The collector is a real OpenTelemetry Collector (its OTLP receiver), built from

@@ -108,7 +108,7 @@ func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Outcome, erro
 	if workspace == "" {
 		workspace = sess.Workspace
 		if _, err := os.Stat(workspace); err != nil {
-			r.warn("session workspace %s is gone; running the hooks of the current directory's workspace", sess.Workspace)
+			r.Warn("session workspace %s is gone; running the hooks of the current directory's workspace", sess.Workspace)
 			workspace = ""
 		}
 	}
@@ -150,7 +150,9 @@ func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Outcome, erro
 	if workspace == "" {
 		workspace = sess.Workspace
 	}
-	r.pushAtEnd(ctx, workspace, out.Session)
+	if r.AtSessionEnd != nil {
+		r.AtSessionEnd(ctx, r, workspace, out.Session)
+	}
 	return out, nil
 }
 

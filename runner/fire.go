@@ -111,7 +111,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := sessionsConfig(cfg); err != nil {
+	if _, err := ReadSessionsConfig(cfg); err != nil {
 		return nil, err
 	}
 	dest, err := r.telemetryDestination(cfg)
@@ -149,7 +149,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		AsksAgain: req.AsksAgain,
 	}
 	// The Stop cap runs before the formats' extensions, so that they see a capped Stop as allowed.
-	eng.Extensions = []hooks.Extension{&stopLimit{store: store, warn: r.warn}}
+	eng.Extensions = []hooks.Extension{&stopLimit{store: store, warn: r.Warn}}
 	if !req.CaptureStdout {
 		eng.Stdout = r.Stdout
 	}

@@ -43,7 +43,7 @@ func (r *Runner) Refuse(req Request, reason string) (capped bool, err error) {
 		if capped {
 			e = cappedEvent(req.Event, blocks, defaultStopBlockLimit, reason)
 			e.ToolUseID = req.ToolUseID
-			r.warn("%s", cappedMessage(req.Event, blocks, defaultStopBlockLimit, reason))
+			r.Warn("%s", cappedMessage(req.Event, blocks, defaultStopBlockLimit, reason))
 		}
 	}
 	return capped, sess.store.Append(sess.id, e)

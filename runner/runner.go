@@ -10,6 +10,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -54,6 +55,9 @@ type Runner struct {
 	Executable string
 	// Version is agent-hooks' version, recorded in telemetry.
 	Version string
+	// AtSessionEnd, when set, is called by EndSession after it recorded the end, with the
+	// runner it ended the session with (remote.AtEnd pushes the session). nil: nothing.
+	AtSessionEnd func(ctx context.Context, r *Runner, workspace string, sess *sessions.Session)
 }
 
 // findActiveScan is how many of the newest sessions a run without a session id looks through for
@@ -84,8 +88,8 @@ func (r *Runner) stderr() io.Writer {
 	return r.Stderr
 }
 
-// warn prints one of agent-hooks' own warnings on Stderr.
-func (r *Runner) warn(format string, args ...any) {
+// Warn prints one of agent-hooks' own warnings on Stderr.
+func (r *Runner) Warn(format string, args ...any) {
 	fmt.Fprintf(r.stderr(), "agent-hooks: warning: "+format+"\n", args...)
 }
 
@@ -93,7 +97,7 @@ func (r *Runner) warn(format string, args ...any) {
 func (r *Runner) Store() *sessions.Store {
 	return sessions.New(filepath.Join(r.AutoagentHome, "sessions"),
 		sessions.WithClock(r.now),
-		sessions.WithWarnings(func(err error) { r.warn("%v", err) }))
+		sessions.WithWarnings(func(err error) { r.Warn("%v", err) }))
 }
 
 // registry is NewRegistry's registry (a bare one without NewRegistry).

@@ -48,7 +48,7 @@ func (r *Runner) attach(store *sessions.Store, req Request, workspace string) (*
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	return &storedSession{store: store, id: sess.ID, record: sess, toolUseID: req.ToolUseID, warn: r.warn}, nil
+	return &storedSession{store: store, id: sess.ID, record: sess, toolUseID: req.ToolUseID, warn: r.Warn}, nil
 }
 
 // attachNamed reads session id, creating it (as a session of workspace) when it has no record.

@@ -41,7 +41,7 @@ func (r *Runner) ship(rec *telemetry.Recorder, now bool) {
 		return
 	}
 	if err := rec.Flush(); err != nil {
-		r.warn("%v", err)
+		r.Warn("%v", err)
 		return
 	}
 	if !rec.ShouldShip(now) {
@@ -50,12 +50,12 @@ func (r *Runner) ship(rec *telemetry.Recorder, now bool) {
 	shipper := telemetry.FindShipper(r.Executable)
 	if shipper == "" {
 		if now {
-			r.warn("telemetry: %s is not installed next to agent-hooks nor on PATH; the spool in %s waits for it (go install github.com/autoagent/agent-hooks/cmd/%s@latest)",
+			r.Warn("telemetry: %s is not installed next to agent-hooks nor on PATH; the spool in %s waits for it (go install github.com/autoagent/agent-hooks/cmd/%s@latest)",
 				telemetry.ShipperName, telemetry.SpoolDir(r.AutoagentHome), telemetry.ShipperName)
 		}
 		return
 	}
 	if err := rec.StartShipper(shipper, r.AutoagentHome, r.Environ); err != nil {
-		r.warn("telemetry: %v", err)
+		r.Warn("telemetry: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/runner"
+	"github.com/autoagent/agent-hooks/runner/remote"
 	"github.com/autoagent/agent-hooks/sessions"
 	"github.com/spf13/cobra"
 )
@@ -156,7 +157,7 @@ Exit codes: 0 ended, 2 Stop blocked, 1 failure.`,
 
 func (a *app) newSessionShowCmd() *cobra.Command {
 	var asJSON, events bool
-	var remote remoteFlags
+	var onRemote remoteFlags
 	cmd := &cobra.Command{
 		Use:   "show [ID]",
 		Short: "Show a session (default $AUTOAGENT_SESSION_ID, else the current one)",
@@ -169,12 +170,12 @@ The trail is read line by line, so a trail of millions of lines shows at once in
   agent-hooks session show --json | jq .issuesCompleted`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sess, src, err := a.sessionAndTrail(cmd, args, &remote)
+			sess, src, err := a.sessionAndTrail(cmd, args, &onRemote)
 			if err != nil {
 				return err
 			}
 			var pending *sessions.PendingPush
-			if !remote.set() {
+			if !onRemote.set() {
 				r, err := a.newRunner()
 				if err != nil {
 					return err
@@ -186,7 +187,7 @@ The trail is read line by line, so a trail of millions of lines shows at once in
 			return a.showSession(sess, pending, src, asJSON, events)
 		},
 	}
-	remote.flags(cmd, "show the session as it was last pushed to this remote (read into a cache under $AUTOAGENT_HOME/remote-sessions, nothing checked out)")
+	onRemote.flags(cmd, "show the session as it was last pushed to this remote (read into a cache under $AUTOAGENT_HOME/remote-sessions, nothing checked out)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session record as JSON")
 	cmd.Flags().BoolVar(&events, "events", false, "include the audit trail")
 	return cmd
@@ -245,7 +246,7 @@ func printSession(out io.Writer, s *sessions.Session, pending *sessions.PendingP
 func (a *app) newSessionListCmd() *cobra.Command {
 	var limit int
 	var asJSON bool
-	var remote remoteFlags
+	var onRemote remoteFlags
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List sessions, newest first",
@@ -264,15 +265,15 @@ and skipped. The current session is marked with *.`,
 			if err != nil {
 				return err
 			}
-			if remote.set() {
-				list, problems, err := r.RemoteSessions(cmd.Context(), remote.request(), limit)
+			if onRemote.set() {
+				list, problems, err := remote.List(cmd.Context(), r, onRemote.request(), limit)
 				if err != nil {
 					return err
 				}
 				a.reportProblems(problems)
 				if asJSON {
 					if list == nil {
-						list = []*runner.RemoteSession{}
+						list = []*remote.Session{}
 					}
 					return writeJSON(a.stdout, list)
 				}
@@ -310,7 +311,7 @@ and skipped. The current session is marked with *.`,
 			return printSessionList(a.stdout, list, current, pending)
 		},
 	}
-	remote.flags(cmd, "list the sessions pushed to this remote instead, newest first (reading only the records shown)")
+	onRemote.flags(cmd, "list the sessions pushed to this remote instead, newest first (reading only the records shown)")
 	cmd.Flags().IntVar(&limit, "limit", 10, "how many sessions to show (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of session records")
 	return cmd
@@ -398,7 +399,7 @@ it. A completed or failed session cannot be resumed. Prints the id.`,
 
 func (a *app) newSessionVerifyCmd() *cobra.Command {
 	var asJSON bool
-	var remote remoteFlags
+	var onRemote remoteFlags
 	cmd := &cobra.Command{
 		Use:   "verify [ID]",
 		Short: "Check that a session's audit trail is as it was written",
@@ -426,7 +427,7 @@ Exit codes: 0 intact (or unchained, or empty), 1 broken, unanchored or failure.`
   agent-hooks session verify session-1704067200000-abc123 --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sess, src, err := a.sessionAndTrail(cmd, args, &remote)
+			sess, src, err := a.sessionAndTrail(cmd, args, &onRemote)
 			if err != nil {
 				return err
 			}
@@ -438,14 +439,14 @@ Exit codes: 0 intact (or unchained, or empty), 1 broken, unanchored or failure.`
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"session", "status" (intact, broken, unanchored, unchained, empty), "lines", "chained", "unchained", "head", "afterHead", "problems", "break"}`)
-	remote.flags(cmd, "verify the session as it was last pushed to this remote")
+	onRemote.flags(cmd, "verify the session as it was last pushed to this remote")
 	return cmd
 }
 
 // sessionAndTrail finds the session the command names (args[0], else $AUTOAGENT_SESSION_ID, else
 // the current one) and its audit trail: in the sessions folder, or with --remote as it was last
 // pushed there (which needs the id).
-func (a *app) sessionAndTrail(cmd *cobra.Command, args []string, remote *remoteFlags) (*sessions.Session, trailSource, error) {
+func (a *app) sessionAndTrail(cmd *cobra.Command, args []string, onRemote *remoteFlags) (*sessions.Session, trailSource, error) {
 	id := ""
 	if len(args) == 1 {
 		id = args[0]
@@ -454,11 +455,11 @@ func (a *app) sessionAndTrail(cmd *cobra.Command, args []string, remote *remoteF
 	if err != nil {
 		return nil, trailSource{}, err
 	}
-	if remote.set() {
+	if onRemote.set() {
 		if id == "" {
 			return nil, trailSource{}, fmt.Errorf("%s --remote: name the session (agent-hooks session list --remote lists them)", cmd.CommandPath())
 		}
-		rs, err := r.LookupRemote(cmd.Context(), id, remote.request())
+		rs, err := remote.Lookup(cmd.Context(), r, id, onRemote.request())
 		if err != nil {
 			return nil, trailSource{}, err
 		}
@@ -494,12 +495,12 @@ func (f *remoteFlags) flags(cmd *cobra.Command, usage string) {
 
 func (f *remoteFlags) set() bool { return f.changed != nil && f.changed() }
 
-func (f *remoteFlags) request() runner.RemoteRequest {
-	return runner.RemoteRequest{Remote: f.remote, Workspace: f.workspace}
+func (f *remoteFlags) request() remote.Request {
+	return remote.Request{Remote: f.remote, Workspace: f.workspace}
 }
 
 func (a *app) newSessionPushCmd() *cobra.Command {
-	var remote remoteFlags
+	var onRemote remoteFlags
 	var asJSON, pending bool
 	cmd := &cobra.Command{
 		Use:   "push [ID | --pending]",
@@ -540,9 +541,9 @@ Exit codes: 0 pushed, 1 failure (with --pending: any session not pushed, still m
 				if id != "" {
 					return errors.New("--pending pushes every session left to push: name no session")
 				}
-				return a.pushPending(cmd, r, remote.request(), asJSON)
+				return a.pushPending(cmd, r, onRemote.request(), asJSON)
 			}
-			res, err := r.PushSession(cmd.Context(), id, remote.request())
+			res, err := remote.Push(cmd.Context(), r, id, onRemote.request())
 			if err != nil {
 				return err
 			}
@@ -553,7 +554,7 @@ Exit codes: 0 pushed, 1 failure (with --pending: any session not pushed, still m
 			return err
 		},
 	}
-	remote.flags(cmd, "the remote to push to (default the config's sessions.remote, else origin; with --pending, the one each was for)")
+	onRemote.flags(cmd, "the remote to push to (default the config's sessions.remote, else origin; with --pending, the one each was for)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"ref", "commit", "parent", "chunks", "attempts"} (with --pending, [{"id", "remote", "result", "error"}])`)
 	cmd.Flags().BoolVar(&pending, "pending", false, `push every session whose push did not happen (the sessions.push of its end failed or timed out)`)
 	return cmd
@@ -561,8 +562,8 @@ Exit codes: 0 pushed, 1 failure (with --pending: any session not pushed, still m
 
 // pushPending pushes the sessions left to push: one line per session pushed on stdout, one per
 // failure on stderr; any failure is exit 1.
-func (a *app) pushPending(cmd *cobra.Command, r *runner.Runner, req runner.RemoteRequest, asJSON bool) error {
-	results, problems, err := r.PushPending(cmd.Context(), req)
+func (a *app) pushPending(cmd *cobra.Command, r *runner.Runner, req remote.Request, asJSON bool) error {
+	results, problems, err := remote.PushPending(cmd.Context(), r, req)
 	a.reportProblems(problems)
 	if err != nil {
 		return err
@@ -580,7 +581,7 @@ func (a *app) pushPending(cmd *cobra.Command, r *runner.Runner, req runner.Remot
 	}
 	if asJSON {
 		if results == nil {
-			results = []runner.PendingResult{}
+			results = []remote.PendingResult{}
 		}
 		if err := writeJSON(a.stdout, results); err != nil {
 			return err
@@ -595,7 +596,7 @@ func (a *app) pushPending(cmd *cobra.Command, r *runner.Runner, req runner.Remot
 }
 
 func (a *app) newSessionPullCmd() *cobra.Command {
-	var remote remoteFlags
+	var onRemote remoteFlags
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "pull ID...",
@@ -613,7 +614,7 @@ here is left alone unless --force.`,
 				return err
 			}
 			for _, id := range args {
-				rs, err := r.PullSession(cmd.Context(), id, remote.request(), force)
+				rs, err := remote.Pull(cmd.Context(), r, id, onRemote.request(), force)
 				if err != nil {
 					return err
 				}
@@ -622,7 +623,7 @@ here is left alone unless --force.`,
 			return nil
 		},
 	}
-	remote.flags(cmd, "the remote to pull from (default the config's sessions.remote, else origin)")
+	onRemote.flags(cmd, "the remote to pull from (default the config's sessions.remote, else origin)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace a session that is already here")
 	return cmd
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/autoagent/agent-hooks/runner"
+	"github.com/autoagent/agent-hooks/runner/remote"
 	"github.com/autoagent/agent-hooks/sessions"
 )
 
@@ -261,6 +261,6 @@ func (a *app) printVerification(id string, v *sessions.Verification, asJSON bool
 }
 
 // remoteTrail is the audit trail of a session as it was pushed.
-func remoteTrail(rs *runner.RemoteSession) trailSource {
+func remoteTrail(rs *remote.Session) trailSource {
 	return trailSource{name: rs.TrailName, open: rs.Trail}
 }

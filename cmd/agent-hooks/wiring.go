@@ -13,6 +13,7 @@ import (
 	"github.com/autoagent/agent-hooks/notify"
 	"github.com/autoagent/agent-hooks/rules"
 	"github.com/autoagent/agent-hooks/runner"
+	"github.com/autoagent/agent-hooks/runner/remote"
 )
 
 // newRunner is the runner of this process: its environment, working directory, writers, home
@@ -26,7 +27,7 @@ func (a *app) newRunner() (*runner.Runner, error) {
 	return &runner.Runner{
 		Getenv: a.getenv, Environ: a.environ, Cwd: a.cwd, Stdout: a.stdout, Stderr: a.stderr,
 		AutoagentHome: home, UserHome: userHome, ManagedConfig: a.managedConfig(), NewRegistry: a.newRegistry,
-		Executable: a.executable, Version: currentVersion().Version,
+		Executable: a.executable, Version: currentVersion().Version, AtSessionEnd: remote.AtEnd,
 	}, nil
 }
 

@@ -1,4 +1,4 @@
-package runner
+package remote
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/gitops"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/sessions"
 )
 
@@ -93,7 +94,9 @@ func TestPushAtEndGivesUpAndIsPushedLater(t *testing.T) {
 		rh.writeConfig(rh.ws, tc.config)
 		s := rh.start()
 		before := len(rh.stderr.String())
-		out := returns(t, tc.limit, func() *Outcome { return rh.end(EndRequest{SessionID: s.ID, Status: sessions.StatusCompleted}) })
+		out := returns(t, tc.limit, func() *runner.Outcome {
+			return rh.end(runner.EndRequest{SessionID: s.ID, Status: sessions.StatusCompleted})
+		})
 		if out.Session.Status != sessions.StatusCompleted {
 			t.Errorf("%s: the session is %s, want completed: it ended", tc.limit, out.Session.Status)
 		}
@@ -112,12 +115,12 @@ func TestPushAtEndGivesUpAndIsPushedLater(t *testing.T) {
 	rh.setRemoteURL("silent", rh.bare)
 	rh.writeConfig(rh.ws, `{"sessions": {"push": true, "remote": "silent"}}`)
 	s := rh.start()
-	rh.end(EndRequest{SessionID: s.ID, Status: sessions.StatusCompleted})
+	rh.end(runner.EndRequest{SessionID: s.ID, Status: sessions.StatusCompleted})
 	for _, id := range append(left, s.ID) {
 		if p, err := store.PushPending(id); p != nil || err != nil {
 			t.Errorf("%s is still pending: %+v, %v", id, p, err)
 		}
-		rs, err := rh.r.LookupRemote(context.Background(), id, RemoteRequest{Remote: "local"})
+		rs, err := Lookup(context.Background(), rh.r, id, Request{Remote: "local"})
 		if err != nil {
 			t.Errorf("%s was not pushed: %v", id, err)
 			continue
@@ -139,11 +142,13 @@ func TestPushPending(t *testing.T) {
 	rh.addRemote("silent", "git://"+silentRemote(t)+"/sessions.git")
 	rh.writeConfig(rh.ws, `{"sessions": {"push": true, "remote": "silent", "connectTimeout": "200ms", "idleTimeout": "200ms"}}`)
 	s := rh.start()
-	returns(t, "end", func() *Outcome { return rh.end(EndRequest{SessionID: s.ID, Status: sessions.StatusFailed}) })
+	returns(t, "end", func() *runner.Outcome {
+		return rh.end(runner.EndRequest{SessionID: s.ID, Status: sessions.StatusFailed})
+	})
 
 	// Still silent: the mark stays.
 	res := returns(t, "push --pending", func() []PendingResult {
-		res, _, _ := rh.r.PushPending(context.Background(), RemoteRequest{})
+		res, _, _ := PushPending(context.Background(), rh.r, Request{})
 		return res
 	})
 	if len(res) != 1 || res[0].ID != s.ID || res[0].Err == nil || res[0].Result != nil {
@@ -154,19 +159,19 @@ func TestPushPending(t *testing.T) {
 	}
 
 	rh.setRemoteURL("silent", rh.bare)
-	res, problems, err := rh.r.PushPending(context.Background(), RemoteRequest{})
+	res, problems, err := PushPending(context.Background(), rh.r, Request{})
 	if err != nil || len(problems) != 0 || len(res) != 1 || res[0].Err != nil || res[0].Result == nil {
 		t.Fatalf("push --pending: %+v, %v, %v", res, problems, err)
 	}
 	if p, _ := rh.r.Store().PushPending(s.ID); p != nil {
 		t.Errorf("pushed, and still marked: %+v", p)
 	}
-	rs, err := rh.r.LookupRemote(context.Background(), s.ID, RemoteRequest{Remote: "local"})
+	rs, err := Lookup(context.Background(), rh.r, s.ID, Request{Remote: "local"})
 	if err != nil || rs.Status != sessions.StatusFailed {
 		t.Fatalf("read back: %+v, %v", rs, err)
 	}
 	// Nothing is left to push.
-	if res, _, _ := rh.r.PushPending(context.Background(), RemoteRequest{}); len(res) != 0 {
+	if res, _, _ := PushPending(context.Background(), rh.r, Request{}); len(res) != 0 {
 		t.Errorf("push --pending again pushed %+v", res)
 	}
 }
@@ -198,7 +203,7 @@ func TestSessionsConfigLimits(t *testing.T) {
 		{sections: []string{`{"idleTimeout": "soon"}`}, err: `f0.json:1:14: sessions: idleTimeout: want milliseconds or a duration such as "30s", got "soon"`},
 		{sections: []string{`{"connectTimout": "1s"}`}, err: "connectTimout"},
 	} {
-		sc, err := sessionsConfig(cfg(tc.sections...))
+		sc, err := runner.ReadSessionsConfig(cfg(tc.sections...))
 		switch {
 		case tc.err != "":
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -206,8 +211,8 @@ func TestSessionsConfigLimits(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%v: %v", tc.sections, err)
-		case sc.limits() != tc.want || sc.pushTimeout() != tc.push:
-			t.Errorf("%v: limits %+v push %v, want %+v and %v", tc.sections, sc.limits(), sc.pushTimeout(), tc.want, tc.push)
+		case limits(sc) != tc.want || pushTimeout(sc) != tc.push:
+			t.Errorf("%v: limits %+v push %v, want %+v and %v", tc.sections, limits(sc), pushTimeout(sc), tc.want, tc.push)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package remote
 
 import (
 	"context"
@@ -121,7 +121,7 @@ func (rh *remoteHarness) pushSessions(n int) []string {
 	var ids []string
 	for range n {
 		s := rh.start()
-		if _, err := rh.r.PushSession(context.Background(), s.ID, RemoteRequest{Remote: "local"}); err != nil {
+		if _, err := Push(context.Background(), rh.r, s.ID, Request{Remote: "local"}); err != nil {
 			rh.t.Fatal(err)
 		}
 		ids = append(ids, s.ID)
@@ -141,7 +141,7 @@ func TestRemoteSessionsAdvertiseTheRefsOnce(t *testing.T) {
 	for _, remote := range []string{"daemon", "http"} {
 		for _, cache := range []string{"cold", "warm"} {
 			before := rh.adverts(remote)
-			list, problems, err := rh.r.RemoteSessions(ctx, RemoteRequest{Remote: remote}, 2)
+			list, problems, err := List(ctx, rh.r, Request{Remote: remote}, 2)
 			if err != nil || len(problems) > 0 {
 				t.Fatalf("%s, %s cache: %v %v", remote, cache, err, problems)
 			}
@@ -153,7 +153,7 @@ func TestRemoteSessionsAdvertiseTheRefsOnce(t *testing.T) {
 			}
 		}
 		before := rh.adverts(remote)
-		rs, err := rh.r.LookupRemote(ctx, ids[0], RemoteRequest{Remote: remote})
+		rs, err := Lookup(ctx, rh.r, ids[0], Request{Remote: remote})
 		if err != nil || rs.ID != ids[0] {
 			t.Fatalf("%s: LookupRemote(%s) = %+v, %v", remote, ids[0], rs, err)
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package runner
+package remote
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func TestRemoteSessionsFromAPathListTheRefsOnce(t *testing.T) {
 		}
 	}
 	for _, cache := range []string{"cold", "warm"} {
-		list, problems, err := rh.r.RemoteSessions(ctx, RemoteRequest{Remote: "local"}, 2)
+		list, problems, err := List(ctx, rh.r, Request{Remote: "local"}, 2)
 		if err != nil || len(problems) > 0 || len(list) != 2 || list[0].ID != ids[2] || list[1].ID != ids[1] {
 			t.Fatalf("%s cache: listed %+v, %v %v", cache, list, err, problems)
 		}
@@ -62,7 +62,7 @@ func TestRemoteSessionsFromAPathListTheRefsOnce(t *testing.T) {
 			t.Errorf("%s cache: the remote's refs were listed %d times, want once", cache, n)
 		}
 	}
-	if rs, err := rh.r.LookupRemote(ctx, ids[0], RemoteRequest{Remote: "local"}); err != nil || rs.ID != ids[0] {
+	if rs, err := Lookup(ctx, rh.r, ids[0], Request{Remote: "local"}); err != nil || rs.ID != ids[0] {
 		t.Fatalf("LookupRemote(%s) = %+v, %v", ids[0], rs, err)
 	}
 	if n := listings(); n != 1 {

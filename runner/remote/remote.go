@@ -1,4 +1,9 @@
-package runner
+// Package remote keeps sessions on a git remote of their workspace's repository: `session push`,
+// the push at a session's end ("sessions": {"push": true}: AtEnd, the runner's AtSessionEnd),
+// the sessions left to push, and reading pushed sessions (`session list --remote`, `show`,
+// `verify`, `pull`). It is the runner's only part that needs git's wire protocols (gitops,
+// go-git), kept out of runner so that the program on every tool call links none of them.
+package remote
 
 import (
 	"context"
@@ -12,27 +17,12 @@ import (
 
 	"github.com/autoagent/agent-hooks/gitops"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/sessions"
 )
 
-// SessionsConfig is the "sessions" key of config.json.
-type SessionsConfig struct {
-	// Push pushes the session to the remote when it ends (SessionEnd), as `session push` does.
-	Push bool `json:"push"`
-	// Remote is the remote sessions are pushed to and read from (default origin).
-	Remote string `json:"remote"`
-	// ConnectTimeout and IdleTimeout bound every wait on the remote (see gitops.Limits): making
-	// the connection, and each wait for the remote to send or take a byte. Defaults:
-	// hooks.DefaultRemoteConnectTimeout, hooks.DefaultRemoteIdleTimeout.
-	ConnectTimeout *hooks.Duration `json:"connectTimeout"`
-	IdleTimeout    *hooks.Duration `json:"idleTimeout"`
-	// PushTimeout bounds the push of Push at the end of a session in all (default
-	// hooks.DefaultSessionPushTimeout): past it the session ends unpushed, marked to push later.
-	PushTimeout *hooks.Duration `json:"pushTimeout"`
-}
-
 // limits are the bounds of every wait on the remote.
-func (c SessionsConfig) limits() gitops.Limits {
+func limits(c runner.SessionsConfig) gitops.Limits {
 	var l gitops.Limits
 	if c.ConnectTimeout != nil {
 		l.Connect = time.Duration(*c.ConnectTimeout)
@@ -57,57 +47,22 @@ func withLimit(err error) error {
 }
 
 // pushTimeout bounds the push at the end of a session.
-func (c SessionsConfig) pushTimeout() time.Duration {
+func pushTimeout(c runner.SessionsConfig) time.Duration {
 	if c.PushTimeout != nil {
 		return time.Duration(*c.PushTimeout)
 	}
 	return hooks.DefaultSessionPushTimeout
 }
 
-// sessionsConfig reads the "sessions" sections of the configuration: the user's, then the
-// project's over it, key by key. A duration must be positive.
-func sessionsConfig(cfg *hooks.Config) (SessionsConfig, error) {
-	var c SessionsConfig
-	if err := decodeSections(cfg, "sessions", &c); err != nil {
-		return c, err
-	}
-	for _, d := range []struct {
-		key string
-		v   *hooks.Duration
-	}{{"connectTimeout", c.ConnectTimeout}, {"idleTimeout", c.IdleTimeout}, {"pushTimeout", c.PushTimeout}} {
-		if d.v != nil && *d.v <= 0 {
-			return c, fmt.Errorf("sessions.%s: must be positive, got %s", d.key, time.Duration(*d.v))
-		}
-	}
-	return c, nil
-}
-
-// decodeSections decodes every section named key into v, the later files (user) first so that
-// the project's keys win; an unknown key or a wrong value is an error naming the file and
-// line:column and the key.
-func decodeSections(cfg *hooks.Config, key string, v any) error {
-	if cfg == nil {
-		return nil
-	}
-	secs := cfg.Sections[key]
-	for i := len(secs) - 1; i >= 0; i-- {
-		s := secs[i]
-		if err := hooks.DecodeOptions(s.Value, v); err != nil {
-			return fmt.Errorf("%s:%d:%d: %s: %v", s.File, s.Line, s.Col, key, err)
-		}
-	}
-	return nil
-}
-
-// RemoteRequest names a remote of a workspace's repository.
-type RemoteRequest struct {
+// Request names a remote of a workspace's repository.
+type Request struct {
 	Remote    string // "" is the config's sessions.remote, else origin
 	Workspace string // the --workspace flag: the repository whose remote it is ("" finds it)
 }
 
 // sessionRemote opens the remote of req (else the configuration's sessions.remote, else origin)
 // of its workspace (else the session's, for a push), bounded by the configuration's limits.
-func (r *Runner) sessionRemote(req RemoteRequest, sessionWorkspace string) (*gitops.SessionRemote, error) {
+func sessionRemote(r *runner.Runner, req Request, sessionWorkspace string) (*gitops.SessionRemote, error) {
 	ws := req.Workspace
 	if ws == "" && sessionWorkspace != "" {
 		ws = sessionWorkspace
@@ -124,49 +79,49 @@ func (r *Runner) sessionRemote(req RemoteRequest, sessionWorkspace string) (*git
 	if err != nil {
 		return nil, err
 	}
-	sc, err := sessionsConfig(cfg)
+	sc, err := runner.ReadSessionsConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return r.openRemote(ws, req.Remote, sc)
+	return openRemote(r, ws, req.Remote, sc)
 }
 
 // openRemote opens remote (else sc's, else origin) of the repository of workspace ws, bounded by
 // sc's limits.
-func (r *Runner) openRemote(ws, remote string, sc SessionsConfig) (*gitops.SessionRemote, error) {
+func openRemote(r *runner.Runner, ws, remote string, sc runner.SessionsConfig) (*gitops.SessionRemote, error) {
 	if remote == "" {
 		remote = sc.Remote
 	}
-	return gitops.OpenSessionRemote(ws, gitops.Env{Getenv: r.Getenv, Environ: r.Environ}, remote, sc.limits())
+	return gitops.OpenSessionRemote(ws, gitops.Env{Getenv: r.Getenv, Environ: r.Environ}, remote, limits(sc))
 }
 
-// PushSession writes session id (else $AUTOAGENT_SESSION_ID, else the current one) to
+// Push writes session id (else $AUTOAGENT_SESSION_ID, else the current one) to
 // refs/agent-hooks/sessions/<id> on the remote: its record as it is now and its audit trail up
 // to its last whole line. A push left pending (see PushPending) is done by it; one that fails
 // keeps its mark, with the new failure.
-func (r *Runner) PushSession(ctx context.Context, id string, req RemoteRequest) (*gitops.SessionPushResult, error) {
+func Push(ctx context.Context, r *runner.Runner, id string, req Request) (*gitops.SessionPushResult, error) {
 	sess, err := r.Lookup(id)
 	if err != nil {
 		return nil, err
 	}
-	sr, err := r.sessionRemote(req, sess.Workspace)
+	sr, err := sessionRemote(r, req, sess.Workspace)
 	if err == nil {
 		var res *gitops.SessionPushResult
-		if res, err = r.pushSession(ctx, sr, sess.ID); err == nil {
+		if res, err = pushSession(ctx, r, sr, sess.ID); err == nil {
 			return res, r.Store().ClearPushPending(sess.ID)
 		}
 	}
 	store := r.Store()
 	if p, perr := store.PushPending(sess.ID); perr == nil && p != nil {
-		p.Error, p.Time = err.Error(), r.now()
+		p.Error, p.Time = err.Error(), now(r)
 		if merr := store.MarkPushPending(*p); merr != nil {
-			r.warn("%v", merr)
+			r.Warn("%v", merr)
 		}
 	}
 	return nil, err
 }
 
-func (r *Runner) pushSession(ctx context.Context, sr *gitops.SessionRemote, id string) (*gitops.SessionPushResult, error) {
+func pushSession(ctx context.Context, r *runner.Runner, sr *gitops.SessionRemote, id string) (*gitops.SessionPushResult, error) {
 	store := r.Store()
 	// The record with its head and the trail's size at that head, taken together: the trail pushed
 	// ends at the head pushed, whatever is appended meanwhile (the next push takes it).
@@ -178,7 +133,7 @@ func (r *Runner) pushSession(ctx context.Context, sr *gitops.SessionRemote, id s
 	if err != nil {
 		return nil, err
 	}
-	p := gitops.SessionPush{ID: id, Record: append(record, '\n'), Retries: 3, Time: r.now(),
+	p := gitops.SessionPush{ID: id, Record: append(record, '\n'), Retries: 3, Time: now(r),
 		Message: fmt.Sprintf("agent-hooks session %s (%s)\n", id, sess.Status)}
 	f, err := store.TrailFile(id)
 	if err != nil {
@@ -200,8 +155,8 @@ func (r *Runner) pushSession(ctx context.Context, sr *gitops.SessionRemote, id s
 	return res, withLimit(err)
 }
 
-// RemoteSession is a session read from a remote.
-type RemoteSession struct {
+// Session is a session read from a remote.
+type Session struct {
 	*sessions.Session
 	Commit string `json:"commit"` // what its ref points at
 	// Trail reads its audit trail (it may be called more than once).
@@ -210,11 +165,11 @@ type RemoteSession struct {
 	TrailName string `json:"-"`
 }
 
-// RemoteSessions lists the sessions pushed to the remote, newest first (by the time in their
+// List lists the sessions pushed to the remote, newest first (by the time in their
 // ids), reading (fetching into the cache, unless it has them) only the limit newest (limit <= 0:
 // all). A pushed record that cannot be read is a problem, and skipped.
-func (r *Runner) RemoteSessions(ctx context.Context, req RemoteRequest, limit int) (list []*RemoteSession, problems []error, err error) {
-	sr, err := r.sessionRemote(req, "")
+func List(ctx context.Context, r *runner.Runner, req Request, limit int) (list []*Session, problems []error, err error) {
+	sr, err := sessionRemote(r, req, "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -237,7 +192,7 @@ func (r *Runner) RemoteSessions(ctx context.Context, req RemoteRequest, limit in
 	if limit > 0 && len(ids) > limit {
 		ids = ids[:limit]
 	}
-	cache, err := sr.OpenSessionCache(r.remoteCacheDir())
+	cache, err := sr.OpenSessionCache(cacheDir(r))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -261,12 +216,12 @@ func (r *Runner) RemoteSessions(ctx context.Context, req RemoteRequest, limit in
 	return list, problems, nil
 }
 
-// LookupRemote reads session id as it was last pushed to the remote.
-func (r *Runner) LookupRemote(ctx context.Context, id string, req RemoteRequest) (*RemoteSession, error) {
+// Lookup reads session id as it was last pushed to the remote.
+func Lookup(ctx context.Context, r *runner.Runner, id string, req Request) (*Session, error) {
 	if !sessions.ValidID(id) {
 		return nil, fmt.Errorf("read pushed session: invalid id %q (want session-<unixms>-<[a-z0-9]>)", id)
 	}
-	sr, err := r.sessionRemote(req, "")
+	sr, err := sessionRemote(r, req, "")
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +235,7 @@ func (r *Runner) LookupRemote(ctx context.Context, id string, req RemoteRequest)
 	if i < 0 {
 		return nil, fmt.Errorf("session %s: %w %s (%s)", id, gitops.ErrSessionNotPushed, sr.Name, sr.URL)
 	}
-	cache, err := sr.OpenSessionCache(r.remoteCacheDir())
+	cache, err := sr.OpenSessionCache(cacheDir(r))
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +245,7 @@ func (r *Runner) LookupRemote(ctx context.Context, id string, req RemoteRequest)
 	return remoteSession(cache, sr, id)
 }
 
-func remoteSession(cache *gitops.SessionCache, sr *gitops.SessionRemote, id string) (*RemoteSession, error) {
+func remoteSession(cache *gitops.SessionCache, sr *gitops.SessionRemote, id string) (*Session, error) {
 	ps, err := cache.Session(id)
 	if err != nil {
 		return nil, err
@@ -300,14 +255,14 @@ func remoteSession(cache *gitops.SessionCache, sr *gitops.SessionRemote, id stri
 	if err != nil {
 		return nil, err
 	}
-	return &RemoteSession{Session: sess, Commit: ps.Commit, Trail: ps.OpenTrail,
+	return &Session{Session: sess, Commit: ps.Commit, Trail: ps.OpenTrail,
 		TrailName: fmt.Sprintf("%s%s:events on %s", gitops.SessionRefPrefix, id, sr.Name)}, nil
 }
 
-// PullSession copies session id as it was last pushed into the local sessions folder (replacing
+// Pull copies session id as it was last pushed into the local sessions folder (replacing
 // a local one only with replace).
-func (r *Runner) PullSession(ctx context.Context, id string, req RemoteRequest, replace bool) (*RemoteSession, error) {
-	rs, err := r.LookupRemote(ctx, id, req)
+func Pull(ctx context.Context, r *runner.Runner, id string, req Request, replace bool) (*Session, error) {
+	rs, err := Lookup(ctx, r, id, req)
 	if err != nil {
 		return nil, err
 	}
@@ -326,17 +281,17 @@ func (r *Runner) PullSession(ctx context.Context, id string, req RemoteRequest, 
 	return rs, nil
 }
 
-// remoteCacheDir is where sessions read from remotes are kept (see gitops.SessionCache).
-func (r *Runner) remoteCacheDir() string { return filepath.Join(r.AutoagentHome, "remote-sessions") }
+// cacheDir is where sessions read from remotes are kept (see gitops.SessionCache).
+func cacheDir(r *runner.Runner) string { return filepath.Join(r.AutoagentHome, "remote-sessions") }
 
-// pushAtEnd pushes an ended session when the configuration says "sessions": {"push": true},
+// AtEnd pushes an ended session when the configuration says "sessions": {"push": true},
 // within sessions.pushTimeout in all: ending a session never waits on the network for longer. A
 // push that fails or times out is a warning (the session has ended) and leaves the session
 // marked to push (Store.MarkPushPending): `session list` and `show` say so, and the next session
 // end in the workspace, `session push ID` or `session push --pending` pushes it. After a push
 // that succeeds, the sessions left pending in the workspace are pushed too, in what is left of
 // the time.
-func (r *Runner) pushAtEnd(ctx context.Context, workspace string, sess *sessions.Session) {
+func AtEnd(ctx context.Context, r *runner.Runner, workspace string, sess *sessions.Session) {
 	env, err := r.LoadEnv(workspace, "")
 	if err != nil {
 		return
@@ -345,22 +300,22 @@ func (r *Runner) pushAtEnd(ctx context.Context, workspace string, sess *sessions
 	if err != nil {
 		return // the events just fired with it; nothing new to say
 	}
-	sc, err := sessionsConfig(cfg)
+	sc, err := runner.ReadSessionsConfig(cfg)
 	if err != nil {
-		r.warn("%v", err)
+		r.Warn("%v", err)
 		return
 	}
 	if !sc.Push {
 		return
 	}
-	limit := sc.pushTimeout()
+	limit := pushTimeout(sc)
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	store := r.Store()
 	push := func(id, remote string) error {
-		sr, err := r.openRemote(env.Workspace, remote, sc)
+		sr, err := openRemote(r, env.Workspace, remote, sc)
 		if err == nil {
-			_, err = r.pushSession(ctx, sr, id)
+			_, err = pushSession(ctx, r, sr, id)
 		}
 		if err == nil {
 			return store.ClearPushPending(id)
@@ -368,7 +323,7 @@ func (r *Runner) pushAtEnd(ctx context.Context, workspace string, sess *sessions
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("gave up after %s (sessions.pushTimeout): %w", hooks.RoundDuration(limit), err)
 		}
-		p := sessions.PendingPush{ID: id, Remote: remote, Workspace: env.Workspace, Error: err.Error(), Time: r.now()}
+		p := sessions.PendingPush{ID: id, Remote: remote, Workspace: env.Workspace, Error: err.Error(), Time: now(r)}
 		if merr := store.MarkPushPending(p); merr != nil {
 			return fmt.Errorf("%w; and it could not be marked to push later: %v", err, merr)
 		}
@@ -379,12 +334,12 @@ func (r *Runner) pushAtEnd(ctx context.Context, workspace string, sess *sessions
 		remote = "origin" // as gitops.OpenSessionRemote takes it, named in the mark
 	}
 	if err := push(sess.ID, remote); err != nil {
-		r.warn("sessions.push: session %s was not pushed: %v; it is kept here, marked to push (the next session end in this workspace pushes it, or: agent-hooks session push --pending)", sess.ID, err)
+		r.Warn("sessions.push: session %s was not pushed: %v; it is kept here, marked to push (the next session end in this workspace pushes it, or: agent-hooks session push --pending)", sess.ID, err)
 		return
 	}
 	pending, _, err := store.PendingPushes()
 	if err != nil {
-		r.warn("sessions.push: %v", err)
+		r.Warn("sessions.push: %v", err)
 		return
 	}
 	for _, p := range pending {
@@ -392,14 +347,14 @@ func (r *Runner) pushAtEnd(ctx context.Context, workspace string, sess *sessions
 			continue
 		}
 		if ctx.Err() != nil {
-			r.warn("sessions.push: session %s is still to push (no time left: sessions.pushTimeout); push it with: agent-hooks session push --pending", p.ID)
+			r.Warn("sessions.push: session %s is still to push (no time left: sessions.pushTimeout); push it with: agent-hooks session push --pending", p.ID)
 			continue
 		}
 		if err := push(p.ID, p.Remote); err != nil {
-			r.warn("sessions.push: session %s, left to push earlier, was not pushed: %v", p.ID, err)
+			r.Warn("sessions.push: session %s, left to push earlier, was not pushed: %v", p.ID, err)
 			continue
 		}
-		fmt.Fprintf(r.stderr(), "agent-hooks: sessions.push: pushed session %s, left to push earlier\n", p.ID)
+		fmt.Fprintf(stderr(r), "agent-hooks: sessions.push: pushed session %s, left to push earlier\n", p.ID)
 	}
 }
 
@@ -412,17 +367,17 @@ type PendingResult struct {
 	Error  string                    `json:"error,omitempty"`
 }
 
-// PushPending pushes every session whose push did not happen (see pushAtEnd), oldest first, each
+// PushPending pushes every session whose push did not happen (see AtEnd), oldest first, each
 // to the remote of its mark from its workspace (req overrides either); a push that succeeds clears
 // the mark, one that fails keeps it, with the new failure. A mark that cannot be read is a problem.
-func (r *Runner) PushPending(ctx context.Context, req RemoteRequest) (results []PendingResult, problems []error, err error) {
+func PushPending(ctx context.Context, r *runner.Runner, req Request) (results []PendingResult, problems []error, err error) {
 	store := r.Store()
 	pending, problems, err := store.PendingPushes()
 	if err != nil {
 		return nil, problems, err
 	}
 	for _, p := range pending {
-		one := RemoteRequest{Remote: p.Remote, Workspace: p.Workspace}
+		one := Request{Remote: p.Remote, Workspace: p.Workspace}
 		if req.Remote != "" {
 			one.Remote = req.Remote
 		}
@@ -430,17 +385,17 @@ func (r *Runner) PushPending(ctx context.Context, req RemoteRequest) (results []
 			one.Workspace = req.Workspace
 		}
 		res := PendingResult{ID: p.ID, Remote: one.Remote}
-		sr, err := r.sessionRemote(one, "")
+		sr, err := sessionRemote(r, one, "")
 		if err == nil {
 			res.Remote = sr.Name
 			var pushed *gitops.SessionPushResult
-			if pushed, err = r.pushSession(ctx, sr, p.ID); err == nil {
+			if pushed, err = pushSession(ctx, r, sr, p.ID); err == nil {
 				res.Result, err = pushed, store.ClearPushPending(p.ID)
 			}
 		}
 		if err != nil {
 			res.Err, res.Error = err, err.Error()
-			p.Error, p.Time = err.Error(), r.now()
+			p.Error, p.Time = err.Error(), now(r)
 			if merr := store.MarkPushPending(p); merr != nil {
 				problems = append(problems, merr)
 			}
@@ -451,4 +406,20 @@ func (r *Runner) PushPending(ctx context.Context, req RemoteRequest) (results []
 		}
 	}
 	return results, problems, nil
+}
+
+// now is the runner's clock.
+func now(r *runner.Runner) time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// stderr is where the runner says what it does.
+func stderr(r *runner.Runner) io.Writer {
+	if r.Stderr == nil {
+		return io.Discard
+	}
+	return r.Stderr
 }

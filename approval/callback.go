@@ -23,7 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/internal/httpx"
+	"github.com/autoagent/agent-hooks/internal/httpurl"
 	"github.com/autoagent/agent-hooks/notify"
 )
 
@@ -113,7 +113,7 @@ func (p *Callback) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, 
 		return nil, errors.New(`callback: "url" is required (where the request with the callback URLs goes)`)
 	}
 	if !strings.ContainsAny(c.URL, "${") {
-		if err := httpx.CheckURL(c.URL); err != nil {
+		if err := httpurl.Check(c.URL); err != nil {
 			return nil, fmt.Errorf("url: %w", err)
 		}
 	}
@@ -327,7 +327,7 @@ func resolveTarget(rawURL string, hdrs map[string]string, inv *hooks.Invocation)
 	if len(missing) > 0 {
 		return "", nil, fmt.Errorf("environment variable %s is not set", strings.Join(missing, ", "))
 	}
-	if err := httpx.CheckURL(target); err != nil {
+	if err := httpurl.Check(target); err != nil {
 		return "", nil, fmt.Errorf("url: %w", err)
 	}
 	return target, headers, nil

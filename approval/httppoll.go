@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/httpurl"
 	"github.com/autoagent/agent-hooks/internal/httpx"
 )
 
@@ -65,7 +66,7 @@ func (p HTTPPoll) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, e
 		return nil, errors.New(`http-poll: "url" is required`)
 	}
 	if !strings.ContainsAny(c.URL, "${") {
-		if err := httpx.CheckURL(c.URL); err != nil {
+		if err := httpurl.Check(c.URL); err != nil {
 			return nil, fmt.Errorf("url: %w", err)
 		}
 	}
@@ -178,7 +179,7 @@ func (r *httpPollRunner) resolve(inv *hooks.Invocation) (string, http.Header, er
 	if len(missing) > 0 {
 		return "", nil, fmt.Errorf("http-poll: environment variable %s is not set", strings.Join(missing, ", "))
 	}
-	if err := httpx.CheckURL(target); err != nil {
+	if err := httpurl.Check(target); err != nil {
 		return "", nil, fmt.Errorf("http-poll url: %w", err)
 	}
 	return target, headers, nil

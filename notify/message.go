@@ -11,34 +11,8 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/notify/webhooks"
 )
-
-// The built-in body formats.
-const (
-	FormatJSON    = "json"
-	FormatSlack   = "slack"
-	FormatDiscord = "discord"
-	FormatTeams   = "teams"
-	// FormatPipelinesSlack is agent-pipelines' own Slack message (its hooks plan's
-	// send_slack_notification): one attachment coloured good, or danger when the status is failed,
-	// titled "Loop <session> <status>", with the fields Iterations and Duration (seconds). The
-	// plan's webhooks.yaml entries named slack send it.
-	FormatPipelinesSlack = "agent-pipelines-slack"
-)
-
-// Formats lists the body formats a webhook may use.
-func Formats() []string {
-	return []string{FormatSlack, FormatDiscord, FormatTeams, FormatJSON, FormatPipelinesSlack}
-}
-
-func validFormat(f string) bool {
-	for _, k := range Formats() {
-		if k == f {
-			return true
-		}
-	}
-	return false
-}
 
 // Message is what a notification says: the agent-pipelines seed's fields.
 type Message struct {
@@ -56,7 +30,7 @@ type Message struct {
 	Seconds string
 }
 
-// PipelinesSlackTitle is the title of FormatPipelinesSlack when the hook sets none: the plan's
+// PipelinesSlackTitle is the title of webhooks.FormatPipelinesSlack when the hook sets none: the plan's
 // "Loop $session $status".
 const PipelinesSlackTitle = "Loop {{name}} {{status}}"
 
@@ -249,18 +223,18 @@ func (m Message) tone() string {
 func (m Message) Body(format string) ([]byte, error) {
 	var v any
 	switch format {
-	case FormatSlack:
+	case webhooks.FormatSlack:
 		v = m.slack()
-	case FormatDiscord:
+	case webhooks.FormatDiscord:
 		v = m.discord()
-	case FormatTeams:
+	case webhooks.FormatTeams:
 		v = m.teams()
-	case FormatJSON:
+	case webhooks.FormatJSON:
 		v = m.json()
-	case FormatPipelinesSlack:
+	case webhooks.FormatPipelinesSlack:
 		v = m.pipelinesSlack()
 	default:
-		return nil, fmt.Errorf("unknown webhook format %q (known: %s)", format, strings.Join(Formats(), ", "))
+		return nil, fmt.Errorf("unknown webhook format %q (known: %s)", format, strings.Join(webhooks.Formats(), ", "))
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autoagent/agent-hooks/internal/httpurl"
 	"github.com/autoagent/agent-hooks/internal/httpx"
 )
 
@@ -50,7 +51,7 @@ var defaultClient = &http.Client{Timeout: 0}
 // times and reports the last failure; any other 4xx fails at once.
 func (s *Sender) Post(ctx context.Context, rawURL string, body []byte) (Delivery, error) {
 	var d Delivery
-	if err := httpx.CheckURL(rawURL); err != nil {
+	if err := httpurl.Check(rawURL); err != nil {
 		return d, err
 	}
 	for {

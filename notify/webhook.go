@@ -17,11 +17,12 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/internal/httpx"
+	"github.com/autoagent/agent-hooks/internal/httpurl"
+	"github.com/autoagent/agent-hooks/notify/webhooks"
 )
 
 // TypeName is the hook type this package implements.
-const TypeName = "webhook"
+const TypeName = webhooks.TypeName
 
 // DefaultRetries is how many times a webhook hook retries by default. Its durations' defaults
 // are in hooks' table (DefaultWebhookBackoff, DefaultWebhookRequestTimeout).
@@ -46,7 +47,7 @@ func WithSleep(f func(context.Context, time.Duration) error) Option {
 func WithClock(now func() time.Time) Option { return func(t *Type) { t.now = now } }
 
 // NewType returns the webhook type. storePath is the webhooks file that the "webhook" option
-// names entries of (StorePath of $AUTOAGENT_HOME).
+// names entries of (webhooks.StorePath of $AUTOAGENT_HOME).
 func NewType(storePath string, opts ...Option) *Type {
 	t := &Type{storePath: storePath}
 	for _, o := range opts {
@@ -87,13 +88,13 @@ func (t *Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, erro
 		return nil, errors.New(`webhook: set exactly one of "url", "urlEnv" (an environment variable) or "webhook" (an entry made by agent-hooks notify setup)`)
 	}
 	if o.URL != "" && !strings.Contains(o.URL, "$") {
-		if err := httpx.CheckURL(o.URL); err != nil {
+		if err := httpurl.Check(o.URL); err != nil {
 			return nil, fmt.Errorf("url: %w", err)
 		}
 	}
-	if o.Format != "" && !validFormat(o.Format) {
-		msg := fmt.Sprintf("format: unknown format %q (known: %s)", o.Format, strings.Join(Formats(), ", "))
-		if s := hooks.Suggest(o.Format, Formats()); s != "" {
+	if o.Format != "" && !webhooks.ValidFormat(o.Format) {
+		msg := fmt.Sprintf("format: unknown format %q (known: %s)", o.Format, strings.Join(webhooks.Formats(), ", "))
+		if s := hooks.Suggest(o.Format, webhooks.Formats()); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		return nil, errors.New(msg)
@@ -134,7 +135,7 @@ func (r *runner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 	if title == "" {
 		title = target.Title
 	}
-	if title == "" && target.Format == FormatPipelinesSlack {
+	if title == "" && target.Format == webhooks.FormatPipelinesSlack {
 		title = PipelinesSlackTitle
 	}
 	d, err := Deliver(ctx, r.t.sender(r.o), target, MessageFromPayload(inv.Event, p, title))
@@ -181,7 +182,7 @@ func (r *runner) target(getenv func(string) string) (Target, error) {
 	tg := Target{Format: r.o.Format}
 	switch {
 	case r.o.Webhook != "":
-		f, err := ReadStore(r.t.storePath)
+		f, err := webhooks.ReadStore(r.t.storePath)
 		if err != nil {
 			return tg, err
 		}
@@ -217,7 +218,7 @@ func (r *runner) target(getenv func(string) string) (Target, error) {
 		}
 	}
 	if tg.Format == "" {
-		tg.Format = FormatJSON
+		tg.Format = webhooks.FormatJSON
 	}
 	return tg, nil
 }

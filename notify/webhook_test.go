@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/notify/webhooks"
 )
 
 // recorder is a webhook endpoint that records what it receives and answers with the next status
@@ -379,5 +381,39 @@ func TestWebhookMissingEnv(t *testing.T) {
 		if out.Status != hooks.StatusError || !strings.Contains(out.Reason, "environment variable NOPE is not set") {
 			t.Errorf("%s: got %s %q", opts, out.Status, out.Reason)
 		}
+	}
+}
+
+// TestWebhooksFileHooksRun: the hooks the webhooks file becomes run through the webhook type,
+// which reads the entry when it runs.
+func TestWebhooksFileHooksRun(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	path := webhooks.StorePath(home)
+	content := `{"webhooks": {"team": {"format": "discord", "urlEnv": "DISCORD_URL", "events": ["finished"]}}}`
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := webhooks.NewFormat().Load(hooks.LoadEnv{AutoagentHome: home})
+	if err != nil || len(loaded.Hooks) != 1 {
+		t.Fatalf("load: %+v, %v", loaded, err)
+	}
+	h := loaded.Hooks[0]
+	rec := &recorder{}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	r, err := NewType(path).Configure(h, h.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Timeout = 0
+	inv := invocation(hooks.SessionEnd, hooks.Payload{"sessionId": "s1"}, map[string]string{"DISCORD_URL": srv.URL})
+	inv.Hook = h
+	if out := r.Run(context.Background(), inv); out.Status != hooks.StatusOK || out.Details["webhook"] != "team" {
+		t.Fatalf("run: %s %q %v", out.Status, out.Reason, out.Details)
+	}
+	var body discordBody
+	if b := rec.received(); len(b) != 1 || json.Unmarshal([]byte(b[0]), &body) != nil || len(body.Embeds) != 1 {
+		t.Errorf("want one discord body, got %q", b)
 	}
 }

@@ -6,11 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/hooks"
-	"github.com/autoagent/agent-hooks/notify"
+	"github.com/autoagent/agent-hooks/notify/webhooks"
 	"github.com/autoagent/agent-hooks/sessions"
-	"github.com/spf13/cobra"
 )
 
 // completionScan is how many of the newest sessions a completion of session ids offers.
@@ -55,7 +56,7 @@ func (a *app) registerCompletions(root *cobra.Command) {
 	args("approvals approve", firstArg(a.completeApprovals(true)))
 	args("approvals reject", firstArg(a.completeApprovals(true)))
 
-	args("notify setup", firstArg(fixedValues(notify.Formats()...)))
+	args("notify setup", firstArg(fixedValues(webhooks.Formats()...)))
 	flag("notify setup", "events", a.completeEventList)
 	args("notify remove", a.completeWebhooks)
 	args("notify test", a.completeWebhooks)

@@ -11,10 +11,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/notify"
-	"github.com/spf13/cobra"
+	"github.com/autoagent/agent-hooks/notify/webhooks"
 )
 
 // webhooksFile is $AUTOAGENT_HOME/webhooks.json ("" when no home can be found: the webhook type
@@ -24,7 +26,7 @@ func (a *app) webhooksFile() string {
 	if err != nil {
 		return ""
 	}
-	return notify.StorePath(home)
+	return webhooks.StorePath(home)
 }
 
 func (a *app) requireWebhooksFile() (string, error) {
@@ -32,15 +34,15 @@ func (a *app) requireWebhooksFile() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return notify.StorePath(home), nil
+	return webhooks.StorePath(home), nil
 }
 
-func (a *app) readWebhooks() (*notify.Store, error) {
+func (a *app) readWebhooks() (*webhooks.Store, error) {
 	path, err := a.requireWebhooksFile()
 	if err != nil {
 		return nil, err
 	}
-	return notify.ReadStore(path)
+	return webhooks.ReadStore(path)
 }
 
 func (a *app) newNotifyCmd() *cobra.Command {
@@ -93,14 +95,14 @@ SessionEnd,Error).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format := args[0]
-			if !notify.ValidName(format) {
+			if !webhooks.ValidName(format) {
 				// Most likely the URL itself, pasted where the format goes: never echo it.
-				return fmt.Errorf("the argument is not a webhook format (want %s; it is not shown, as it may be a webhook URL: give the URL with --url, --url-env or on standard input)", strings.Join(notify.Formats(), ", "))
+				return fmt.Errorf("the argument is not a webhook format (want %s; it is not shown, as it may be a webhook URL: give the URL with --url, --url-env or on standard input)", strings.Join(webhooks.Formats(), ", "))
 			}
 			if name == "" {
 				name = format
 			}
-			if !notify.ValidName(name) {
+			if !webhooks.ValidName(name) {
 				return fmt.Errorf("--name: %q is not a valid name (letters, digits, '.', '_', '-')", name)
 			}
 			if url != "" && urlEnv != "" {
@@ -115,9 +117,9 @@ SessionEnd,Error).`,
 					return err
 				}
 			}
-			e := notify.Entry{Format: format, URL: notify.Secret(url), URLEnv: urlEnv, Events: splitList(events), Title: title}
+			e := webhooks.Entry{Format: format, URL: webhooks.Secret(url), URLEnv: urlEnv, Events: splitList(events), Title: title}
 			if len(e.Events) == 0 {
-				e.Events = notify.DefaultEvents()
+				e.Events = webhooks.DefaultEvents()
 			}
 			if err := e.Validate(); err != nil {
 				return fmt.Errorf("webhook %s: %w", name, err)
@@ -127,7 +129,7 @@ SessionEnd,Error).`,
 				return err
 			}
 			replaced := false
-			err = notify.UpdateStore(path, func(s *notify.Store) error {
+			err = webhooks.UpdateStore(path, func(s *webhooks.Store) error {
 				_, replaced = s.Webhooks[name]
 				s.Webhooks[name] = e
 				return nil
@@ -183,7 +185,7 @@ func splitList(items []string) []string {
 }
 
 // urlSource says where a webhook's URL comes from without showing it.
-func urlSource(e notify.Entry) string {
+func urlSource(e webhooks.Entry) string {
 	if e.URLEnv != "" {
 		return "from $" + e.URLEnv
 	}
@@ -253,7 +255,7 @@ func (a *app) newNotifyRemoveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			err = notify.UpdateStore(path, func(s *notify.Store) error {
+			err = webhooks.UpdateStore(path, func(s *webhooks.Store) error {
 				for _, n := range args {
 					if _, ok := s.Webhooks[n]; !ok {
 						return unknownWebhook(s, n)
@@ -271,8 +273,8 @@ func (a *app) newNotifyRemoveCmd() *cobra.Command {
 	}
 }
 
-func unknownWebhook(s *notify.Store, name string) error {
-	if !notify.ValidName(name) {
+func unknownWebhook(s *webhooks.Store, name string) error {
+	if !webhooks.ValidName(name) {
 		// Not a name, so perhaps a webhook URL given where its name belongs: never echo it.
 		msg := "no such webhook (the argument is not a webhook name; it is not shown, as it may be a webhook URL)"
 		if len(s.Names()) > 0 {
@@ -339,7 +341,7 @@ retries and timeout as a real one, and report each delivery. Exit code 1 when an
 	return cmd
 }
 
-func (a *app) testWebhook(ctx context.Context, name string, e notify.Entry, event string, p hooks.Payload, timeout time.Duration) error {
+func (a *app) testWebhook(ctx context.Context, name string, e webhooks.Entry, event string, p hooks.Payload, timeout time.Duration) error {
 	url, err := e.Resolve(a.getenv)
 	if err != nil {
 		return err

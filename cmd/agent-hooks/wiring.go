@@ -11,6 +11,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks/iteratr"
 	"github.com/autoagent/agent-hooks/hooks/pipelines"
 	"github.com/autoagent/agent-hooks/notify"
+	"github.com/autoagent/agent-hooks/notify/webhooks"
 	"github.com/autoagent/agent-hooks/rules"
 	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/runner/remote"
@@ -48,7 +49,7 @@ func (a *app) newRegistry() *hooks.Registry {
 		"callback": &approval.Callback{}, "input": a.inputApprovals(),
 	}))
 	reg.Register(notify.TypeName, notify.NewType(a.webhooksFile()))
-	reg.RegisterFormat(notify.NewFormat())
+	reg.RegisterFormat(webhooks.NewFormat())
 	reg.Register(github.TypeReview, github.ReviewType{})
 	reg.Register(github.TypeComment, github.CommentType{})
 	reg.RegisterFormat(fresher.New())

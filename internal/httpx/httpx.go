@@ -1,6 +1,6 @@
 // Package httpx holds what agent-hooks' HTTP clients share (the webhook sender, the http-poll
-// approval provider, the GitHub client): a URL that is a secret checked and kept out of every
-// error, Retry-After, and the wait between attempts.
+// approval provider, the GitHub client): a URL that is a secret kept out of every error
+// (internal/httpurl checks one), Retry-After, and the wait between attempts.
 package httpx
 
 import (
@@ -44,21 +44,6 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
-}
-
-// CheckURL reports whether rawURL is an absolute http(s) URL, without ever quoting it.
-func CheckURL(rawURL string) error {
-	if rawURL == "" {
-		return errors.New("empty URL")
-	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return errors.New("not a valid URL (not shown: it is a secret)")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return errors.New("must be an absolute http:// or https:// URL (not shown: it is a secret)")
-	}
-	return nil
 }
 
 // Redact removes secret from an error's text: a *url.Error (which net/http returns, quoting the

@@ -1,4 +1,4 @@
-package notify
+package webhooks
 
 import (
 	"encoding/json"

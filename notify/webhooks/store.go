@@ -1,4 +1,4 @@
-package notify
+package webhooks
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"github.com/autoagent/agent-hooks/internal/configfile"
-	"github.com/autoagent/agent-hooks/internal/httpx"
+	"github.com/autoagent/agent-hooks/internal/httpurl"
 )
 
 // StoreFile is the name of the webhooks file in $AUTOAGENT_HOME.
@@ -87,14 +87,14 @@ func ValidName(name string) bool { return validName().MatchString(name) }
 
 // Validate checks an entry and makes its event names canonical.
 func (e *Entry) Validate() error {
-	if !validFormat(e.Format) {
+	if !ValidFormat(e.Format) {
 		return fmt.Errorf("format: unknown format %q (known: %s)", e.Format, strings.Join(Formats(), ", "))
 	}
 	switch {
 	case e.URL != "" && e.URLEnv != "":
 		return errors.New("set url or urlEnv, not both")
 	case e.URL != "":
-		if err := httpx.CheckURL(string(e.URL)); err != nil {
+		if err := httpurl.Check(string(e.URL)); err != nil {
 			return fmt.Errorf("url: %w", err)
 		}
 	case e.URLEnv == "":

@@ -1,6 +1,6 @@
 //go:build unix
 
-package notify
+package webhooks
 
 import (
 	"os"

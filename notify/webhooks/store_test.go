@@ -1,10 +1,7 @@
-package notify
+package webhooks
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,25 +156,6 @@ func TestFormatLoad(t *testing.T) {
 		t.Errorf("diagnostics: got %v, want one warning about mode 0644", diags)
 	}
 
-	// The hooks it returns run through the webhook type, which reads the entry when it runs.
-	rec := &recorder{}
-	srv := httptest.NewServer(rec)
-	defer srv.Close()
-	typ := NewType(path)
-	r, err := typ.Configure(got[1], got[1].Options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got[1].Timeout = 0
-	inv := invocation(hooks.SessionEnd, hooks.Payload{"sessionId": "s1"}, map[string]string{"DISCORD_URL": srv.URL})
-	inv.Hook = got[1]
-	if out := r.Run(context.Background(), inv); out.Status != hooks.StatusOK || out.Details["webhook"] != "team" {
-		t.Fatalf("run: %s %q %v", out.Status, out.Reason, out.Details)
-	}
-	var body discordBody
-	if b := rec.received(); len(b) != 1 || json.Unmarshal([]byte(b[0]), &body) != nil || len(body.Embeds) != 1 {
-		t.Errorf("want one discord body, got %q", b)
-	}
 }
 
 func TestFormatLoadErrors(t *testing.T) {

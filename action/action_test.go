@@ -70,10 +70,10 @@ var (
 	binErr  error
 )
 
-// releaseBinaries builds agent-hooks and agent-hooks-otel once for all tests, stamped as release
+// releaseBinaries builds agent-hooks, agent-hooks-full and agent-hooks-otel once for all tests, stamped as release
 // 1.2.3 is, into one directory. Under -short they are built in the tests' own configuration (no
 // -trimpath, the default CGO_ENABLED), whose compiled packages the other packages' tests share in
-// the build cache: only the two main packages compile. Built as a release is, every package of
+// the build cache: only the three main packages compile. Built as a release is, every package of
 // the module compiles a second time.
 func releaseBinaries(t testing.TB) string {
 	t.Helper()
@@ -90,7 +90,7 @@ func releaseBinaries(t testing.TB) string {
 		}
 		cmd := exec.Command("go", append(append([]string{"build"}, release...), "-o", dir+string(filepath.Separator),
 			"-ldflags", "-X main.version=1.2.3 -X main.commit=0123456789abcdef0123456789abcdef01234567 -X main.date=2026-05-01T10:00:00Z",
-			"./cmd/agent-hooks", "./cmd/agent-hooks-otel")...)
+			"./cmd/agent-hooks", "./cmd/agent-hooks-full", "./cmd/agent-hooks-otel")...)
 		cmd.Dir = ".."
 		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -104,9 +104,10 @@ func releaseBinaries(t testing.TB) string {
 }
 
 // newRelease packs the binaries as GoReleaser does (agent-hooks_<os>_<arch>.tar.gz with
-// agent-hooks and agent-hooks-otel at its root) and writes agent-hooks_checksums.txt.
+// agent-hooks, agent-hooks-full and agent-hooks-otel at its root) and writes
+// agent-hooks_checksums.txt.
 func newRelease(t testing.TB, version string) release {
-	return packRelease(t, version, "agent-hooks", "agent-hooks-otel")
+	return packRelease(t, version, "agent-hooks", "agent-hooks-full", "agent-hooks-otel")
 }
 
 // packRelease is newRelease with only the named binaries in the archive.

@@ -4,10 +4,10 @@
 #
 #   resolve   which release matches the ref the action was used at; outputs tag, version, dir, key
 #   download  fetch that release's archive for this runner, check its SHA-256 against the
-#             release's checksums file, unpack agent-hooks and agent-hooks-otel into dir; outputs
+#             release's checksums file, unpack agent-hooks, agent-hooks-full and agent-hooks-otel into dir; outputs
 #             path ("" when the release has no checksums file: not published, so build from source)
 #   gocache   the Go build and module cache directories of a source build and their cache key
-#   build     go build the action's source (agent-hooks and agent-hooks-otel); outputs path
+#   build     go build the action's source (agent-hooks, agent-hooks-full, agent-hooks-otel); outputs path
 #
 # agent-hooks-otel, the telemetry shipper, always lands next to agent-hooks: that is where
 # agent-hooks looks for it.
@@ -150,7 +150,7 @@ download() {
 	local dir bin base sums asset code want got
 	dir=$(posix_path "$AGENT_HOOKS_DIR")
 	bin="$dir/$(exe agent-hooks)"
-	if [ -x "$bin" ] && [ -x "$dir/$(exe agent-hooks-otel)" ] && [ -f "$dir/.complete" ]; then
+	if [ -x "$bin" ] && [ -x "$dir/$(exe agent-hooks-full)" ] && [ -x "$dir/$(exe agent-hooks-otel)" ] && [ -f "$dir/.complete" ]; then
 		echo "agent-hooks: $tag from the cache"
 		output path "$(native_path "$bin")"
 		return
@@ -183,8 +183,8 @@ download() {
 		die "checksum mismatch: $asset of release $tag has SHA-256 $got, its $sums says $want; not installed"
 
 	mkdir "$tmp/unpacked"
-	(cd "$tmp/unpacked" && tar -xzf "../$asset" "$(exe agent-hooks)" "$(exe agent-hooks-otel)") ||
-		die "unpack $asset: no $(exe agent-hooks) and $(exe agent-hooks-otel) in it"
+	(cd "$tmp/unpacked" && tar -xzf "../$asset" "$(exe agent-hooks)" "$(exe agent-hooks-full)" "$(exe agent-hooks-otel)") ||
+		die "unpack $asset: no $(exe agent-hooks), $(exe agent-hooks-full) and $(exe agent-hooks-otel) in it"
 	printf '%s\n' "$got" >"$tmp/unpacked/.complete"
 	rm -rf "$dir"
 	mkdir -p "$(dirname "$dir")"
@@ -232,7 +232,7 @@ build() {
 	# build, into dir (-o with a directory names each after its package, .exe on Windows).
 	GOOS="" GOARCH="" GOFLAGS="" GOWORK=off CGO_ENABLED=0 \
 		GOCACHE=$(posix_path "${AGENT_HOOKS_GOCACHE:-}") GOMODCACHE=$(posix_path "${AGENT_HOOKS_GOMODCACHE:-}") \
-		go build -trimpath -ldflags "$ldflags" -o "$dir/" ./cmd/agent-hooks ./cmd/agent-hooks-otel
+		go build -trimpath -ldflags "$ldflags" -o "$dir/" ./cmd/agent-hooks ./cmd/agent-hooks-full ./cmd/agent-hooks-otel
 	output path "$(native_path "$bin")"
 }
 

@@ -50,6 +50,9 @@ type Reply struct {
 	Stdout   []byte
 	Stderr   string
 	ExitCode int
+	// HandOff is set, and nothing else, when the runner is lean and the configuration needs the
+	// full program (*runner.HandOffError): nothing ran, and the caller hands the event over.
+	HandOff error
 
 	wait    func()
 	settled time.Time
@@ -109,6 +112,7 @@ type handler struct {
 	hard      time.Time // the answer must be written by then
 	settle    time.Time // the process must be gone by then
 	work      sync.WaitGroup
+	handOff   error // the lean runner's *runner.HandOffError
 }
 
 func (h *handler) now() time.Time {
@@ -169,7 +173,11 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 	if err := h.prepare(); err != nil {
 		return h.reply(h.refuse(err.Error()))
 	}
-	return h.reply(h.decide(ctx))
+	v := h.decide(ctx)
+	if h.handOff != nil {
+		return Reply{HandOff: h.handOff}
+	}
+	return h.reply(v)
 }
 
 // decode reads the meaning of the agent's fields: the Host's own Decoder, else Claude Code's
@@ -307,6 +315,11 @@ func (h *handler) decide(ctx context.Context) *Verdict {
 	}()
 	select {
 	case res := <-done:
+		var handOff *runner.HandOffError
+		if errors.As(res.err, &handOff) {
+			h.handOff = handOff // before anything ran: nothing to refuse or record
+			return nil
+		}
 		if res.err != nil {
 			return h.refuse(h.cause(ctx, res.err))
 		}

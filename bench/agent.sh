@@ -17,7 +17,7 @@ rounds=${1:-30}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-go build -o "$work/agent-hooks" ./cmd/agent-hooks
+go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full
 mkdir -p "$work/hello"
 cat > "$work/hello/main.go" <<'GO'
 package main

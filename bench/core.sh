@@ -28,7 +28,7 @@ if [ -n "${AGENT_HOOKS:-}" ]; then
   cp "$AGENT_HOOKS" "$work/agent-hooks"
   cp "$AGENT_HOOKS" "$work/agent-hooks-nocgo" # as built: the cgo row and this one are the same
 else
-  go build -o "$work/agent-hooks" ./cmd/agent-hooks
+  go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full
   CGO_ENABLED=0 go build -o "$work/agent-hooks-nocgo" ./cmd/agent-hooks
 fi
 if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$work/agent-hooks-before"; fi

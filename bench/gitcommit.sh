@@ -30,7 +30,7 @@ fi
 
 [[ -x /usr/bin/time ]] || { echo "bench/gitcommit.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 1; }
 echo "building agent-hooks..." >&2
-(cd "$root" && go build -o "$work/agent-hooks" ./cmd/agent-hooks && go build -o "$work/gitops-commit" ./bench/gitcommit)
+(cd "$root" && go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full && go build -o "$work/gitops-commit" ./bench/gitcommit)
 
 # From here on nothing of the user's own git or agent-hooks configuration takes part.
 export HOME="$work/home" AUTOAGENT_HOME="$work/home/.autoagent"

@@ -17,7 +17,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/remote-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 go build -o "$work/pairtime" ./bench/pairtime
-if [ -n "${AGENT_HOOKS:-}" ]; then cp "$AGENT_HOOKS" "$work/agent-hooks"; else go build -o "$work/agent-hooks" ./cmd/agent-hooks; fi
+if [ -n "${AGENT_HOOKS:-}" ]; then cp "$AGENT_HOOKS" "$(dirname "$AGENT_HOOKS")/agent-hooks-full" "$work/"; else go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full; fi
 export AUTOAGENT_HOME="$work/home" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 unset AUTOAGENT_SESSION_ID
 

@@ -15,7 +15,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rules-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 go build -o "$work/pairtime" ./bench/pairtime
-if [ -n "${AGENT_HOOKS:-}" ]; then cp "$AGENT_HOOKS" "$work/agent-hooks"; else CGO_ENABLED=0 go build -o "$work/agent-hooks" ./cmd/agent-hooks; fi
+if [ -n "${AGENT_HOOKS:-}" ]; then cp "$AGENT_HOOKS" "$(dirname "$AGENT_HOOKS")/agent-hooks-full" "$work/"; else CGO_ENABLED=0 go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full; fi
 mkdir -p "$work/hello"
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' > "$work/hello/main.go"
 (cd "$work/hello" && GO111MODULE=off CGO_ENABLED=0 go build -o "$work/hello-bin" main.go)

@@ -24,7 +24,7 @@ go build -o "$work/pairtime" ./bench/pairtime
 if [ -n "${AGENT_HOOKS:-}" ]; then
   cp "$AGENT_HOOKS" "$work/agent-hooks"
 else
-  go build -o "$work/agent-hooks" ./cmd/agent-hooks
+  go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full
 fi
 if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$work/agent-hooks-before"; fi
 # also NAME [VAR=VALUE] ARGS...: the same command run by the BEFORE binary, when there is one

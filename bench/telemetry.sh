@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$work/pairtime" ./bench/pairtime
-if [ -n "${AGENT_HOOKS:-}" ]; then cp "$AGENT_HOOKS" "$work/agent-hooks"; else go build -o "$work/agent-hooks" ./cmd/agent-hooks; fi
+if [ -n "${AGENT_HOOKS:-}" ]; then cp "$AGENT_HOOKS" "$(dirname "$AGENT_HOOKS")/agent-hooks-full" "$work/"; else go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full; fi
 go build -o "$work/agent-hooks-otel" ./cmd/agent-hooks-otel
 if [ -n "${COLLECTOR:-}" ]; then
   cp "$COLLECTOR" "$work/collector"

@@ -20,7 +20,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/trail-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 go build -o "$work/trailgen" ./bench/trailgen
-if [ -n "${AGENT_HOOKS:-}" ]; then cp "$AGENT_HOOKS" "$work/agent-hooks"; else go build -o "$work/agent-hooks" ./cmd/agent-hooks; fi
+if [ -n "${AGENT_HOOKS:-}" ]; then cp "$AGENT_HOOKS" "$(dirname "$AGENT_HOOKS")/agent-hooks-full" "$work/"; else go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full; fi
 # The older binary first: the last push, checked below, is this tree's.
 bins=()
 if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$work/before"; bins+=(before); fi

@@ -112,6 +112,10 @@ func (r *Runner) loadConfig(reg *hooks.Registry, env hooks.LoadEnv) (*hooks.Conf
 
 func (r *Runner) load(reg *hooks.Registry, env hooks.LoadEnv) (*hooks.Config, error) {
 	cfg, err := hooks.Load(reg, env)
+	if err != nil && r.Lean {
+		// Said by the full program, which may well run it: nothing printed here.
+		return nil, &HandOffError{Cause: err}
+	}
 	var cerr *hooks.ConfigError
 	if errors.As(err, &cerr) && len(cerr.Diagnostics) > 1 {
 		for _, d := range cerr.Diagnostics[1:] {
@@ -126,3 +130,15 @@ func (r *Runner) load(reg *hooks.Registry, env hooks.LoadEnv) (*hooks.Config, er
 	}
 	return cfg, nil
 }
+
+// HandOffError is a lean runner's answer to a configuration it did not load (Runner.Lean): one
+// with a hook type only the full program has, or a problem the full program reports in its own
+// words. Nothing was run, printed or written: the caller hands the whole command to the full
+// program.
+type HandOffError struct{ Cause error }
+
+func (e *HandOffError) Error() string {
+	return "this configuration needs the full program: " + e.Cause.Error()
+}
+
+func (e *HandOffError) Unwrap() error { return e.Cause }

@@ -55,6 +55,10 @@ type Runner struct {
 	Executable string
 	// Version is agent-hooks' version, recorded in telemetry.
 	Version string
+	// Lean says that this program has only some of the hook types (NewRegistry's are the lean
+	// program's): a configuration that does not load with them, for a type it lacks or for any
+	// other problem, is a *HandOffError before anything runs, and nothing is printed.
+	Lean bool
 	// AtSessionEnd, when set, is called by EndSession after it recorded the end, with the
 	// runner it ended the session with (remote.AtEnd pushes the session). nil: nothing.
 	AtSessionEnd func(ctx context.Context, r *Runner, workspace string, sess *sessions.Session)

@@ -1,6 +1,9 @@
 package gitcmd
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // git's commands, as data: which commit or push, which run a command of their own, and the
 // options that take a value (to read past them).
@@ -100,8 +103,9 @@ var gitCommands = map[string]gitCommand{
 }
 
 // builtins are the commands git runs itself (built in or shipped with it): an alias cannot
-// shadow them. Any other `git NAME` is an alias or a program found elsewhere.
-var builtins = func() map[string]bool {
+// shadow them. Built on first use, as gitWords and compiled are: a start-up that reads no
+// shell command pays nothing for them. Any other `git NAME` is an alias or a program found elsewhere.
+var builtins = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, name := range strings.Fields(`add add--interactive am annotate apply archimport archive
 		backfill bisect bisect--helper blame branch bugreport bundle cat-file check-attr
@@ -128,7 +132,7 @@ var builtins = func() map[string]bool {
 		m[name] = true
 	}
 	return m
-}()
+})
 
 // commandKeys are configuration keys whose value is a command git runs (through the shell):
 // set on the command line (`git -c core.pager=… log`), they are read as scripts.
@@ -179,7 +183,7 @@ var commandEnv = []string{"GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL"
 	"GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND"}
 
 // gitWords are the words that say a command line may be about committing or pushing.
-var gitWords = func() map[string]bool {
+var gitWords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{"alias": true}
 	for name, c := range gitCommands {
 		if c.gate != noGate || len(c.subs) > 0 {
@@ -187,7 +191,7 @@ var gitWords = func() map[string]bool {
 		}
 	}
 	return m
-}()
+})
 
 // options is a command's option list split into short letters and long names.
 type options struct {
@@ -207,10 +211,10 @@ func compile(list string) options {
 	return o
 }
 
-var compiled = func() map[string][2]options {
+var compiled = sync.OnceValue(func() map[string][2]options {
 	m := map[string][2]options{}
 	for name, c := range gitCommands {
 		m[name] = [2]options{compile(c.valued), compile(c.scripts)}
 	}
 	return m
-}()
+})

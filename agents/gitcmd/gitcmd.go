@@ -193,7 +193,7 @@ func (s *scanner) command(c shellwalk.Command) {
 	switch {
 	case c.Name == "git" || c.Name == "hub": // hub hands git's commands to git
 		s.git(c, c.Args[1:])
-	case strings.HasPrefix(c.Name, "git-") && builtins[c.Name[4:]]:
+	case strings.HasPrefix(c.Name, "git-") && builtins()[c.Name[4:]]:
 		// A dashed program, as git runs its commands from its exec-path.
 		s.git(c, append([]shellwalk.Word{shellwalk.Lit(c.Name[4:])}, c.Args[1:]...))
 	case c.Opaque() && s.guess == notGuessing:
@@ -212,7 +212,7 @@ func (s *scanner) opaque(c shellwalk.Command) {
 			continue
 		}
 		name := shellwalk.ProgramName(w.Value)
-		if name != "git" && !(strings.HasPrefix(name, "git-") && builtins[name[4:]]) && !shellwalk.Runs(name) {
+		if name != "git" && !(strings.HasPrefix(name, "git-") && builtins()[name[4:]]) && !shellwalk.Runs(name) {
 			continue
 		}
 		guesses++
@@ -329,7 +329,7 @@ func (s *scanner) git(c shellwalk.Command, ws []shellwalk.Word) {
 			return
 		}
 		sub, args := w.Value, rest[1:]
-		if builtins[sub] {
+		if builtins()[sub] {
 			s.run(c, inv, sub, args)
 			return
 		}
@@ -530,7 +530,7 @@ func (s *scanner) collectAliases(cmds []shellwalk.Command) {
 // run reads one git command (sub, after aliases) and its arguments.
 func (s *scanner) run(c shellwalk.Command, inv *invocation, sub string, args []shellwalk.Word) {
 	spec := gitCommands[sub]
-	opts := compiled[sub]
+	opts := compiled()[sub]
 	for _, a := range args {
 		if a.Literal && (strings.HasPrefix(a.Value, "ext::") || strings.Contains(a.Value, "=ext::")) {
 			s.unknown("git " + sub + " uses an ext:: remote, which runs a command: " + a.Value)

@@ -68,7 +68,7 @@ func mentionsGit(ws []shellwalk.Word) bool {
 		for _, tok := range strings.FieldsFunc(w.Text(), func(r rune) bool {
 			return !(r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 		}) {
-			if tok == "git" || strings.HasPrefix(tok, "git-") || gitWords[tok] {
+			if tok == "git" || strings.HasPrefix(tok, "git-") || gitWords()[tok] {
 				return true
 			}
 		}

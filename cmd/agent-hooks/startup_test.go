@@ -11,15 +11,43 @@ import (
 	"testing"
 )
 
+// programs are the two programs: the lean one agents start on every tool call, and the full one
+// it hands the rest to (which a hand-off starts on a tool call too).
+var programs = []string{".", "../agent-hooks-full"}
+
+// TestLeanLinksNoHeavyLibrary: the program agents start on every tool call links none of the
+// libraries whose package initialisers and size made its start-up 3.5x a hello world: go-git,
+// go-github, net/http (and TLS), OpenTelemetry, cobra.
+func TestLeanLinksNoHeavyLibrary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	heavy := []string{"github.com/go-git/", "github.com/google/go-github/", "net/http", "crypto/tls", "go.opentelemetry.io/", "github.com/spf13/cobra", "github.com/sethvargo/go-githubactions"}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, h := range heavy {
+			if strings.HasPrefix(pkg, h) {
+				t.Errorf("agent-hooks links %s", pkg)
+			}
+		}
+	}
+}
+
 // TestNoRegexpCompiledAtStartup: agents call agent-hooks on every tool call, so its start-up is
 // paid hundreds of times a session, and a package-level regexp.MustCompile is paid on every
-// start, whether the command uses it or not. The module's packages linked into agent-hooks
+// start, whether the command uses it or not. The module's packages linked into either program
 // compile their regular expressions on first use (sync.OnceValue) instead.
 func TestNoRegexpCompiledAtStartup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: lists the binary's packages with the go command; runs without -short")
 	}
-	out, err := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{end}}`, ".").Output()
+	for _, prog := range programs {
+		noRegexpCompiledAtStartup(t, prog)
+	}
+}
+
+func noRegexpCompiledAtStartup(t *testing.T, prog string) {
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{end}}`, prog).Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -90,7 +118,13 @@ func TestLinkerDropsUnusedMethods(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: links agent-hooks; runs without -short")
 	}
-	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", filepath.Join(t.TempDir(), "agent-hooks"), ".")
+	for _, prog := range programs {
+		linkerDropsUnusedMethods(t, prog)
+	}
+}
+
+func linkerDropsUnusedMethods(t *testing.T, prog string) {
+	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", filepath.Join(t.TempDir(), "agent-hooks"), prog)
 	var deps bytes.Buffer
 	cmd.Stderr = &deps
 	if err := cmd.Run(); err != nil {
@@ -104,7 +138,7 @@ func TestLinkerDropsUnusedMethods(t *testing.T) {
 		caller, _, ok := strings.Cut(line, " -> ")
 		if name, isMarked := strings.CutSuffix(caller, " <ReflectMethod>"); ok && isMarked && !marked[name] && !exprReach(name) {
 			marked[name] = true
-			t.Errorf("linked: %s, which looks methods up by name: every exported method stays in the binary", name)
+			t.Errorf("%s linked: %s, which looks methods up by name: every exported method stays in the binary", prog, name)
 		}
 	}
 }

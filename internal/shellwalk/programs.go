@@ -2,6 +2,7 @@ package shellwalk
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -9,93 +10,97 @@ import (
 // The programs the walker knows, as data. A program not listed here is opaque
 // ([Command.Opaque]): the walker yields it and nothing of its arguments.
 
-// wrappers run the command that follows their own options and operands.
-var wrappers = map[string]spec{
-	// Shell builtins.
-	"command": {noCmd: "-v -V"},
-	"exec":    {valued: "-a"},
-	"builtin": {},
-	// Privileges, users, namespaces.
-	"sudo": {valued: "-u -g -C -D -h -p -U -r -t -T -R --user --group --close-from --chdir --host --prompt --other-user --role --type --command-timeout --chroot",
-		noCmd: "-e -l -v -K -V --edit --list --validate --remove-timestamp --version", assigns: true,
-		login: "-s -i --shell --login"},
-	"doas":     {valued: "-a -C -u", login: "-s"},
-	"pkexec":   {valued: "--user"},
-	"gosu":     {operands: 1},
-	"su-exec":  {operands: 1},
-	"setpriv":  {valued: "--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps --bounding-set --securebits --selinux-label --apparmor-profile --landlock-access --landlock-rule --pdeathsig"},
-	"unshare":  {valued: "-S -G -R -w --setuid --setgid --root --wd", alone: true},
-	"nsenter":  {valued: "-t -S -G --target --setuid --setgid", alone: true},
-	"chroot":   {valued: "--userspec --groups", operands: 1, alone: true},
-	"chpst":    {valued: "-u -U -e -/ -n -l -L -m -d -o -p -f -c -r -t"},
-	"firejail": {},
-	// Scheduling, limits, timing.
-	"nice":     {valued: "-n --adjustment"},
-	"ionice":   {valued: "-c -n -p -P -u --class --classdata --pid --pgid --uid", noCmd: "-p -P -u --pid --pgid --uid"},
-	"chrt":     {valued: "-T -P -D --sched-runtime --sched-period --sched-deadline", noCmd: "-p --pid", operands: 1},
-	"taskset":  {noCmd: "-p --pid", operands: 1},
-	"timeout":  {valued: "-s -k --signal --kill-after", operands: 1},
-	"time":     {valued: "-f -o --format --output"},
-	"prlimit":  {valued: "-p --pid"},
-	"cpulimit": {valued: "-l -p -e --limit --pid --exe"},
-	"trickle":  {valued: "-u -d -w -t -l -n"},
-	"faketime": {operands: 1},
-	// Process and terminal plumbing.
-	"nohup":            {},
-	"setsid":           {},
-	"stdbuf":           {valued: "-i -o -e --input --output --error"},
-	"unbuffer":         {},
-	"chronic":          {},
-	"ifne":             {},
-	"nocache":          {},
-	"eatmydata":        {},
-	"catchsegv":        {},
-	"rlwrap":           {valued: "-a -b -C -D -e -f -H -l -o -O -p -P -q -s -S -t -w -z"},
-	"winpty":           {},
-	"fakeroot":         {valued: "-l -s -i -b --lib --faked"},
-	"strace":           {valued: "-a -b -e -E -I -o -O -p -P -s -S -u -U -X"},
-	"ltrace":           {valued: "-a -A -D -e -F -l -n -o -p -s -u -x -w"},
-	"xvfb-run":         {valued: "-e -f -n -p -s -w --error-file --auth-file --server-num --xauth-protocol --server-args --wait"},
-	"dbus-run-session": {},
-	"systemd-run":      {valued: "-p -E -M -H -u --property --setenv --machine --host --unit --description --slice"},
-	"torsocks":         {valued: "-u -p -a -P"},
-	"proxychains":      {valued: "-f"},
-	"proxychains4":     {valued: "-f"},
-	"caffeinate":       {valued: "-w -t"},
-	"entr":             {shell: "-s"},
-	// Commands whose arguments are one script, joined by spaces and run by a shell.
-	"watch": {valued: "-n -q --interval --equexit", joined: true, argv: "-x --exec"},
-	"ssh": {valued: "-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B", noCmd: "-N -O -V",
-		operands: 1, joined: true, alone: true},
-	// zsh's precommand modifiers.
-	"noglob":    {},
-	"nocorrect": {},
+// wrapperSpecs are the wrappers: they run the command that follows their own options and operands.
+func wrapperSpecs() map[string]spec {
+	return map[string]spec{
+		// Shell builtins.
+		"command": {noCmd: "-v -V"},
+		"exec":    {valued: "-a"},
+		"builtin": {},
+		// Privileges, users, namespaces.
+		"sudo": {valued: "-u -g -C -D -h -p -U -r -t -T -R --user --group --close-from --chdir --host --prompt --other-user --role --type --command-timeout --chroot",
+			noCmd: "-e -l -v -K -V --edit --list --validate --remove-timestamp --version", assigns: true,
+			login: "-s -i --shell --login"},
+		"doas":     {valued: "-a -C -u", login: "-s"},
+		"pkexec":   {valued: "--user"},
+		"gosu":     {operands: 1},
+		"su-exec":  {operands: 1},
+		"setpriv":  {valued: "--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps --bounding-set --securebits --selinux-label --apparmor-profile --landlock-access --landlock-rule --pdeathsig"},
+		"unshare":  {valued: "-S -G -R -w --setuid --setgid --root --wd", alone: true},
+		"nsenter":  {valued: "-t -S -G --target --setuid --setgid", alone: true},
+		"chroot":   {valued: "--userspec --groups", operands: 1, alone: true},
+		"chpst":    {valued: "-u -U -e -/ -n -l -L -m -d -o -p -f -c -r -t"},
+		"firejail": {},
+		// Scheduling, limits, timing.
+		"nice":     {valued: "-n --adjustment"},
+		"ionice":   {valued: "-c -n -p -P -u --class --classdata --pid --pgid --uid", noCmd: "-p -P -u --pid --pgid --uid"},
+		"chrt":     {valued: "-T -P -D --sched-runtime --sched-period --sched-deadline", noCmd: "-p --pid", operands: 1},
+		"taskset":  {noCmd: "-p --pid", operands: 1},
+		"timeout":  {valued: "-s -k --signal --kill-after", operands: 1},
+		"time":     {valued: "-f -o --format --output"},
+		"prlimit":  {valued: "-p --pid"},
+		"cpulimit": {valued: "-l -p -e --limit --pid --exe"},
+		"trickle":  {valued: "-u -d -w -t -l -n"},
+		"faketime": {operands: 1},
+		// Process and terminal plumbing.
+		"nohup":            {},
+		"setsid":           {},
+		"stdbuf":           {valued: "-i -o -e --input --output --error"},
+		"unbuffer":         {},
+		"chronic":          {},
+		"ifne":             {},
+		"nocache":          {},
+		"eatmydata":        {},
+		"catchsegv":        {},
+		"rlwrap":           {valued: "-a -b -C -D -e -f -H -l -o -O -p -P -q -s -S -t -w -z"},
+		"winpty":           {},
+		"fakeroot":         {valued: "-l -s -i -b --lib --faked"},
+		"strace":           {valued: "-a -b -e -E -I -o -O -p -P -s -S -u -U -X"},
+		"ltrace":           {valued: "-a -A -D -e -F -l -n -o -p -s -u -x -w"},
+		"xvfb-run":         {valued: "-e -f -n -p -s -w --error-file --auth-file --server-num --xauth-protocol --server-args --wait"},
+		"dbus-run-session": {},
+		"systemd-run":      {valued: "-p -E -M -H -u --property --setenv --machine --host --unit --description --slice"},
+		"torsocks":         {valued: "-u -p -a -P"},
+		"proxychains":      {valued: "-f"},
+		"proxychains4":     {valued: "-f"},
+		"caffeinate":       {valued: "-w -t"},
+		"entr":             {shell: "-s"},
+		// Commands whose arguments are one script, joined by spaces and run by a shell.
+		"watch": {valued: "-n -q --interval --equexit", joined: true, argv: "-x --exec"},
+		"ssh": {valued: "-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B", noCmd: "-N -O -V",
+			operands: 1, joined: true, alone: true},
+		// zsh's precommand modifiers.
+		"noglob":    {},
+		"nocorrect": {},
+	}
 }
 
 // shells read a script: `-c SCRIPT`, a file, or their standard input.
 var shells = []string{"sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "lksh", "oksh", "pdksh",
 	"ash", "yash", "posh", "hush", "rbash", "fish", "csh", "tcsh"}
 
-// interpreters run inline code: the options whose value is code, the options that take a value.
-var interpreters = map[string]interp{
-	"python":     {code: "-c", valued: "-W -X -Q", stop: "-m"},
-	"node":       {code: "-e -p --eval --print", valued: "-r --require --import --loader --experimental-loader -C --conditions"},
-	"nodejs":     {code: "-e -p --eval --print", valued: "-r --require --import --loader --experimental-loader -C --conditions"},
-	"bun":        {code: "-e -p --eval --print", valued: "-r --preload"},
-	"perl":       {code: "-e -E", valued: "-I -M -m -x -l -0"},
-	"ruby":       {code: "-e", valued: "-I -r -C -E -F"},
-	"php":        {code: "-r", valued: "-c -d -z", file: "-f"},
-	"lua":        {code: "-e", valued: "-l"},
-	"luajit":     {code: "-e", valued: "-l"},
-	"Rscript":    {code: "-e"},
-	"osascript":  {code: "-e"},
-	"expect":     {code: "-c"},
-	"pwsh":       {code: "-c -Command -command -EncodedCommand"},
-	"powershell": {code: "-c -Command -command -EncodedCommand"},
-	"awk":        {code: "-e --source", valued: "-v -F -i -l --assign --field-separator --include --load", file: "-f -E --file --exec", program: true},
-	"gawk":       {code: "-e --source", valued: "-v -F -i -l --assign --field-separator --include --load", file: "-f -E --file --exec", program: true},
-	"mawk":       {valued: "-v -F -W", file: "-f", program: true},
-	"nawk":       {valued: "-v -F", file: "-f", program: true},
+// interpreterSpecs are the interpreters: they run inline code: the options whose value is code, the options that take a value.
+func interpreterSpecs() map[string]interp {
+	return map[string]interp{
+		"python":     {code: "-c", valued: "-W -X -Q", stop: "-m"},
+		"node":       {code: "-e -p --eval --print", valued: "-r --require --import --loader --experimental-loader -C --conditions"},
+		"nodejs":     {code: "-e -p --eval --print", valued: "-r --require --import --loader --experimental-loader -C --conditions"},
+		"bun":        {code: "-e -p --eval --print", valued: "-r --preload"},
+		"perl":       {code: "-e -E", valued: "-I -M -m -x -l -0"},
+		"ruby":       {code: "-e", valued: "-I -r -C -E -F"},
+		"php":        {code: "-r", valued: "-c -d -z", file: "-f"},
+		"lua":        {code: "-e", valued: "-l"},
+		"luajit":     {code: "-e", valued: "-l"},
+		"Rscript":    {code: "-e"},
+		"osascript":  {code: "-e"},
+		"expect":     {code: "-c"},
+		"pwsh":       {code: "-c -Command -command -EncodedCommand"},
+		"powershell": {code: "-c -Command -command -EncodedCommand"},
+		"awk":        {code: "-e --source", valued: "-v -F -i -l --assign --field-separator --include --load", file: "-f -E --file --exec", program: true},
+		"gawk":       {code: "-e --source", valued: "-v -F -i -l --assign --field-separator --include --load", file: "-f -E --file --exec", program: true},
+		"mawk":       {valued: "-v -F -W", file: "-f", program: true},
+		"nawk":       {valued: "-v -F", file: "-f", program: true},
+	}
 }
 
 // inert run nothing of their arguments: the shell's builtins that run no command, and the
@@ -144,20 +149,33 @@ type program struct {
 	run func(w *walker, c Command, f frame, stdin *input) // nil: runs nothing of its arguments
 }
 
-var programs = map[string]program{}
+// programs are the programs the walker knows, built on first use (lookup): a start-up that reads
+// no shell command pays nothing for them.
+var (
+	programsOnce sync.Once
+	programs     map[string]program
+)
 
-func init() {
+// lookup is the program known by name.
+func lookup(name string) (program, bool) {
+	programsOnce.Do(buildPrograms)
+	p, ok := programs[name]
+	return p, ok
+}
+
+func buildPrograms() {
+	programs = map[string]program{}
 	for _, name := range inert {
 		programs[name] = program{}
 	}
-	for name, s := range wrappers {
+	for name, s := range wrapperSpecs() {
 		o := s.compile()
 		programs[name] = program{run: o.runWrapper}
 	}
 	for _, name := range shells {
 		programs[name] = program{run: runShell}
 	}
-	for name, it := range interpreters {
+	for name, it := range interpreterSpecs() {
 		o := it.compile()
 		programs[name] = program{run: o.runInterp}
 	}

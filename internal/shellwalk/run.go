@@ -21,7 +21,7 @@ func (w *walker) run(args []Word, env []Assign, f frame, stdin *input, redirs []
 		return
 	}
 	c.Name = ProgramName(prog.Value)
-	p, ok := programs[family(c.Name)]
+	p, ok := lookup(family(c.Name))
 	if !ok || p.run == nil {
 		w.emit(c, f)
 		return

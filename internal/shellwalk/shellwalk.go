@@ -120,14 +120,14 @@ func (c Command) Opaque() bool {
 	if c.Name == "" {
 		return false
 	}
-	_, known := programs[family(c.Name)]
+	_, known := lookup(family(c.Name))
 	return !known
 }
 
 // Runs reports whether the walker reads name as a program that runs a command or a script
 // (sudo, env, xargs, sh, eval, …).
 func Runs(name string) bool {
-	p, ok := programs[family(ProgramName(name))]
+	p, ok := lookup(family(ProgramName(name)))
 	return ok && p.run != nil
 }
 

@@ -12,11 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/sibling"
 )
 
 // The spool: <AUTOAGENT_HOME>/telemetry/spool/<destination key>/ holds
@@ -232,30 +233,7 @@ func (r *Recorder) ShouldShip(force bool) bool {
 
 // FindShipper is the agent-hooks-otel next to the agent-hooks executable, else on PATH ("" when
 // there is none).
-func FindShipper(executable string) string { return findShipper(executable, runtime.GOOS) }
-
-// shipperFile is the shipper's file name on goos: with .exe on Windows, where the release and
-// go install put it so (exec.LookPath adds the suffix itself; a sibling's path must have it).
-func shipperFile(goos string) string {
-	if goos == "windows" {
-		return ShipperName + ".exe"
-	}
-	return ShipperName
-}
-
-func findShipper(executable, goos string) string {
-	if executable != "" {
-		p := filepath.Join(filepath.Dir(executable), shipperFile(goos))
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p
-		}
-	}
-	p, err := exec.LookPath(ShipperName)
-	if err != nil {
-		return ""
-	}
-	return p
-}
+func FindShipper(executable string) string { return sibling.Find(executable, ShipperName) }
 
 // StartShipper starts the shipper on the spool of home, detached (its own session, no stdio):
 // the event does not wait for it, and it outlives the agent-hooks that started it. It marks the

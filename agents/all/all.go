@@ -17,6 +17,7 @@ import (
 	"github.com/autoagent/agent-hooks/agents/cursor"
 	"github.com/autoagent/agent-hooks/agents/gemini"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
+	"github.com/autoagent/agent-hooks/agents/opencode"
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
@@ -28,6 +29,7 @@ var list = []agents.Agent{
 	cursor.Agent{},
 	copilot.Agent{},
 	cline.Agent{},
+	opencode.Agent{},
 }
 
 // Agents lists every agent, in the order their formats load.

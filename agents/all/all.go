@@ -15,6 +15,7 @@ import (
 	"github.com/autoagent/agent-hooks/agents/codex"
 	"github.com/autoagent/agent-hooks/agents/copilot"
 	"github.com/autoagent/agent-hooks/agents/cursor"
+	"github.com/autoagent/agent-hooks/agents/droid"
 	"github.com/autoagent/agent-hooks/agents/gemini"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/agents/opencode"
@@ -30,6 +31,7 @@ var list = []agents.Agent{
 	copilot.Agent{},
 	cline.Agent{},
 	opencode.Agent{},
+	droid.Agent{},
 }
 
 // Agents lists every agent, in the order their formats load.

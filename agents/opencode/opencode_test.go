@@ -132,6 +132,19 @@ func TestInstall(t *testing.T) {
 	if err != nil || len(rep.Findings) != 0 || rep.Files[1].AgentHooks == 0 {
 		t.Errorf("doctor: %v %+v", err, rep)
 	}
+	// A plugin edited by hand is not what install writes; one whose agent-hooks is not on PATH
+	// refuses every call.
+	if err := os.WriteFile(filepath.Join(dir, opencode.PluginFile), append(src, "// edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = spec.Doctor(t.Context(), hostsettings.Env{Workspace: filepath.Dir(filepath.Dir(dir)), Home: t.TempDir()}, hostsettings.DoctorOptions{LookPath: func(p string) (string, error) { return "", os.ErrNotExist }})
+	if err != nil || len(rep.Findings) != 2 || rep.Findings[0].Effect != hostsettings.NeverRuns || !strings.Contains(rep.Findings[0].Problem, "agent-hooks is not on PATH") ||
+		rep.Findings[1].Effect != hostsettings.Misconfigured {
+		t.Errorf("doctor of an edited plugin: %v %+v", err, rep.Findings)
+	}
+	if changed, err := spec.Install(dir, 30); err != nil || !changed {
+		t.Errorf("install over an edited plugin of agent-hooks': %v %v", changed, err)
+	}
 	if changed, err := spec.Uninstall(dir); err != nil || !changed {
 		t.Errorf("uninstall: %v %v", changed, err)
 	}

@@ -85,12 +85,20 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte) 
 		if offers(req.Tools, "bash") { // Copilot CLI
 			block["name"] = "bash"
 		}
+		if offers(req.Tools, "Execute") { // Factory Droid, which refuses a call without its risk fields
+			block["name"] = "Execute"
+			input, _ = json.Marshal(obj{"command": st.Shell, "summary": "Run the scripted command",
+				"riskLevelReason": "The scripted command of the test.", "riskLevel": "low"})
+		}
 	case st.Write != nil && offers(req.Tools, "create"): // Copilot CLI
 		input, _ = json.Marshal(obj{"path": s.writePath(st.Write.Path), "file_text": st.Write.Content})
 		block = obj{"type": "tool_use", "id": fmt.Sprintf("toolu_agenttest_%d", turn), "name": "create"}
 	case st.Write != nil:
 		input, _ = json.Marshal(obj{"file_path": s.writePath(st.Write.Path), "content": st.Write.Content})
 		block = obj{"type": "tool_use", "id": fmt.Sprintf("toolu_agenttest_%d", turn), "name": "Write"}
+		if offers(req.Tools, "Create") { // Factory Droid
+			block["name"] = "Create"
+		}
 	case st.Tool != "":
 		input = st.Input
 		if len(input) == 0 {

@@ -40,7 +40,8 @@ func chatToolResults(body json.RawMessage) []ToolResult {
 
 // chat answers POST /chat/completions (Cline's openai-compatible base URL has no /v1) as the Chat Completions API
 // does, streaming (SSE, with a usage chunk, which Cline waits for) or not. A Shell step calls
-// Cline's run_commands; a Write step its apply_patch.
+// OpenCode's bash where the request offers it, else Cline's run_commands; a Write step
+// OpenCode's write, else Cline's apply_patch.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -53,9 +54,21 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 
 	var name string
 	var args any
+	offered := func(tool string) bool {
+		for _, t := range req.Tools {
+			if t.Function.Name == tool {
+				return true
+			}
+		}
+		return false
+	}
 	switch {
+	case st.Shell != "" && offered("bash"): // OpenCode
+		name, args = "bash", obj{"command": st.Shell, "description": "Run the scripted command"}
 	case st.Shell != "":
 		name, args = "run_commands", obj{"commands": []string{st.Shell}}
+	case st.Write != nil && offered("write"): // OpenCode
+		name, args = "write", obj{"filePath": s.writePath(st.Write.Path), "content": st.Write.Content}
 	case st.Write != nil:
 		name, args = "apply_patch", obj{"input": addFilePatch(s.patchPath(st.Write.Path), st.Write.Content)}
 	case st.Tool != "":

@@ -38,8 +38,12 @@ func freePort() int {
 }
 
 // Setup prepares what the agent needs before its run: for Cline, its telemetry opt-out and its
-// provider (the fake, as an OpenAI-compatible API), stored in Home by `cline auth`.
+// provider (the fake, as an OpenAI-compatible API), stored in Home by `cline auth`; for Droid,
+// its settings file of the run (droidSettings).
 func (r *Run) Setup(ctx context.Context) error {
+	if r.Agent == Droid {
+		return r.writeDroidSettings()
+	}
 	if r.Agent != Cline {
 		return nil
 	}

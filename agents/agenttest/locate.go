@@ -26,10 +26,16 @@ const (
 	Cline Agent = "cline"
 	// Gemini is Gemini CLI, @google/gemini-cli (a node script: node must be on PATH).
 	Gemini Agent = "gemini"
+	// OpenCode is opencode-ai, whose native binary is its platform package's (opencode-ai's own
+	// bin is a stub until its install script copies the binary over it).
+	OpenCode Agent = "opencode"
+	// Droid is Factory Droid, droid (its platform package @factory/cli-<os>-<arch> holds the
+	// binary; the package's bin is a node launcher of it).
+	Droid Agent = "droid"
 )
 
 // Agents lists them all.
-var Agents = []Agent{Claude, Codex, Copilot, Cline, Gemini}
+var Agents = []Agent{Claude, Codex, Copilot, Cline, Gemini, OpenCode, Droid}
 
 // known reports whether a is an agent the harness runs.
 func known(a Agent) bool {
@@ -95,11 +101,12 @@ func Locate(a Agent, getenv func(string) string, root string) (string, error) {
 	return "", &NotFoundError{Agent: a, Looked: looked}
 }
 
-// claudeStubSize bounds the size of the shell stub npm links as .bin/claude when the install
-// scripts did not run: the real binary is hundreds of megabytes.
-const claudeStubSize = 1 << 20
+// stubSize bounds the size of the shell stub npm links as .bin/claude (.bin/opencode) when the
+// install scripts did not run: the real binaries are hundreds of megabytes.
+const stubSize = 1 << 20
 
-// executable checks that p is a regular executable file that is not Claude's install stub.
+// executable checks that p is a regular executable file that is not Claude's or OpenCode's
+// install stub.
 func executable(a Agent, p string) error {
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -108,8 +115,8 @@ func executable(a Agent, p string) error {
 	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 		return fmt.Errorf("%s is not an executable file", p)
 	}
-	if a == Claude && fi.Size() < claudeStubSize {
-		return fmt.Errorf("%s is npm's stub, not Claude Code (its install script did not run)", p)
+	if (a == Claude || a == OpenCode) && fi.Size() < stubSize {
+		return fmt.Errorf("%s is npm's stub, not the %s CLI (its install script did not run)", p, a)
 	}
 	return nil
 }
@@ -141,6 +148,18 @@ func platformBinaries(a Agent, nm, goos, goarch string) []string {
 		return []string{filepath.Join(nm, "@cline", "cli-"+goos+"-"+arch, "bin", "cline")}
 	case Gemini:
 		return []string{filepath.Join(nm, "@google", "gemini-cli", "bundle", "gemini.js")}
+	case OpenCode:
+		var out []string
+		for _, suffix := range []string{"", "-baseline", "-musl", "-baseline-musl"} {
+			out = append(out, filepath.Join(nm, "opencode-"+goos+"-"+arch+suffix, "bin", "opencode"))
+		}
+		return out
+	case Droid:
+		var out []string
+		for _, suffix := range []string{"", "-baseline"} {
+			out = append(out, filepath.Join(nm, "@factory", "cli-"+goos+"-"+arch+suffix, "bin", "droid"))
+		}
+		return out
 	}
 	return nil
 }

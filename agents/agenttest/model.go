@@ -1,5 +1,5 @@
 // Package agenttest runs the real agent CLIs (Claude Code, Codex, GitHub Copilot CLI, Cline,
-// Gemini CLI) offline for end-to-end hook tests: a scripted fake of the model APIs they call
+// Gemini CLI, OpenCode, Factory Droid) offline for end-to-end hook tests: a scripted fake of the model APIs they call
 // (Anthropic Messages, OpenAI Responses, OpenAI chat completions, Gemini generateContent) on
 // 127.0.0.1 that makes them run real tool calls and fire their real hooks, the CLIs' discovery
 // (skip when absent, fail when AGENT_HOOKS_REQUIRE_AGENTS=1), an isolated environment per run,
@@ -21,9 +21,10 @@ import (
 // Step is one scripted model turn: exactly one of Shell, Write, Tool or Text.
 type Step struct {
 	// Shell calls the agent's shell tool with this command: Claude's Bash, Codex's exec_command,
-	// Copilot's bash, Cline's run_commands.
+	// Copilot's and OpenCode's bash, Cline's run_commands, Droid's Execute.
 	Shell string `json:"shell,omitempty"`
-	// Write creates a file: Claude's Write tool, Codex's apply_patch (model gpt-5.5).
+	// Write creates a file: Claude's Write tool, Codex's apply_patch (model gpt-5.5), Copilot's
+	// create, OpenCode's write, Droid's Create.
 	Write *WriteFile `json:"write,omitempty"`
 	// Tool calls this tool with Input (a JSON object) as is, on either API.
 	Tool  string          `json:"tool,omitempty"`

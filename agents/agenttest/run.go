@@ -185,6 +185,16 @@ func (r *Run) Argv() (args, env []string, err error) {
 		// --yolo approves every tool call, as the other agents' flags do.
 		args = append(append(args, "--output-format", "json", "--yolo"), r.Args...)
 		return append(args, "-p", prompt), append(env, r.Env...), nil
+	case OpenCode:
+		env = append(env, r.openCodeEnv()...)
+		args = append(append(args, "run", "--format", "json"), r.Args...)
+		return append(args, prompt), append(env, r.Env...), nil
+	case Droid:
+		// The fake as a custom model (BYOK) of a settings file for this run only; autonomy high
+		// runs every command, as the other agents' flags do.
+		env = append(env, "TERM=dumb", "HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=127.0.0.1,localhost",
+			"FACTORY_DROID_AUTO_UPDATE_ENABLED=false")
+		args = append(args, "exec", "--settings", r.droidSettings(), "--auto", "high", "-m", DroidModel, "-o", "json")
 	default:
 		return nil, nil, fmt.Errorf("agenttest: unknown agent %q", r.Agent)
 	}
@@ -258,7 +268,8 @@ func (r *Run) Exec(ctx context.Context) (*Result, error) {
 // SessionID reads the agent's session id from its JSON output: Claude's result object
 // (--output-format json), Codex's thread.started event (exec --json), Copilot's result event
 // (--output-format json), the taskId of Cline's first hook event (--json), Gemini's one
-// indented object (--output-format json).
+// indented object (--output-format json), the sessionID of OpenCode's first event (run --format
+// json), Droid's result object (exec -o json).
 func SessionID(a Agent, stdout []byte) string {
 	if a == Gemini {
 		var v struct {
@@ -282,6 +293,7 @@ func SessionID(a Agent, stdout []byte) string {
 			ThreadID  string `json:"thread_id"`
 			CamelID   string `json:"sessionId"` // Copilot's
 			TaskID    string `json:"taskId"`    // Cline's
+			OpenCode  string `json:"sessionID"` // OpenCode's
 		}
 		if json.Unmarshal(line, &v) != nil {
 			continue
@@ -295,6 +307,10 @@ func SessionID(a Agent, stdout []byte) string {
 			return v.CamelID
 		case a == Cline && v.TaskID != "":
 			return v.TaskID
+		case a == OpenCode && v.OpenCode != "":
+			return v.OpenCode
+		case a == Droid && v.Type == "result" && v.SessionID != "":
+			return v.SessionID
 		}
 	}
 	return ""

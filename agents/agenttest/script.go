@@ -39,7 +39,7 @@ const SessionVar = "AGENT_SESSION_ID"
 //	model-fake bodies              print the JSON body of every model request, one a line:
 //	                               everything the model was told (system prompt, messages, the
 //	                               context hooks added)
-//	agent-run claude|codex|copilot|cline|gemini [-prompt TEXT] [-untrusted] [-hook-trust]
+//	agent-run claude|codex|copilot|cline|gemini|opencode|droid [-prompt TEXT] [-untrusted] [-hook-trust]
 //	          [-permission-prompt allow|deny] [-- ARGS...]
 //	                               run the agent in the current directory against the fake, with
 //	                               the script's environment (HOME, PATH with agent-hooks, …) and
@@ -56,7 +56,8 @@ const SessionVar = "AGENT_SESSION_ID"
 //	agent-link claude|codex        put the agent's CLI on the script's PATH, by its name, for
 //	                               commands that look for it there (install codex --trust)
 //
-// Guard a script with the conditions [claude], [codex], [copilot], [cline] and [gemini] (ScriptCondition).
+// Guard a script with the conditions [claude], [codex], [copilot], [cline], [gemini], [opencode]
+// and [droid] (ScriptCondition).
 func ScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"model-fake": modelFakeCmd,
@@ -250,7 +251,7 @@ func agentRunCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	a := Agent(args[0])
 	if !known(a) {
-		ts.Fatalf("agent-run: unknown agent %q (want claude, codex, copilot, cline or gemini)", args[0])
+		ts.Fatalf("agent-run: unknown agent %q (want claude, codex, copilot, cline, gemini, opencode or droid)", args[0])
 	}
 	fs := flag.NewFlagSet("agent-run", flag.ContinueOnError)
 	prompt := fs.String("prompt", "", "the user prompt")

@@ -15,8 +15,10 @@ import (
 	"github.com/autoagent/agent-hooks/agents/codex"
 	"github.com/autoagent/agent-hooks/agents/copilot"
 	"github.com/autoagent/agent-hooks/agents/cursor"
+	"github.com/autoagent/agent-hooks/agents/droid"
 	"github.com/autoagent/agent-hooks/agents/gemini"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
+	"github.com/autoagent/agent-hooks/agents/opencode"
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
@@ -28,6 +30,8 @@ var list = []agents.Agent{
 	cursor.Agent{},
 	copilot.Agent{},
 	cline.Agent{},
+	opencode.Agent{},
+	droid.Agent{},
 }
 
 // Agents lists every agent, in the order their formats load.

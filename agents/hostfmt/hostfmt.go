@@ -142,6 +142,13 @@ func (f Format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 	return hooks.Loaded{Hooks: out, Diagnostics: diags}, nil
 }
 
+// Parse reads the content of one of the agent's settings files as Load reads each file: for an
+// agent whose hooks are more than its files one by one (Droid's hooks.json, which replaces
+// settings.json's events), a format of its own builds the content and parses it here.
+func (f Format) Parse(fl File, src []byte) ([]*hooks.Hook, []hooks.Diagnostic) {
+	return f.parse(fl, src)
+}
+
 // settings is the shape both hosts share.
 type settings struct {
 	Hooks map[string][]struct {

@@ -46,8 +46,12 @@ func (h *Spec) Doctor(ctx context.Context, env Env, opt DoctorOptions) (*Report,
 	installed := 0
 	for _, f := range h.Files(env) {
 		st := FileState{Scope: f.Scope, Path: f.Path}
-		if h.Scripts {
-			own, findings, err := doctorScripts(h, f.Path, opt.LookPath)
+		if h.Scripts || h.Plugin != nil {
+			doctorFolder := doctorScripts
+			if h.Plugin != nil {
+				doctorFolder = doctorPlugin
+			}
+			own, findings, err := doctorFolder(h, f.Path, opt.LookPath)
 			if err != nil {
 				return nil, err
 			}

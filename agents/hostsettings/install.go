@@ -64,6 +64,9 @@ func (h *Spec) Install(path string, timeout int) (bool, error) {
 	if h.Scripts {
 		return installScripts(h, path, timeout)
 	}
+	if h.Plugin != nil {
+		return installPlugin(h, path, timeout)
+	}
 	want := h.Hooks(timeout)
 	shape := h.settingsShape()
 	return configedit.Update(path, func(src []byte) ([]byte, bool, error) {
@@ -85,6 +88,9 @@ func (h *Spec) Uninstall(path string) (bool, error) {
 	}
 	if h.Scripts {
 		return uninstallScripts(h, path)
+	}
+	if h.Plugin != nil {
+		return uninstallPlugin(h, path)
 	}
 	return configedit.Update(path, func(src []byte) ([]byte, bool, error) {
 		return configedit.SetHostHooksIn(h.settingsShape(), src, nil, h.Owns)

@@ -47,6 +47,10 @@ type Spec struct {
 	ScriptExtensions []string
 	// ScriptNeverRuns are the events whose hook files the agent reads but never runs, and why.
 	ScriptNeverRuns map[string]string
+	// Plugin: the agent runs no hook commands but loads code files from folders (OpenCode's
+	// plugins); Files are those folders, and install writes one file of agent-hooks' own there
+	// that runs `agent-hooks hook <name>` for every event (Plugin's).
+	Plugin *Plugin
 	// Shape is where the agent's settings keep a hook (zero: configedit.GroupedShape).
 	Shape configedit.HostShape
 
@@ -113,6 +117,9 @@ func (h *Spec) Command(timeout int) string {
 func (h *Spec) CommandFor(event string, timeout int) string {
 	if h.Scripts {
 		return Program + " hook " + h.Name + " --event " + event
+	}
+	if h.Plugin != nil {
+		return h.Command(timeout)
 	}
 	if h.EventFlag {
 		return Program + " hook " + h.Name + " --event " + event + " --timeout " + strconv.Itoa(timeout)

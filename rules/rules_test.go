@@ -171,7 +171,7 @@ func writePayload(tool string, writes ...string) hooks.Payload {
 }
 
 func TestProtectConfig(t *testing.T) {
-	cfg, ws, err := load(t, `{"hooks": {"PreToolUse": [{"command": "sh .autoagent/gate.sh"}]}}`)
+	_, ws, err := load(t, `{"hooks": {"PreToolUse": [{"command": "sh .autoagent/gate.sh"}]}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestProtectConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The script exists only now: load again so that the hook's script is found.
-	cfg, err = hooks.Load(registry(t.TempDir()), hooks.LoadEnv{Workspace: ws, AutoagentHome: filepath.Join(ws, "home")})
+	cfg, err := hooks.Load(registry(t.TempDir()), hooks.LoadEnv{Workspace: ws, AutoagentHome: filepath.Join(ws, "home")})
 	if err != nil {
 		t.Fatal(err)
 	}

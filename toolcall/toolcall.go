@@ -79,11 +79,9 @@ func (c Command) Program() string {
 	return c.Argv[0]
 }
 
-// payloadKeys are the keys of the payload's "toolCall" object this package owns; the others
-// (tool, command, file, reason, cwd, input) are the adapter's (see approval.ToolCall).
-var payloadKeys = []string{"kind", "writes", "reads", "names", "commands", "unreadable", "url"}
-
 // Into adds the call's fields to a payload's "toolCall" object tc (tool, command, … already set).
+// The keys it owns are kind, writes, reads, names, commands, unreadable and url; the others
+// (tool, command, file, reason, cwd, input) are the adapter's (see approval.ToolCall).
 func (c *Call) Into(tc map[string]any) {
 	tc["kind"] = c.Kind
 	if c.Tool != "" {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -152,4 +154,37 @@ func written(h *hostsettings.Spec, seconds int) int {
 		return seconds * 1000
 	}
 	return seconds
+}
+
+// TestInstallRefusesWhatDoctorRejects: a --timeout doctor reads as milliseconds written where
+// seconds are meant is refused, and nothing is written. (Gemini CLI's settings hold
+// milliseconds: 5000 s is 5000000 there, which doctor accepts.)
+func TestInstallRefusesWhatDoctorRejects(t *testing.T) {
+	t.Parallel()
+	for _, h := range []*hostsettings.Spec{Claude, Codex, Copilot, Cursor} {
+		path := filepath.Join(t.TempDir(), "settings.json")
+		changed, err := h.Install(path, 5000)
+		var rejected *hostsettings.RejectedError
+		if changed || !errors.As(err, &rejected) {
+			t.Errorf("%s: Install(5000) = %v, %v; want a RejectedError", h.Name, changed, err)
+			continue
+		}
+		if len(rejected.Findings) != 1 || !strings.Contains(err.Error(), "milliseconds written where seconds are meant") {
+			t.Errorf("%s: %v", h.Name, err)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: the file was written: %v", h.Name, err)
+		}
+		// What it accepts, doctor accepts.
+		if _, err := h.Install(path, 600); err != nil {
+			t.Fatalf("%s: Install(600): %v", h.Name, err)
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs := h.CheckSource(path, src, nil); len(fs) > 0 {
+			t.Errorf("%s: doctor rejects what install wrote: %v", h.Name, fs)
+		}
+	}
 }

@@ -56,10 +56,46 @@ func (e *IgnoredError) Error() string {
 	return b.String()
 }
 
+// RejectedError is a set of hooks install would write that doctor rejects (a timeout the host
+// reads in another unit): install writes nothing.
+type RejectedError struct {
+	Spec     *Spec
+	Findings []Finding // one per problem, without a place: the hooks are not written anywhere
+}
+
+func (e *RejectedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s would not run these hooks as meant; nothing written:", e.Spec.Title)
+	for _, f := range e.Findings {
+		b.WriteString("\n  " + f.String())
+	}
+	return b.String()
+}
+
+// checkOwn holds agent-hooks' own hooks to what doctor accepts, checked alone as the host
+// reads them, so that install never writes what doctor rejects.
+func (h *Spec) checkOwn(want []configedit.HostHook) error {
+	own, _, err := configedit.SetHostHooksIn(h.settingsShape(), nil, want, h.Owns)
+	if err != nil {
+		return err
+	}
+	var findings []Finding
+	for _, f := range h.CheckSource("", own, nil) {
+		f.Line, f.Col = 0, 0
+		if !slices.Contains(findings, f) {
+			findings = append(findings, f)
+		}
+	}
+	if len(findings) > 0 {
+		return &RejectedError{Spec: h, Findings: findings}
+	}
+	return nil
+}
+
 // Install merges agent-hooks' hooks (Hooks(timeout)) into the settings file at path, creating
 // it when missing, and keeps everything else in it byte for byte. It reports whether the file
 // changed (not when they were already there). A file the host ignores is left alone
-// (*IgnoredError).
+// (*IgnoredError), and so are hooks doctor would reject (*RejectedError).
 func (h *Spec) Install(path string, timeout int) (bool, error) {
 	if h.Scripts {
 		return installScripts(h, path, timeout)
@@ -68,6 +104,9 @@ func (h *Spec) Install(path string, timeout int) (bool, error) {
 		return installPlugin(h, path, timeout)
 	}
 	want := h.Hooks(timeout)
+	if err := h.checkOwn(want); err != nil {
+		return false, err
+	}
 	shape := h.settingsShape()
 	return configedit.Update(path, func(src []byte) ([]byte, bool, error) {
 		if len(bytes.TrimSpace(src)) == 0 {

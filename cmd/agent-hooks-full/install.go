@@ -13,7 +13,6 @@ import (
 	"github.com/autoagent/agent-hooks/agents"
 	"github.com/autoagent/agent-hooks/agents/all"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
-	"github.com/autoagent/agent-hooks/internal/cli"
 	"github.com/autoagent/agent-hooks/runner"
 )
 
@@ -240,106 +239,4 @@ stays as it is. Trust an agent recorded in its own configuration is left alone.`
 	cmd.Flags().BoolVar(&user, "user", false, "uninstall from the user's settings instead of the project's")
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
 	return cmd
-}
-
-func (a *app) newDoctorCmd() *cobra.Command {
-	var (
-		asJSON    bool
-		workspace string
-		programs  map[string]*string
-	)
-	cmd := &cobra.Command{
-		Use:   "doctor [" + strings.Join(all.Names(), "|") + "]",
-		Short: "Find what would make an agent's hooks silently never run",
-		Long: `Check the hook settings of every agent (` + agentTitles() + `), or only the agent named, in the
-user's and the project's files for what makes an agent run hooks other than as written, without a
-word: a settings file it ignores (invalid JSON, a hook without its matcher group, "timeout": "5"),
-an event name it does not know, a timeout in the wrong unit, agent-hooks not on PATH or given
-another timeout than the agent's, a hook it does not trust (asking the agent's own program when it
-is on PATH), hooks it turns off, a matcher naming another agent's tools, agent-hooks entries that
-would fail open, hook files it cannot run. Exits 1 when it finds any.`,
-		Example: `  agent-hooks doctor
-  agent-hooks doctor ` + exampleAgent() + ` --json`,
-		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: all.Names(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			list := all.Agents()
-			if len(args) == 1 {
-				ag, err := all.Lookup(args[0])
-				if err != nil {
-					return err
-				}
-				list = []agents.Agent{ag}
-			}
-			env, err := a.hostEnv(workspace)
-			if err != nil {
-				return err
-			}
-			var specs []*hostsettings.Spec
-			var reports []*hostsettings.Report
-			problems := 0
-			for _, ag := range list {
-				h := ag.Settings()
-				opt := hostsettings.DoctorOptions{LookPath: a.lookPath, ProcEnv: a.Environ, Lookup: all.Settings}
-				if t, ok := ag.(agents.Truster); ok {
-					opt.AgentBin = a.programBin(*programs[ag.Name()], t.TrustProgram())
-				}
-				rep, err := h.Doctor(cmd.Context(), env, opt)
-				if err != nil {
-					return fmt.Errorf("doctor %s: %w", h.Name, err)
-				}
-				specs = append(specs, h)
-				reports = append(reports, rep)
-				problems += len(rep.Findings)
-			}
-			if asJSON {
-				if err := cli.WriteJSON(a.Stdout, reports); err != nil {
-					return err
-				}
-			} else {
-				a.printDoctor(env, specs, reports)
-			}
-			if problems > 0 {
-				return &cli.SilentError{Code: cli.ExitFailure}
-			}
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the reports as JSON")
-	programs = trustFlags(cmd, "the %s program to ask about trust (default: on PATH)")
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
-	return cmd
-}
-
-func (a *app) printDoctor(env hostsettings.Env, hosts []*hostsettings.Spec, reports []*hostsettings.Report) {
-	problems := 0
-	for i, rep := range reports {
-		fmt.Fprintf(a.Stdout, "%s\n", hosts[i].Title)
-		for _, f := range rep.Files {
-			switch {
-			case !f.Exists:
-				fmt.Fprintf(a.Stdout, "  - %s (%s): none\n", shortPath(env, f.Path), f.Scope)
-			case f.AgentHooks > 0:
-				fmt.Fprintf(a.Stdout, "  - %s (%s): agent-hooks on %d events\n", shortPath(env, f.Path), f.Scope, f.AgentHooks)
-			default:
-				fmt.Fprintf(a.Stdout, "  - %s (%s)\n", shortPath(env, f.Path), f.Scope)
-			}
-		}
-		for _, f := range rep.Findings {
-			f.File = shortPath(env, f.File)
-			fmt.Fprintf(a.Stdout, "  ✗ %s\n", f)
-		}
-		for _, n := range rep.Notes {
-			fmt.Fprintf(a.Stdout, "  note: %s\n", n)
-		}
-		problems += len(rep.Findings)
-	}
-	switch problems {
-	case 0:
-		fmt.Fprintln(a.Stdout, "✓ no problem found")
-	case 1:
-		fmt.Fprintln(a.Stdout, "1 problem found")
-	default:
-		fmt.Fprintf(a.Stdout, "%d problems found\n", problems)
-	}
 }

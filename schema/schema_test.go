@@ -56,6 +56,13 @@ func exampleConfigs(t *testing.T) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The starter configuration agent-hooks init writes.
+	starter := filepath.Join("..", "cmd", "agent-hooks-full", "starter", "config.json")
+	b, err := os.ReadFile(starter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found[starter] = b
 	return found
 }
 

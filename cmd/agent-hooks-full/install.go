@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -152,43 +153,7 @@ are kept, and running it again changes nothing. A settings file the agent would 
 			if err != nil {
 				return err
 			}
-			host := ag.Settings()
-			seconds, err := hostsettings.InstallTimeout(timeout)
-			if err != nil {
-				return fmt.Errorf("--timeout: %w", err)
-			}
-			truster, canTrust := ag.(agents.Truster)
-			if trust && !canTrust {
-				return fmt.Errorf("--trust: %s runs agent-hooks' hooks without being asked to trust them", host.Title)
-			}
-			env, err := a.hostEnv(workspace)
-			if err != nil {
-				return err
-			}
-			file := host.InstallFile(env, user)
-			changed, err := host.Install(file.Path, seconds)
-			if err != nil {
-				return fmt.Errorf("install %s: %w", host.Name, err)
-			}
-			where := shortPath(env, file.Path)
-			switch {
-			case changed && host.Scripts:
-				fmt.Fprintf(a.Stderr, "✓ agent-hooks runs for %d %s events (%s)\n", len(host.Events), host.Title, where)
-			case changed:
-				fmt.Fprintf(a.Stderr, "✓ agent-hooks runs for %d %s events (%s, timeout %d s)\n", len(host.Events), host.Title, where, seconds)
-			default:
-				fmt.Fprintf(a.Stderr, "agent-hooks is already installed for %s (%s)\n", host.Title, where)
-			}
-			if _, err := a.lookPath(hostsettings.Program); err != nil {
-				fmt.Fprintf(a.Stderr, "warning: %s is not on PATH: %s will fail to run it\n", hostsettings.Program, host.Title)
-			}
-			if canTrust {
-				bin := a.programBin(*programs[ag.Name()], truster.TrustProgram())
-				if err := truster.Trust(cmd.Context(), a.Stderr, env, file, bin, a.Environ, trust); err != nil {
-					return fmt.Errorf("install %s --trust: %w", host.Name, err)
-				}
-			}
-			return nil
+			return a.install(cmd.Context(), ag, installOptions{user: user, timeout: timeout, trust: trust, workspace: workspace, program: flagValue(programs[ag.Name()])})
 		},
 	}
 	cmd.Flags().BoolVar(&user, "user", false, "install in the user's settings instead of the project's")
@@ -239,4 +204,54 @@ stays as it is. Trust an agent recorded in its own configuration is left alone.`
 	cmd.Flags().BoolVar(&user, "user", false, "uninstall from the user's settings instead of the project's")
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
 	return cmd
+}
+
+// installOptions are install's flags.
+type installOptions struct {
+	user      bool   // the user's settings, not the project's
+	timeout   string // --timeout, as given
+	trust     bool   // record the agent's trust of the hooks (agents.Truster)
+	workspace string // --workspace
+	program   string // the agent's program to ask for its trust ("" on PATH)
+}
+
+// install registers agent-hooks in ag's settings (install and init).
+func (a *app) install(ctx context.Context, ag agents.Agent, o installOptions) error {
+	host := ag.Settings()
+	seconds, err := hostsettings.InstallTimeout(o.timeout)
+	if err != nil {
+		return fmt.Errorf("--timeout: %w", err)
+	}
+	truster, canTrust := ag.(agents.Truster)
+	if o.trust && !canTrust {
+		return fmt.Errorf("--trust: %s runs agent-hooks' hooks without being asked to trust them", host.Title)
+	}
+	env, err := a.hostEnv(o.workspace)
+	if err != nil {
+		return err
+	}
+	file := host.InstallFile(env, o.user)
+	changed, err := host.Install(file.Path, seconds)
+	if err != nil {
+		return fmt.Errorf("install %s: %w", host.Name, err)
+	}
+	where := shortPath(env, file.Path)
+	switch {
+	case changed && host.Scripts:
+		fmt.Fprintf(a.Stderr, "✓ agent-hooks runs for %d %s events (%s)\n", len(host.Events), host.Title, where)
+	case changed:
+		fmt.Fprintf(a.Stderr, "✓ agent-hooks runs for %d %s events (%s, timeout %d s)\n", len(host.Events), host.Title, where, seconds)
+	default:
+		fmt.Fprintf(a.Stderr, "agent-hooks is already installed for %s (%s)\n", host.Title, where)
+	}
+	if _, err := a.lookPath(hostsettings.Program); err != nil {
+		fmt.Fprintf(a.Stderr, "warning: %s is not on PATH: %s will fail to run it\n", hostsettings.Program, host.Title)
+	}
+	if canTrust {
+		bin := a.programBin(o.program, truster.TrustProgram())
+		if err := truster.Trust(ctx, a.Stderr, env, file, bin, a.Environ, o.trust); err != nil {
+			return fmt.Errorf("install %s --trust: %w", host.Name, err)
+		}
+	}
+	return nil
 }

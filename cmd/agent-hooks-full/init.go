@@ -38,7 +38,7 @@ starter .autoagent/config.json when the workspace has none: the built-in rule se
 destructive and git-safety, a rule refusing writes to .env files, one asking a person before
 curl or wget, and examples to copy (a test run on Stop, a lint before pushes). An existing
 configuration is left as it is. Running it again changes nothing.`,
-		Example: "  agent-hooks init " + exampleAgent() + "\n  agent-hooks init " + exampleAgent() + " --user",
+		Example:   "  agent-hooks init " + exampleAgent() + "\n  agent-hooks init " + exampleAgent() + " --user",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: all.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {

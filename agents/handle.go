@@ -208,10 +208,10 @@ func (h *handler) classify(hostEvent string) {
 // hosts read as a block on every event that can be blocked.
 func (h *handler) unreadable(err error, hostEvent string) Reply {
 	cause := "agent-hooks could not read the agent's hook input: " + err.Error()
-	h.say("%s", cause)
 	if hostEvent == "" {
-		return h.lastResort(cause)
+		return h.lastResort(cause) // the cause is on stderr as the reason: said once
 	}
+	h.say("could not read the agent's hook input: %v", err)
 	h.classify(hostEvent)
 	v := h.verdict()
 	if h.blockable {

@@ -92,6 +92,7 @@ configurations of iteratr, agent-pipelines, babysitter and fresher.`,
 	root.SetHelpCommand(newHelpCmd())
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
+	plainErrors(root)
 	a.addVersionFlag(root)
 	a.registerCompletions(root)
 	return root

@@ -28,7 +28,7 @@ const DefaultProvider = "local"
 // Provider is one way of asking a human. Configure receives the hook's options without the
 // common hook fields and without "provider"; it must decode them strictly.
 type Provider interface {
-	Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error)
+	Configure(h *hooks.Hook, options json.RawMessage) (hooks.Task, error)
 }
 
 // Type dispatches approval hooks to providers by name.
@@ -40,7 +40,7 @@ type Type struct {
 func NewType(providers map[string]Provider) *Type { return &Type{providers: providers} }
 
 // Configure implements hooks.Type.
-func (t *Type) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+func (t *Type) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Task, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(options, &fields); err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func (t *Type) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, 
 // blocks.
 type decisive struct {
 	provider string
-	runner   hooks.Runner
+	runner   hooks.Task
 }
 
 func (d decisive) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {

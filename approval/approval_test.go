@@ -12,8 +12,8 @@ import (
 // fixedProvider answers every request with one outcome.
 type fixedProvider struct{ out hooks.Outcome }
 
-func (p fixedProvider) Configure(*hooks.Hook, json.RawMessage) (hooks.Runner, error) {
-	return hooks.RunnerFunc(func(context.Context, *hooks.Invocation) hooks.Outcome { return p.out }), nil
+func (p fixedProvider) Configure(*hooks.Hook, json.RawMessage) (hooks.Task, error) {
+	return hooks.TaskFunc(func(context.Context, *hooks.Invocation) hooks.Outcome { return p.out }), nil
 }
 
 // TestOnlyADecisionApproves: whatever a provider answers, the approval type lets the event

@@ -103,7 +103,7 @@ type callbackRunner struct {
 }
 
 // Configure implements Provider.
-func (p *Callback) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error) {
+func (p *Callback) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Task, error) {
 	var c callbackConfig
 	if err := DecodeOptions(raw, &c, &c.Common); err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func (p *Callback) newToken() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// Run implements hooks.Runner.
+// Run implements hooks.Task.
 func (r *callbackRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 	start := r.p.now()
 	by := DecideBy(ctx, inv.Hook, start)

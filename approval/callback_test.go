@@ -52,7 +52,7 @@ func newChatService(t *testing.T, status int, echo bool) *chatService {
 	return c
 }
 
-func callbackHook(t *testing.T, timeout time.Duration, p *Callback, opts string) (hooks.Runner, *hooks.Hook) {
+func callbackHook(t *testing.T, timeout time.Duration, p *Callback, opts string) (hooks.Task, *hooks.Hook) {
 	t.Helper()
 	h := &hooks.Hook{Name: "await", Type: TypeName, Event: hooks.ApprovalRequired, Timeout: timeout, Enabled: true}
 	opts = `{"provider": "callback", ` + strings.TrimPrefix(strings.TrimSpace(opts), "{")
@@ -67,7 +67,7 @@ func callbackHook(t *testing.T, timeout time.Duration, p *Callback, opts string)
 func noProtect() error { return nil }
 
 // run starts the hook and returns its outcome on a channel, with what it wrote to stderr.
-func run(r hooks.Runner, inv *hooks.Invocation, ctx context.Context) <-chan hooks.Outcome {
+func run(r hooks.Task, inv *hooks.Invocation, ctx context.Context) <-chan hooks.Outcome {
 	out := make(chan hooks.Outcome, 1)
 	go func() { out <- r.Run(ctx, inv) }()
 	return out

@@ -56,7 +56,7 @@ type httpPollRunner struct {
 }
 
 // Configure implements Provider.
-func (p HTTPPoll) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error) {
+func (p HTTPPoll) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Task, error) {
 	var c httpPollConfig
 	if err := DecodeOptions(raw, &c, &c.Common); err != nil {
 		return nil, err
@@ -101,7 +101,7 @@ func (p HTTPPoll) now() time.Time {
 	return time.Now()
 }
 
-// Run implements hooks.Runner.
+// Run implements hooks.Task.
 func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 	start := r.p.now()
 	by := DecideBy(ctx, inv.Hook, start)

@@ -43,7 +43,7 @@ func (a *approvalAPI) requests() []*http.Request {
 	return append([]*http.Request(nil), a.seen...)
 }
 
-func pollRunner(t *testing.T, timeout time.Duration, opts string) (hooks.Runner, *hooks.Hook) {
+func pollRunner(t *testing.T, timeout time.Duration, opts string) (hooks.Task, *hooks.Hook) {
 	t.Helper()
 	h := &hooks.Hook{Name: "await", Type: TypeName, Event: hooks.ApprovalRequired, Timeout: timeout, Enabled: true}
 	opts = `{"provider": "http-poll", ` + strings.TrimPrefix(strings.TrimSpace(opts), "{")

@@ -79,7 +79,7 @@ type inputConfig struct {
 }
 
 // Configure implements Provider.
-func (in *Input) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error) {
+func (in *Input) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Task, error) {
 	var c inputConfig
 	if err := DecodeOptions(raw, &c, &c.Common); err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (in *Input) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, er
 			return nil, fmt.Errorf("responseVar: %w", err)
 		}
 	}
-	return hooks.RunnerFunc(func(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
+	return hooks.TaskFunc(func(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 		return in.run(ctx, inv, c, stdin)
 	}), nil
 }

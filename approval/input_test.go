@@ -15,7 +15,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-func inputHook(t *testing.T, timeout time.Duration, in *Input, opts string) (hooks.Runner, *hooks.Hook) {
+func inputHook(t *testing.T, timeout time.Duration, in *Input, opts string) (hooks.Task, *hooks.Hook) {
 	t.Helper()
 	h := &hooks.Hook{Name: "await", Type: TypeName, Event: hooks.ApprovalRequired, Timeout: timeout, Enabled: true}
 	opts = withOptions(t, opts, map[string]any{"provider": "input"})

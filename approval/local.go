@@ -71,12 +71,12 @@ type localConfig struct {
 }
 
 // Configure implements Provider.
-func (l *Local) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error) {
+func (l *Local) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Task, error) {
 	var c localConfig
 	if err := DecodeOptions(raw, &c, &c.Common); err != nil {
 		return nil, err
 	}
-	return hooks.RunnerFunc(func(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
+	return hooks.TaskFunc(func(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 		return l.run(ctx, inv, c.Common)
 	}), nil
 }

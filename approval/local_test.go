@@ -16,7 +16,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 )
 
-func localRunner(t *testing.T, l *Local, timeout time.Duration, opts string) (hooks.Runner, *hooks.Hook) {
+func localRunner(t *testing.T, l *Local, timeout time.Duration, opts string) (hooks.Task, *hooks.Hook) {
 	t.Helper()
 	h := &hooks.Hook{Name: "gate", Type: TypeName, Event: hooks.PreExecutionEnd, Timeout: timeout, Enabled: true}
 	r, err := NewType(map[string]Provider{"local": l}).Configure(h, json.RawMessage(opts))
@@ -53,7 +53,7 @@ func pending(t *testing.T, s *Store) *Request {
 	return nil
 }
 
-func runAsync(ctx context.Context, r hooks.Runner, inv *hooks.Invocation) <-chan hooks.Outcome {
+func runAsync(ctx context.Context, r hooks.Task, inv *hooks.Invocation) <-chan hooks.Outcome {
 	ch := make(chan hooks.Outcome, 1)
 	go func() { ch <- r.Run(ctx, inv) }()
 	return ch

@@ -55,7 +55,7 @@ type approvalRunner struct {
 }
 
 // Configure implements approval.Provider.
-func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Task, error) {
 	var c approvalConfig
 	if err := approval.DecodeOptions(options, &c, &c.Common); err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func (p ApprovalProvider) Configure(h *hooks.Hook, options json.RawMessage) (hoo
 	return r, nil
 }
 
-// Run implements hooks.Runner.
+// Run implements hooks.Task.
 func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 	start := r.opts.now()
 	c, err := NewClientFromEnv(inv.Getenv, r.opts)

@@ -85,7 +85,7 @@ func invocation(e env, event string, timeout time.Duration, payload hooks.Payloa
 	}, &stderr
 }
 
-func configureApproval(t *testing.T, o Options, options string) hooks.Runner {
+func configureApproval(t *testing.T, o Options, options string) hooks.Task {
 	t.Helper()
 	r, err := ApprovalProvider{Options: o}.Configure(&hooks.Hook{Name: "plan approval"}, json.RawMessage(options))
 	if err != nil {

@@ -47,7 +47,7 @@ type commentConfig struct {
 }
 
 // Configure implements hooks.Type.
-func (t ReviewType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+func (t ReviewType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Task, error) {
 	var c reviewConfig
 	if err := hooks.DecodeOptions(options, &c); err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func (t ReviewType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Run
 }
 
 // Configure implements hooks.Type.
-func (t CommentType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+func (t CommentType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Task, error) {
 	var c commentConfig
 	if err := hooks.DecodeOptions(options, &c); err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ type reporter struct {
 // ReportsOutcome marks reporter as a hooks.OutcomeReporter.
 func (*reporter) ReportsOutcome() {}
 
-// Run implements hooks.Runner.
+// Run implements hooks.Task.
 func (r *reporter) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 	client, err := NewClientFromEnv(inv.Getenv, r.opts)
 	if err != nil {

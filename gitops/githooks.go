@@ -66,7 +66,7 @@ func (r *Repo) runGitHook(ctx context.Context, name string, args []string, out i
 		}
 		env = append(env, kv)
 	}
-	runner := hooks.ProcessRunner{Environ: env}
+	runner := hooks.ProcessStarter{Environ: env}
 	combined := &boundedBuffer{max: 64 << 10}
 	w := io.MultiWriter(out, combined)
 	p := hooks.Process{

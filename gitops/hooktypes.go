@@ -92,7 +92,7 @@ func (p *Person) UnmarshalJSON(b []byte) error {
 }
 
 // Configure implements hooks.Type.
-func (t CommitType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+func (t CommitType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Task, error) {
 	var c commitConfig
 	if err := hooks.DecodeOptions(options, &c); err != nil {
 		return nil, err
@@ -118,7 +118,7 @@ func (t CommitType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Run
 }
 
 // Configure implements hooks.Type.
-func (t PushType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Runner, error) {
+func (t PushType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Task, error) {
 	var c pushConfig
 	if err := hooks.DecodeOptions(options, &c); err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func invocation(e *testEnv, dir string, payload hooks.Payload, f *fired) (*hooks
 	}, &out
 }
 
-func configure(t *testing.T, typ hooks.Type, options string) hooks.Runner {
+func configure(t *testing.T, typ hooks.Type, options string) hooks.Task {
 	t.Helper()
 	r, err := typ.Configure(&hooks.Hook{}, json.RawMessage(options))
 	if err != nil {

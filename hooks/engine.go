@@ -44,7 +44,7 @@ type Engine struct {
 	// is often shorter than a person takes to answer. Built-ins see it as Invocation.AsksAgain.
 	AsksAgain bool
 
-	procs ProcessRunner
+	procs ProcessStarter
 	once  sync.Once
 }
 

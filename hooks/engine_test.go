@@ -282,8 +282,8 @@ func TestParallelHooksRunConcurrentlyAndPrintInOrder(t *testing.T) {
 func TestParallelBlockAndPanic(t *testing.T) {
 	t.Parallel()
 	reg := NewRegistry()
-	reg.Register("explode", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) {
-		return RunnerFunc(func(context.Context, *Invocation) Outcome { panic("boom") }), nil
+	reg.Register("explode", TypeFunc(func(*Hook, json.RawMessage) (Task, error) {
+		return TaskFunc(func(context.Context, *Invocation) Outcome { panic("boom") }), nil
 	}))
 	e, _ := engineFor(t, hooksJSON("PreExecutionEnd",
 		`{"type": "explode", "parallel": true}`,
@@ -346,8 +346,8 @@ func (f observerFunc) HookDone(event string, h *Hook, r *HookResult) { f(event, 
 func TestBuiltinSetsPayloadAndFiresNestedEvents(t *testing.T) {
 	t.Parallel()
 	reg := NewRegistry()
-	reg.Register("fake-commit", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) {
-		return RunnerFunc(func(ctx context.Context, inv *Invocation) Outcome {
+	reg.Register("fake-commit", TypeFunc(func(*Hook, json.RawMessage) (Task, error) {
+		return TaskFunc(func(ctx context.Context, inv *Invocation) Outcome {
 			pre, err := inv.Fire(ctx, PreGitCommit, Payload{"message": "m"})
 			if err != nil {
 				return Outcome{Status: StatusError, Reason: err.Error()}
@@ -394,7 +394,7 @@ func TestOutcomeReportersRunAfterTheDecision(t *testing.T) {
 	t.Parallel()
 	var seen []string
 	reg := NewRegistry()
-	reg.Register("report", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) { return reporterRunner{&seen}, nil }))
+	reg.Register("report", TypeFunc(func(*Hook, json.RawMessage) (Task, error) { return reporterRunner{&seen}, nil }))
 	e, _ := engineFor(t, hooksJSON("PreExecutionEnd",
 		`{"type": "report", "name": "first-report", "blocking": true}`,
 		cmdHook("gate", "echo no tests >&2; exit 2", ""),
@@ -426,8 +426,8 @@ func TestNestedGateBlocksPostEvent(t *testing.T) {
 		blocked   bool
 	}{{PreGitCommit, true}, {PostGitCommit, false}, {"", false}} {
 		reg := NewRegistry()
-		reg.Register("gated", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) {
-			return RunnerFunc(func(context.Context, *Invocation) Outcome {
+		reg.Register("gated", TypeFunc(func(*Hook, json.RawMessage) (Task, error) {
+			return TaskFunc(func(context.Context, *Invocation) Outcome {
 				return Outcome{Status: StatusBlocked, Decision: DecisionBlock, Reason: "gate held", BlockedBy: tc.blockedBy}
 			}), nil
 		}))
@@ -470,8 +470,8 @@ func TestLargePayloadGoesThroughAFile(t *testing.T) {
 func TestPanicFailsOnlyItsHook(t *testing.T) {
 	t.Parallel()
 	reg := NewRegistry()
-	reg.Register("explode", TypeFunc(func(*Hook, json.RawMessage) (Runner, error) {
-		return RunnerFunc(func(context.Context, *Invocation) Outcome { panic("boom") }), nil
+	reg.Register("explode", TypeFunc(func(*Hook, json.RawMessage) (Task, error) {
+		return TaskFunc(func(context.Context, *Invocation) Outcome { panic("boom") }), nil
 	}))
 	for _, tc := range []struct {
 		name, extra string

@@ -116,7 +116,7 @@ type Hook struct {
 	// Dialect runs command hooks of a non-native format; nil means the native AutoAgent protocol.
 	Dialect Dialect
 
-	runner Runner // set for built-in types when the config is loaded
+	runner Task // set for built-in types when the config is loaded
 
 	matcherOnce sync.Once // compiles Matcher.Regex once, on first use
 	matcherRE   *regexp.Regexp
@@ -136,34 +136,34 @@ type Type interface {
 	// fields (type, name, timeout, blocking, parallel, enabled, env, matcher) removed. Decode it
 	// strictly (DisallowUnknownFields) so that a misspelt option is an error, not a silent default.
 	// The returned error should name the offending field; the loader adds file and line:column.
-	Configure(h *Hook, options json.RawMessage) (Runner, error)
+	Configure(h *Hook, options json.RawMessage) (Task, error)
 }
 
-// Runner executes one configured built-in hook.
-type Runner interface {
+// Task executes one configured built-in hook.
+type Task interface {
 	Run(ctx context.Context, inv *Invocation) Outcome
 }
 
-// OutcomeReporter is a Runner that reports an event's outcome (a pull-request review, a sticky
+// OutcomeReporter is a Task that reports an event's outcome (a pull-request review, a sticky
 // comment, …). The engine runs reporters after the event's other hooks, in config order, even
 // when one of those blocked, with Invocation.Result holding the outcome so far; the usual rules
 // then apply to the reporter's own outcome.
 type OutcomeReporter interface {
-	Runner
+	Task
 	ReportsOutcome()
 }
 
 // TypeFunc adapts a function to Type.
-type TypeFunc func(h *Hook, options json.RawMessage) (Runner, error)
+type TypeFunc func(h *Hook, options json.RawMessage) (Task, error)
 
 // Configure implements Type.
-func (f TypeFunc) Configure(h *Hook, options json.RawMessage) (Runner, error) { return f(h, options) }
+func (f TypeFunc) Configure(h *Hook, options json.RawMessage) (Task, error) { return f(h, options) }
 
-// RunnerFunc adapts a function to Runner.
-type RunnerFunc func(ctx context.Context, inv *Invocation) Outcome
+// TaskFunc adapts a function to Task.
+type TaskFunc func(ctx context.Context, inv *Invocation) Outcome
 
-// Run implements Runner.
-func (f RunnerFunc) Run(ctx context.Context, inv *Invocation) Outcome { return f(ctx, inv) }
+// Run implements Task.
+func (f TaskFunc) Run(ctx context.Context, inv *Invocation) Outcome { return f(ctx, inv) }
 
 // Invocation is everything one hook execution may use. Built-ins must not read process-wide state
 // (environment, working directory, stdout) other than through it.

@@ -34,7 +34,7 @@ func must(t testing.TB, err error) {
 
 type stubType struct{ fields []string }
 
-func (s stubType) Configure(h *Hook, opts json.RawMessage) (Runner, error) {
+func (s stubType) Configure(h *Hook, opts json.RawMessage) (Task, error) {
 	var m map[string]any
 	if err := json.Unmarshal(opts, &m); err != nil {
 		return nil, err
@@ -44,13 +44,13 @@ func (s stubType) Configure(h *Hook, opts json.RawMessage) (Runner, error) {
 			return nil, UnknownFieldError(k, s.fields)
 		}
 	}
-	return RunnerFunc(func(context.Context, *Invocation) Outcome { return Outcome{Status: StatusOK} }), nil
+	return TaskFunc(func(context.Context, *Invocation) Outcome { return Outcome{Status: StatusOK} }), nil
 }
 
 func TestLoadErrorsNamePosition(t *testing.T) {
 	t.Parallel()
 	reg := NewRegistry()
-	reg.Register("git-commit", TypeFunc(func(h *Hook, o json.RawMessage) (Runner, error) {
+	reg.Register("git-commit", TypeFunc(func(h *Hook, o json.RawMessage) (Task, error) {
 		return stubType{fields: []string{"message", "noVerify"}}.Configure(h, o)
 	}))
 	tests := []struct {

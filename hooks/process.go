@@ -26,19 +26,19 @@ const (
 	pipeDrain = 500 * time.Millisecond
 )
 
-// ProcessRunner starts hook processes in their own process group and guarantees that none of
+// ProcessStarter starts hook processes in their own process group and guarantees that none of
 // them outlives its hook: on timeout or cancellation the group gets SIGTERM, then SIGKILL after
 // KillGrace; when the hook's main process exits, whatever it left running in its group is killed,
 // and, where this process adopts orphans (AdoptOrphans), whatever the hook started that left the
 // group too.
-type ProcessRunner struct {
+type ProcessStarter struct {
 	Environ []string // base environment
 	Grace   time.Duration
 }
 
 // Run starts p and waits for it. live, when not nil, receives stdout and stderr as they come.
 // A cancelled ctx (not a timeout) is reported as ctx.Err() with the partial result.
-func (r *ProcessRunner) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) (*ProcessResult, error) {
+func (r *ProcessStarter) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) (*ProcessResult, error) {
 	res := &ProcessResult{}
 	if len(p.Argv) == 0 {
 		res.StartErr = errors.New("empty command")

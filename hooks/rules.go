@@ -19,7 +19,7 @@ const TypeRule = "rule"
 // asks it before starting anything, and records it (audit line, span, result) only when it
 // decides: a rule that does not apply leaves no trace and costs no process.
 type Decider interface {
-	Runner
+	Task
 	Decide(inv *Invocation) (o Outcome, decided bool)
 }
 
@@ -28,7 +28,7 @@ type Decider interface {
 // rule object is whole; the loader has read name, on, tools and description.
 type RuleType interface {
 	Type
-	CompileRule(h *Hook, rule *jsonpos.Value) (Runner, error)
+	CompileRule(h *Hook, rule *jsonpos.Value) (Task, error)
 }
 
 // ruleEvents are the events a rule applies to when it names none.
@@ -192,7 +192,7 @@ func (f *nativeFile) buildRule(reg *Registry, raw rawRule, customEvents []string
 		format = "rule set " + raw.set
 	}
 	var out []*Hook
-	var runner Runner
+	var runner Task
 	for _, event := range events {
 		h := &Hook{
 			Name: name, Type: TypeRule, Event: event, Blocking: true, Enabled: true, Tools: tools,
@@ -200,7 +200,7 @@ func (f *nativeFile) buildRule(reg *Registry, raw rawRule, customEvents []string
 			Source:  Source{Format: format, Scope: f.scope, File: f.path, Line: line, Col: col},
 		}
 		if runner == nil {
-			var r Runner
+			var r Task
 			var err error
 			if rt, ok := t.(RuleType); ok {
 				r, err = rt.CompileRule(h, v)

@@ -73,7 +73,7 @@ type options struct {
 }
 
 // Configure implements hooks.Type.
-func (t *Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error) {
+func (t *Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Task, error) {
 	var o options
 	if err := hooks.DecodeOptions(raw, &o); err != nil {
 		return nil, fmt.Errorf("webhook options: %w", err)
@@ -111,7 +111,7 @@ type runner struct {
 	o    options
 }
 
-// Run implements hooks.Runner.
+// Run implements hooks.Task.
 func (r *runner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outcome {
 	timeout := r.hook.Timeout
 	if timeout <= 0 {

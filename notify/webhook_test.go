@@ -55,7 +55,7 @@ func (r *recorder) received() []string {
 	return append([]string(nil), r.bodies...)
 }
 
-func newHook(t *testing.T, typ *Type, opts string) hooks.Runner {
+func newHook(t *testing.T, typ *Type, opts string) hooks.Task {
 	t.Helper()
 	// Long enough for the Retry-After waits the tests record instead of sleeping.
 	h := &hooks.Hook{Name: "notify", Type: TypeName, Timeout: 10 * time.Minute, Enabled: true}

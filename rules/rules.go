@@ -77,7 +77,7 @@ var loaderFields = []string{"name", "on", "tools", "description"}
 var ownFields = []string{"command", "writes", "reads", "when", "decision", "reason"}
 
 // Configure implements hooks.Type, for a rule given as JSON.
-func (t Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error) {
+func (t Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Task, error) {
 	doc, err := jsonpos.Parse(raw)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (t Type) Configure(h *hooks.Hook, raw json.RawMessage) (hooks.Runner, error
 
 // CompileRule implements hooks.RuleType: the rule's own fields, straight from the loader's parse
 // (every rule is compiled on every load, so no second JSON decoding).
-func (t Type) CompileRule(h *hooks.Hook, v *jsonpos.Value) (hooks.Runner, error) {
+func (t Type) CompileRule(h *hooks.Hook, v *jsonpos.Value) (hooks.Task, error) {
 	r := &Rule{hook: h}
 	var command, writes, reads []string
 	var when string
@@ -180,7 +180,7 @@ func stringList(v *jsonpos.Value) ([]string, error) {
 	return out, nil
 }
 
-// Run implements hooks.Runner: the engine asks Decide instead, and runs a rule this way only where
+// Run implements hooks.Task: the engine asks Decide instead, and runs a rule this way only where
 // a caller runs hooks one by one.
 func (r *Rule) Run(_ context.Context, inv *hooks.Invocation) hooks.Outcome {
 	o, decided := r.Decide(inv)

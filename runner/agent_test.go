@@ -63,7 +63,7 @@ func TestAgentFilesModified(t *testing.T) {
 		"PostToolUse": [{"command": "cat >> post.jsonl; echo >> post.jsonl"}]}}`)
 	// Nothing changed yet: the Stop of an agent session still says so, with an empty list.
 	h.fire(agentReq(hooks.Stop))
-	edit := func(event string, files ...string) *Outcome {
+	edit := func(event string, files ...string) *Fired {
 		req := agentReq(event)
 		req.FilesModified = files
 		return h.fire(req)

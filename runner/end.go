@@ -88,9 +88,9 @@ type EndRequest struct {
 
 // EndSession ends a session: it fires Stop (with reason, status, issue counts and duration in the
 // payload), and unless a Stop hook blocked it (the agent must keep working: the session stays
-// active, and the Outcome is Blocked), fires SessionEnd and records the end: status, end time,
+// active, and the Fired is Blocked), fires SessionEnd and records the end: status, end time,
 // duration. A blocked SessionEnd does not keep the session from ending.
-func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Outcome, error) {
+func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Fired, error) {
 	if req.Status == sessions.StatusActive {
 		return nil, errors.New("end session: a session cannot end as active")
 	}
@@ -126,7 +126,7 @@ func (r *Runner) EndSession(ctx context.Context, req EndRequest) (*Outcome, erro
 	}
 	fire := Request{Event: hooks.Stop, Data: data, SessionID: sess.ID, Workspace: workspace, CaptureStdout: req.CaptureStdout}
 	stop, err := r.Fire(ctx, fire)
-	out := &Outcome{Streamed: !req.CaptureStdout, Session: sess}
+	out := &Fired{Streamed: !req.CaptureStdout, Session: sess}
 	if stop != nil {
 		out.Result, out.Stop = stop.Result, stop.Result
 	}

@@ -35,7 +35,7 @@ func (h *harness) start() *sessions.Session {
 	return s
 }
 
-func (h *harness) end(req EndRequest) *Outcome {
+func (h *harness) end(req EndRequest) *Fired {
 	h.t.Helper()
 	out, err := h.r.EndSession(context.Background(), req)
 	if err != nil {
@@ -270,12 +270,12 @@ func TestOutcome(t *testing.T) {
 		{"no reason", &hooks.Result{Event: "PreIteration", Decision: hooks.DecisionSkip}, false, true, "PreIteration skip", false},
 	}
 	for _, tt := range tests {
-		o := &Outcome{Result: tt.res}
+		o := &Fired{Result: tt.res}
 		if o.Blocked() != tt.blocked || o.Skipped() != tt.skipped || o.Message() != tt.message || o.ReasonStreamed() != tt.streamed {
 			t.Errorf("%s: blocked %v skipped %v message %q streamed %v", tt.name, o.Blocked(), o.Skipped(), o.Message(), o.ReasonStreamed())
 		}
 	}
-	if (&Outcome{}).Blocked() || (&Outcome{}).Skipped() || (&Outcome{}).ReasonStreamed() {
+	if (&Fired{}).Blocked() || (&Fired{}).Skipped() || (&Fired{}).ReasonStreamed() {
 		t.Error("an outcome without a result blocks or skips")
 	}
 }

@@ -51,8 +51,8 @@ type Request struct {
 	shipNow bool // start the telemetry shipper whatever the interval (session end)
 }
 
-// Outcome is what firing decided. The caller chooses the exit code from it: Blocked, Skipped.
-type Outcome struct {
+// Fired is what firing decided. The caller chooses the exit code from it: Blocked, Skipped.
+type Fired struct {
 	// Result is the event's result (EndSession: Stop's, which decides whether the session ends).
 	Result *hooks.Result
 	// Streamed reports that the hooks' stdout went to Stdout live (the request did not capture it).
@@ -65,14 +65,14 @@ type Outcome struct {
 }
 
 // Blocked reports that the event was blocked.
-func (o *Outcome) Blocked() bool { return o.Result != nil && o.Result.Blocked }
+func (o *Fired) Blocked() bool { return o.Result != nil && o.Result.Blocked }
 
 // Skipped reports that a hook asked to skip the iteration (PreIteration).
-func (o *Outcome) Skipped() bool { return o.Result != nil && o.Result.Decision == hooks.DecisionSkip }
+func (o *Fired) Skipped() bool { return o.Result != nil && o.Result.Decision == hooks.DecisionSkip }
 
 // Message is what a blocked or skipped event tells the agent: the reason (else the event and the
 // decision), then the feedback.
-func (o *Outcome) Message() string {
+func (o *Fired) Message() string {
 	res := o.Result
 	msg := res.Reason
 	if msg == "" {
@@ -86,7 +86,7 @@ func (o *Outcome) Message() string {
 
 // ReasonStreamed reports that the block reason is exactly the stderr the blocking hook already
 // printed live, so that a caller that streamed it does not print it twice.
-func (o *Outcome) ReasonStreamed() bool {
+func (o *Fired) ReasonStreamed() bool {
 	res := o.Result
 	if res == nil || len(res.Hooks) == 0 || res.Feedback != "" {
 		return false
@@ -97,9 +97,9 @@ func (o *Outcome) ReasonStreamed() bool {
 
 // Fire runs an event exactly like `agent-hooks run`: it loads the configuration, attaches the
 // session, runs the hooks and records the event in the session. A blocked or skipped event is an
-// Outcome, not an error; the error is agent-hooks' own failure (bad configuration, unknown event,
+// Fired, not an error; the error is agent-hooks' own failure (bad configuration, unknown event,
 // unusable session, cancelled), returned with the result so far when there is one.
-func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
+func (r *Runner) Fire(ctx context.Context, req Request) (*Fired, error) {
 	env, err := r.LoadEnv(req.Workspace, req.LoopFile)
 	if err != nil {
 		return nil, err
@@ -157,7 +157,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if rec != nil {
 		eng.Tracer = rec
 	}
-	out := &Outcome{Streamed: !req.CaptureStdout}
+	out := &Fired{Streamed: !req.CaptureStdout}
 	// The name the caller used, not the canonical one: Engine.Fire records an alias (on-run-fail)
 	// in the payload for the formats that tell aliases of one event apart.
 	out.Result, err = eng.Fire(ctx, req.Event, data)
@@ -172,7 +172,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 }
 
 // Asked reports that a hook asked for a person's confirmation (only with Request.CanAsk).
-func (o *Outcome) Asked() bool { return o.Result != nil && o.Result.Decision == hooks.DecisionAsk }
+func (o *Fired) Asked() bool { return o.Result != nil && o.Result.Decision == hooks.DecisionAsk }
 
 // after is what the request changes in the session after its event: the files the agent
 // changed, relative to the workspace (a file outside it is no file of the workspace's to

@@ -98,7 +98,7 @@ func write(t *testing.T, path, content string) {
 }
 
 // fire fires req and fails the test on an error.
-func (h *harness) fire(req Request) *Outcome {
+func (h *harness) fire(req Request) *Fired {
 	h.t.Helper()
 	out, err := h.r.Fire(context.Background(), req)
 	if err != nil {

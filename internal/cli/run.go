@@ -52,7 +52,7 @@ func (a *App) Run(ctx context.Context, f RunFlags) error {
 // FireError is the error that gives a fired event its exit code (see ExitCode): a block is
 // *BlockedError, or *SilentError when the blocking hook's stderr, already shown live, is the
 // reason; a skip is *SkipError; proceeding is nil.
-func FireError(out *runner.Outcome) error {
+func FireError(out *runner.Fired) error {
 	switch {
 	case out.Blocked() && out.Streamed && out.ReasonStreamed():
 		return &SilentError{Code: ExitBlocked}

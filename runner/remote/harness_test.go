@@ -94,7 +94,7 @@ func (h *harness) start() *sessions.Session {
 	return s
 }
 
-func (h *harness) end(req runner.EndRequest) *runner.Outcome {
+func (h *harness) end(req runner.EndRequest) *runner.Fired {
 	h.t.Helper()
 	out, err := h.r.EndSession(context.Background(), req)
 	if err != nil {

@@ -94,7 +94,7 @@ func TestPushAtEndGivesUpAndIsPushedLater(t *testing.T) {
 		rh.writeConfig(rh.ws, tc.config)
 		s := rh.start()
 		before := len(rh.stderr.String())
-		out := returns(t, tc.limit, func() *runner.Outcome {
+		out := returns(t, tc.limit, func() *runner.Fired {
 			return rh.end(runner.EndRequest{SessionID: s.ID, Status: sessions.StatusCompleted})
 		})
 		if out.Session.Status != sessions.StatusCompleted {
@@ -142,7 +142,7 @@ func TestPushPending(t *testing.T) {
 	rh.addRemote("silent", "git://"+silentRemote(t)+"/sessions.git")
 	rh.writeConfig(rh.ws, `{"sessions": {"push": true, "remote": "silent", "connectTimeout": "200ms", "idleTimeout": "200ms"}}`)
 	s := rh.start()
-	returns(t, "end", func() *runner.Outcome {
+	returns(t, "end", func() *runner.Fired {
 		return rh.end(runner.EndRequest{SessionID: s.ID, Status: sessions.StatusFailed})
 	})
 

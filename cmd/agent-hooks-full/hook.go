@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -11,7 +12,11 @@ import (
 	"github.com/autoagent/agent-hooks/internal/cli"
 )
 
-func (a *app) newHookCmd() *cobra.Command {
+// newHookCmd is `agent-hooks hook <agent>`; runF does the work (a.Hook when nil).
+func (a *app) newHookCmd(runF func(context.Context, cli.HookFlags) error) *cobra.Command {
+	if runF == nil {
+		runF = a.Hook
+	}
 	var timeout, event string
 	names := all.Names()
 	cmd := &cobra.Command{
@@ -46,7 +51,7 @@ agent's defaults apply.
 			if len(args) != 1 {
 				return &cli.BlockedError{Reason: fmt.Sprintf("agent-hooks hook: want one agent (%s), got %d arguments", strings.Join(names, ", "), len(args))}
 			}
-			return a.Hook(cmd.Context(), cli.HookFlags{Agent: args[0], Timeout: timeout, Event: event})
+			return runF(cmd.Context(), cli.HookFlags{Agent: args[0], Timeout: timeout, Event: event})
 		},
 	}
 	cmd.Flags().StringVar(&timeout, "timeout", "", `the hook entry's timeout in the agent's settings: seconds ("600", "1.5") or a duration ("10m")`)

@@ -124,7 +124,11 @@ func trustFlags(cmd *cobra.Command, usage string) map[string]*string {
 	return flags
 }
 
-func (a *app) newInstallCmd() *cobra.Command {
+// newInstallCmd is `agent-hooks install <agent>`; runF does the work (a.install when nil).
+func (a *app) newInstallCmd(runF func(context.Context, agents.Agent, installOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = a.install
+	}
 	var (
 		user      bool
 		timeout   string
@@ -153,7 +157,7 @@ are kept, and running it again changes nothing. A settings file the agent would 
 			if err != nil {
 				return err
 			}
-			return a.install(cmd.Context(), ag, installOptions{user: user, timeout: timeout, trust: trust, workspace: workspace, program: flagValue(programs[ag.Name()])})
+			return runF(cmd.Context(), ag, installOptions{user: user, timeout: timeout, trust: trust, workspace: workspace, program: flagValue(programs[ag.Name()])})
 		},
 	}
 	cmd.Flags().BoolVar(&user, "user", false, "install in the user's settings instead of the project's")

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent/agent-hooks/internal/cli"
 )
 
-func (a *app) newRunCmd() *cobra.Command {
+// newRunCmd is `agent-hooks run`; runF does the work (a.Run when nil: tests give their own, to
+// check the flags' mapping without running anything).
+func (a *app) newRunCmd(runF func(context.Context, cli.RunFlags) error) *cobra.Command {
+	if runF == nil {
+		runF = a.Run
+	}
 	var f cli.RunFlags
 	cmd := &cobra.Command{
 		Use:   "run <event>",
@@ -26,7 +33,7 @@ Exit codes: 0 proceed, 2 blocked (the reason on stderr), 3 skip (PreIteration on
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.Event = args[0]
-			return a.Run(cmd.Context(), f)
+			return runF(cmd.Context(), f)
 		},
 	}
 	fl := cmd.Flags()

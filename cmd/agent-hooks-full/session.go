@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,7 +37,7 @@ the same workspace, else starts one.`,
 	}
 	cmd.AddCommand(
 		a.newSessionStartCmd(),
-		a.newSessionEndCmd(),
+		a.newSessionEndCmd(nil),
 		a.newSessionShowCmd(),
 		a.newSessionListCmd(),
 		a.newSessionCurrentCmd(),
@@ -87,7 +88,19 @@ recorded. The command and arguments after -- are recorded as the session's comma
 	return cmd
 }
 
-func (a *app) newSessionEndCmd() *cobra.Command {
+// endOptions are session end's arguments and flags.
+type endOptions struct {
+	ID        string // the session ("" for $AUTOAGENT_SESSION_ID, else the workspace's active one)
+	Status    sessions.Status
+	Workspace string
+	JSON      bool
+}
+
+// newSessionEndCmd is `agent-hooks session end`; runF does the work (a.endSession when nil).
+func (a *app) newSessionEndCmd(runF func(context.Context, endOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = a.endSession
+	}
 	var id, statusFlag, workspace string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -125,28 +138,7 @@ Exit codes: 0 ended, 2 Stop blocked, 1 failure.`,
 			if len(args) == 1 {
 				id = args[0]
 			}
-			r, err := a.newRunner()
-			if err != nil {
-				return err
-			}
-			out, err := r.EndSession(cmd.Context(), runner.EndRequest{SessionID: id, Workspace: workspace, Status: status, CaptureStdout: asJSON})
-			if err != nil {
-				return err
-			}
-			if !asJSON {
-				return cli.FireError(out)
-			}
-			doc := map[string]any{"session": out.Session, "stop": out.Stop}
-			if !out.Blocked() {
-				doc["sessionEnd"] = out.SessionEnd
-			}
-			if err := cli.WriteJSON(a.Stdout, doc); err != nil {
-				return err
-			}
-			if out.Blocked() {
-				return &cli.SilentError{Code: cli.ExitBlocked}
-			}
-			return nil
+			return runF(cmd.Context(), endOptions{ID: id, Status: status, Workspace: workspace, JSON: asJSON})
 		},
 	}
 	fl := cmd.Flags()
@@ -155,6 +147,32 @@ Exit codes: 0 ended, 2 Stop blocked, 1 failure.`,
 	fl.StringVar(&workspace, "workspace", "", "workspace whose session ends and whose hooks run (default the session's, else the current directory's)")
 	fl.BoolVar(&asJSON, "json", false, `print {"session", "stop", "sessionEnd"} instead of the hooks' output`)
 	return cmd
+}
+
+// endSession ends a session (session end).
+func (a *app) endSession(ctx context.Context, o endOptions) error {
+	r, err := a.newRunner()
+	if err != nil {
+		return err
+	}
+	out, err := r.EndSession(ctx, runner.EndRequest{SessionID: o.ID, Workspace: o.Workspace, Status: o.Status, CaptureStdout: o.JSON})
+	if err != nil {
+		return err
+	}
+	if !o.JSON {
+		return cli.FireError(out)
+	}
+	doc := map[string]any{"session": out.Session, "stop": out.Stop}
+	if !out.Blocked() {
+		doc["sessionEnd"] = out.SessionEnd
+	}
+	if err := cli.WriteJSON(a.Stdout, doc); err != nil {
+		return err
+	}
+	if out.Blocked() {
+		return &cli.SilentError{Code: cli.ExitBlocked}
+	}
+	return nil
 }
 
 func (a *app) newSessionShowCmd() *cobra.Command {

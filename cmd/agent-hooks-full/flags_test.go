@@ -121,7 +121,10 @@ func TestInstallFlags(t *testing.T) {
 	if want := (installOptions{user: true, timeout: "120", trust: true, workspace: "ws", program: "/opt/codex"}); agent != "codex" || got != want {
 		t.Errorf("got %s %+v, want codex %+v", agent, got, want)
 	}
-	cmd = flagsApp().newInstallCmd(func(_ context.Context, ag agents.Agent, o installOptions) error { agent, got = ag.Name(), o; return nil })
+	cmd = flagsApp().newInstallCmd(func(_ context.Context, ag agents.Agent, o installOptions) error {
+		agent, got = ag.Name(), o
+		return nil
+	})
 	if err := execute(cmd, "claude"); err != nil {
 		t.Fatal(err)
 	}

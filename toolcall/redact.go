@@ -73,9 +73,36 @@ func redactAll(words []string) []string {
 }
 
 func redactWord(w string) string {
-	if m := secretName().FindStringSubmatch(w); m != nil {
-		return m[1] + w[len(m[1]):len(m[1])+1] + redact.Mask
+	if strings.ContainsAny(w, "=:") {
+		if m := secretName().FindStringSubmatch(w); m != nil {
+			return m[1] + w[len(m[1]):len(m[1])+1] + redact.Mask
+		}
 	}
-	w = tokenFormat().ReplaceAllString(w, redact.Mask)
+	if mayHoldToken(w) {
+		w = tokenFormat().ReplaceAllString(w, redact.Mask)
+	}
 	return redact.URL(w)
+}
+
+// shortestToken is the length of tokenFormat's shortest match (xoxb- and ten characters).
+const shortestToken = 15
+
+// tokenHints are literal parts of tokenFormat's formats, one of which every match contains
+// (bearer and basic in any case): a word without any cannot match, which spares the call,
+// whose commands are mostly short words, compiling and running the expression.
+var tokenHints = []string{"gh", "github_pat_", "glpat-", "xox", "sk-", "A3T", "AKIA", "ASIA", "AGPA", "AIDA",
+	"AROA", "ANPA", "ANVA", "AIza", "npm_", "k_live_", "k_test_", "eyJ"}
+
+// mayHoldToken reports whether w may hold a match of tokenFormat.
+func mayHoldToken(w string) bool {
+	if len(w) < shortestToken {
+		return false
+	}
+	for _, h := range tokenHints {
+		if strings.Contains(w, h) {
+			return true
+		}
+	}
+	lw := strings.ToLower(w)
+	return strings.Contains(lw, "bearer") || strings.Contains(lw, "basic")
 }

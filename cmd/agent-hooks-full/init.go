@@ -7,12 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent/agent-hooks/agents/all"
-	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/runner"
 )
 
@@ -23,13 +21,7 @@ import (
 var starterConfig []byte
 
 func (a *app) newInitCmd() *cobra.Command {
-	var (
-		user      bool
-		timeout   string
-		trust     bool
-		workspace string
-		programs  map[string]*string
-	)
+	var flags installFlags
 	cmd := &cobra.Command{
 		Use:   "init " + agentArgs(),
 		Short: "Gate an agent: install agent-hooks in its settings and write a starter configuration",
@@ -46,12 +38,14 @@ configuration is left as it is. Running it again changes nothing.`,
 			if err != nil {
 				return err
 			}
-			ws, err := runner.FindWorkspace(workspace, a.Cwd, a.Getenv)
+			o := flags.options(ag)
+			ws, err := runner.FindWorkspace(o.workspace, a.Cwd, a.Getenv)
 			if err != nil {
 				return err
 			}
 			// The settings first: a refused --timeout writes nothing at all.
-			if err := a.install(cmd.Context(), ag, installOptions{user: user, timeout: timeout, trust: trust, workspace: ws, program: flagValue(programs[ag.Name()])}); err != nil {
+			o.workspace = ws
+			if err := a.install(cmd.Context(), ag, o); err != nil {
 				return err
 			}
 			path := filepath.Join(ws, ".autoagent", "config.json")
@@ -76,20 +70,8 @@ configuration is left as it is. Running it again changes nothing.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&user, "user", false, "install in the user's settings instead of the project's")
-	cmd.Flags().StringVar(&timeout, "timeout", strconv.Itoa(hostsettings.DefaultTimeout), "the agent's timeout for each hook, in seconds")
-	cmd.Flags().BoolVar(&trust, "trust", false, "for an agent that must trust hooks before it runs them: record that trust in its own configuration")
-	programs = trustFlags(cmd, "the %s program to ask (default: on PATH)")
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
+	flags.add(cmd)
 	return cmd
-}
-
-// flagValue is the value of an optional string flag, "" when the command has no such flag.
-func flagValue(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // writeNew creates the file at path with data, and its folder, unless the file exists; it

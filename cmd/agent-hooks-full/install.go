@@ -129,13 +129,7 @@ func (a *app) newInstallCmd(runF func(context.Context, agents.Agent, installOpti
 	if runF == nil {
 		runF = a.install
 	}
-	var (
-		user      bool
-		timeout   string
-		trust     bool
-		workspace string
-		programs  map[string]*string
-	)
+	var flags installFlags
 	cmd := &cobra.Command{
 		Use:   "install " + agentArgs(),
 		Short: "Make an agent (" + agentTitles() + ") run agent-hooks for its hook events",
@@ -157,15 +151,34 @@ are kept, and running it again changes nothing. A settings file the agent would 
 			if err != nil {
 				return err
 			}
-			return runF(cmd.Context(), ag, installOptions{user: user, timeout: timeout, trust: trust, workspace: workspace, program: flagValue(programs[ag.Name()])})
+			return runF(cmd.Context(), ag, flags.options(ag))
 		},
 	}
-	cmd.Flags().BoolVar(&user, "user", false, "install in the user's settings instead of the project's")
-	cmd.Flags().StringVar(&timeout, "timeout", strconv.Itoa(hostsettings.DefaultTimeout), "the agent's timeout for each hook, in seconds")
-	cmd.Flags().BoolVar(&trust, "trust", false, "for an agent that must trust hooks before it runs them: record that trust in its own configuration")
-	programs = trustFlags(cmd, "the %s program to ask (default: on PATH)")
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
+	flags.add(cmd)
 	return cmd
+}
+
+// installFlags are the flags of install and init.
+type installFlags struct {
+	installOptions
+	programs map[string]*string // --<agent>: the agent's program to ask for its trust
+}
+
+func (f *installFlags) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.user, "user", false, "install in the user's settings instead of the project's")
+	cmd.Flags().StringVar(&f.timeout, "timeout", strconv.Itoa(hostsettings.DefaultTimeout), "the agent's timeout for each hook, in seconds")
+	cmd.Flags().BoolVar(&f.trust, "trust", false, "for an agent that must trust hooks before it runs them: record that trust in its own configuration")
+	f.programs = trustFlags(cmd, "the %s program to ask (default: on PATH)")
+	cmd.Flags().StringVar(&f.workspace, "workspace", "", "workspace directory (default $GITHUB_WORKSPACE, else the nearest ancestor with .autoagent or .git)")
+}
+
+// options are the flags' values for ag.
+func (f *installFlags) options(ag agents.Agent) installOptions {
+	o := f.installOptions
+	if p := f.programs[ag.Name()]; p != nil {
+		o.program = *p
+	}
+	return o
 }
 
 func (a *app) newUninstallCmd() *cobra.Command {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
@@ -159,7 +160,7 @@ type argFile struct{ name, value string }
 // A value the environment cannot carry (over maxEnvArg, or past maxEnvArgs in all) is passed
 // through a file: Command then starts by reading it into its variable, keeping every byte,
 // trailing newlines included. A value with a NUL byte cannot be a shell word at all: that is an
-// *InputError, and the hook must not run.
+// *process.InputError, and the hook must not run.
 func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
 	if !strings.Contains(tmpl, "{{") {
 		return Expansion{Command: tmpl}, nil
@@ -186,7 +187,7 @@ func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
 	bind := func(key, name, value string) error {
 		switch {
 		case strings.IndexByte(value, 0) >= 0:
-			return &InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", key)}
+			return &process.InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", key)}
 		case len(value) > maxEnvArg || inEnv+len(value) > maxEnvArgs:
 			x.files = append(x.files, argFile{name: name, value: value})
 		default:

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/autoagent/agent-hooks/hooks/process"
 )
 
 // expand is ExpandCommand with its value files written (and removed when the test ends).
@@ -226,7 +228,7 @@ func FuzzExpandCommand(f *testing.F) {
 			return
 		}
 		if err != nil {
-			var input *InputError
+			var input *process.InputError
 			if !errors.As(err, &input) || !strings.Contains(v, "\x00") {
 				t.Fatalf("ExpandCommand: %v", err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/autoagent/agent-hooks/hooks/process"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // Engine fires events: it runs the configured hooks of an event in order and decides.
@@ -536,9 +537,9 @@ func (e *Engine) skipReason(h *Hook, payload Payload) string {
 // matchReason says why a hook's matcher or tools do not select the payload, or "".
 func (e *Engine) matchReason(h *Hook, payload Payload) string {
 	if m := h.Matcher; m != nil {
-		v, ok := Lookup(payload, m.Field)
+		v, ok := template.Lookup(payload, m.Field)
 		re := h.matcherRegexp()
-		if re == nil || !ok || !re.MatchString(FormatValue(v)) {
+		if re == nil || !ok || !re.MatchString(template.FormatValue(v)) {
 			return fmt.Sprintf("matcher: %s does not match %q", m.Field, m.Regex)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks/process"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // engineFor loads a project config text and returns an engine over it.
@@ -568,7 +569,7 @@ func TestUnstartableHookFailsClosed(t *testing.T) {
 type envDialect struct{}
 
 func (envDialect) Prepare(inv *Invocation) (process.Process, error) {
-	return process.Process{Argv: []string{"sh", "-c", `test "$TITLE" = ok || exit 2`}, Env: []string{"TITLE=" + FormatValue(inv.Payload["title"])}}, nil
+	return process.Process{Argv: []string{"sh", "-c", `test "$TITLE" = ok || exit 2`}, Env: []string{"TITLE=" + template.FormatValue(inv.Payload["title"])}}, nil
 }
 
 func (envDialect) Interpret(inv *Invocation, p *process.Result) Outcome {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks/process"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
@@ -21,7 +22,7 @@ var Native Dialect = nativeDialect{}
 type nativeDialect struct{}
 
 func (nativeDialect) Prepare(inv *Invocation) (process.Process, error) {
-	x, err := ExpandCommand(inv.Hook.Command, inv.Payload)
+	x, err := template.ExpandCommand(inv.Hook.Command, inv.Payload)
 	if err != nil {
 		return process.Process{}, err
 	}

@@ -49,6 +49,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // Name is the format's name in sources and `config show`.
@@ -268,7 +269,7 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
 		p = hooks.Payload{}
 	}
 	p["hookType"] = d.Type
-	if ms, err := strconv.ParseInt(hooks.FormatValue(p["timestamp"]), 10, 64); err == nil {
+	if ms, err := strconv.ParseInt(template.FormatValue(p["timestamp"]), 10, 64); err == nil {
 		p["timestamp"] = time.UnixMilli(ms).UTC().Format(isoMillis)
 	}
 	payload, err := seedfmt.PayloadJSON(p)

@@ -29,6 +29,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
@@ -149,7 +150,7 @@ func (p *parser) parseHook(point, event string, n *yaml.Node) *hooks.Hook {
 		case "command":
 			hasCommand = true
 			if err = v.Decode(&hc.Command); err == nil {
-				if perr := hooks.CheckPlacements(hc.Command); perr != nil {
+				if perr := template.CheckPlacements(hc.Command); perr != nil {
 					p.Errorf(v, "%s: command: %v (line %d, column %d of the command)", point, perr, perr.Line, perr.Col)
 					ok = false
 					return
@@ -244,7 +245,7 @@ func Vars(p hooks.Payload, sessionID, event string) hooks.Payload {
 
 // Prepare implements hooks.Dialect: sh -c with iteratr's template variables bound.
 func (d Dialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
-	x, err := hooks.ExpandCommand(inv.Hook.Command, Vars(inv.Payload, inv.SessionID, inv.Hook.Event))
+	x, err := template.ExpandCommand(inv.Hook.Command, Vars(inv.Payload, inv.SessionID, inv.Hook.Event))
 	if err != nil {
 		return process.Process{}, err
 	}

@@ -52,6 +52,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
@@ -442,7 +443,7 @@ func argValue(inv *hooks.Invocation, key string) string {
 		}
 	}
 	if x, ok := inv.Payload[key]; ok {
-		return hooks.FormatValue(x)
+		return template.FormatValue(x)
 	}
 	return ""
 }

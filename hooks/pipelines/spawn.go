@@ -18,6 +18,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
@@ -148,7 +149,7 @@ func (s Spawn) where(inv *hooks.Invocation) (spawnRun, error) {
 	if session == "" || session == "." || session == ".." || strings.ContainsAny(session, `/\`+"\x00") {
 		return spawnRun{}, fmt.Errorf("the session name %q cannot name the session's directory", session)
 	}
-	n, err := strconv.Atoi(hooks.FormatValue(inv.Payload["iteration"]))
+	n, err := strconv.Atoi(template.FormatValue(inv.Payload["iteration"]))
 	if err != nil || n <= 0 {
 		return spawnRun{}, fmt.Errorf("the checkpoint has no iteration (give --data iteration=N): its child's directory is children/checkpoint-<iteration>")
 	}

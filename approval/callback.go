@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/httpurl"
 	"github.com/autoagent/agent-hooks/notify"
 )
@@ -319,7 +320,7 @@ func resolveTarget(rawURL string, hdrs map[string]string, inv *hooks.Invocation)
 		}
 		return v
 	}
-	target := hooks.ExpandMessage(os.Expand(rawURL, env), escapePayload(inv.Payload))
+	target := template.ExpandMessage(os.Expand(rawURL, env), escapePayload(inv.Payload))
 	headers := http.Header{}
 	for k, v := range hdrs {
 		headers.Set(k, os.Expand(v, env))
@@ -395,8 +396,8 @@ func ExpandBody(s string, p hooks.Payload, getenv func(string) string, named map
 		if v, ok := named[sub[2]]; ok {
 			return v
 		}
-		if v, ok := hooks.Lookup(p, sub[2]); ok {
-			return hooks.FormatValue(v)
+		if v, ok := template.Lookup(p, sub[2]); ok {
+			return template.FormatValue(v)
 		}
 		return m
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/httpurl"
 	"github.com/autoagent/agent-hooks/internal/httpx"
 )
@@ -153,7 +154,7 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 func (r *httpPollRunner) answer(doc any, approved bool, which string, e *Expr) Answer {
 	a := Answer{Approved: approved, Via: "http-poll"}
 	if r.reason != nil {
-		a.Reason = hooks.FormatValue(r.reason.Value(doc))
+		a.Reason = template.FormatValue(r.reason.Value(doc))
 	}
 	if a.Reason == "" {
 		a.Reason = fmt.Sprintf("%s matched (%s)", which, e)
@@ -171,7 +172,7 @@ func (r *httpPollRunner) resolve(inv *hooks.Invocation) (string, http.Header, er
 		}
 		return v
 	}
-	target := hooks.ExpandMessage(os.Expand(r.c.URL, env), escapePayload(inv.Payload))
+	target := template.ExpandMessage(os.Expand(r.c.URL, env), escapePayload(inv.Payload))
 	headers := http.Header{}
 	for k, v := range r.c.Headers {
 		headers.Set(k, os.Expand(v, env))
@@ -247,7 +248,7 @@ func escapePayload(p hooks.Payload) hooks.Payload {
 			}
 			return a
 		default:
-			return percentEncode(hooks.FormatValue(v))
+			return percentEncode(template.FormatValue(v))
 		}
 	}
 	out := make(hooks.Payload, len(p))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // InputOptions configure the input provider.
@@ -229,8 +230,8 @@ func parseAnswer(text string) (Answer, bool) {
 // relative to the workspace. A payload value may not move the path elsewhere.
 func answerPath(tmpl string, inv *hooks.Invocation) (string, error) {
 	for _, m := range bodyPlaceholder().FindAllStringSubmatch(tmpl, -1) {
-		if v, ok := hooks.Lookup(inv.Payload, m[2]); ok && m[2] != "" {
-			if t := hooks.FormatValue(v); strings.ContainsAny(t, `/\`+"\x00") || t == ".." || t == "." {
+		if v, ok := template.Lookup(inv.Payload, m[2]); ok && m[2] != "" {
+			if t := template.FormatValue(v); strings.ContainsAny(t, `/\`+"\x00") || t == ".." || t == "." {
 				return "", fmt.Errorf("file: the payload's %s (%q) would move the answer file elsewhere", m[2], t)
 			}
 		}

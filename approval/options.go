@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // DefaultMessage is the request text of an approval hook that sets no "message".
@@ -46,7 +47,7 @@ func (c Common) Render(p hooks.Payload) string {
 	if m == "" {
 		m = DefaultMessage
 	}
-	return strings.TrimSpace(hooks.ExpandMessage(m, p))
+	return strings.TrimSpace(template.ExpandMessage(m, p))
 }
 
 // DecideBy is when a provider must stop waiting and apply timeoutAction: the hook's timeout

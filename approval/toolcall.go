@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // ToolCall is an agent's tool call an approval can be about: the payload's "toolCall" object,
@@ -30,8 +31,8 @@ func ToolCallOf(p hooks.Payload) *ToolCall {
 	if !ok {
 		return nil
 	}
-	tc := &ToolCall{Tool: hooks.FormatValue(m["tool"]), Command: hooks.FormatValue(m["command"]),
-		File: hooks.FormatValue(m["file"]), Reason: hooks.FormatValue(m["reason"]), Cwd: hooks.FormatValue(m["cwd"])}
+	tc := &ToolCall{Tool: template.FormatValue(m["tool"]), Command: template.FormatValue(m["command"]),
+		File: template.FormatValue(m["file"]), Reason: template.FormatValue(m["reason"]), Cwd: template.FormatValue(m["cwd"])}
 	tc.Input, _ = m["input"].(map[string]any)
 	if tc.Tool == "" && tc.Command == "" && tc.File == "" && tc.Reason == "" && len(tc.Input) == 0 {
 		return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // ActionInputs are the inputs of action.yml. A composite action does not hand its steps
@@ -159,7 +160,7 @@ func Outputs(res *hooks.Result) (map[string]string, error) {
 	}
 	sha := ""
 	if v, ok := res.Set["commitSha"]; ok {
-		sha = hooks.FormatValue(v)
+		sha = template.FormatValue(v)
 	}
 	approval := decidingApproval(res)
 	return map[string]string{
@@ -169,9 +170,9 @@ func Outputs(res *hooks.Result) (map[string]string, error) {
 		"feedback":         res.Feedback,
 		"session-id":       res.SessionID,
 		"commit-sha":       sha,
-		"approval-decider": hooks.FormatValue(approval["decider"]),
-		"approval-via":     hooks.FormatValue(approval["via"]),
-		"approval-url":     hooks.FormatValue(approval["url"]),
+		"approval-decider": template.FormatValue(approval["decider"]),
+		"approval-via":     template.FormatValue(approval["via"]),
+		"approval-url":     template.FormatValue(approval["url"]),
 		"result":           string(raw),
 	}, nil
 }

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	gh "github.com/google/go-github/v60/github"
+
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/hooks"
-	gh "github.com/google/go-github/v60/github"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // ApprovalProvider is the "github" provider of the approval hook type: it asks for approval in
@@ -128,7 +130,7 @@ func (r *approvalRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 	deadline := approval.DecideBy(ctx, inv.Hook, start)
 	key := inv.Event + ":" + inv.Hook.Name
 	if r.key != "" {
-		key = hooks.ExpandMessage(r.key, inv.Payload)
+		key = template.ExpandMessage(r.key, inv.Payload)
 	}
 	a := &approvalRun{approvalRunner: r, c: c, t: t, inv: inv, key: markerKey(key), timeout: timeout, deadline: deadline,
 		actor: runActor(inv.Getenv)}

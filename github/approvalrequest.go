@@ -11,9 +11,11 @@ import (
 	"sync"
 	"time"
 
+	gh "github.com/google/go-github/v60/github"
+
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/hooks"
-	gh "github.com/google/go-github/v60/github"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // The request comment, and why what it says can be trusted.
@@ -113,7 +115,7 @@ func (a *approvalRun) requestText() string {
 	if msg == "" {
 		msg = "The agent needs approval to continue."
 	}
-	text := strings.ReplaceAll(hooks.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
+	text := strings.ReplaceAll(template.ExpandMessage(msg, a.inv.Payload), "<!--", "&lt;!--")
 	if tc := approval.ToolCallOf(a.inv.Payload); tc != nil {
 		text += "\n\n" + toolCallMarkdown(tc)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/autoagent/agent-hooks/gitops"
-	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 var pullMergeRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^refs/pull/\d+/merge$`) })
@@ -39,7 +39,7 @@ func PullRequestCheckout(getenv func(string) string) (*gitops.PullRequestCheckou
 	out := &gitops.PullRequestCheckout{
 		Event:    actx.EventName,
 		Number:   toInt(pr["number"]),
-		HeadRef:  hooks.FormatValue(head["ref"]),
+		HeadRef:  template.FormatValue(head["ref"]),
 		HeadRepo: repoName(head),
 		BaseRepo: repoName(base),
 	}
@@ -59,5 +59,5 @@ func PullRequestCheckout(getenv func(string) string) (*gitops.PullRequestCheckou
 // fork's head.repo is null).
 func repoName(side map[string]any) string {
 	repo, _ := side["repo"].(map[string]any)
-	return hooks.FormatValue(repo["full_name"])
+	return template.FormatValue(repo["full_name"])
 }

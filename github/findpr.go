@@ -10,6 +10,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // ResolveTarget is FindTarget, and when neither the event nor the payload names a pull request —
@@ -68,10 +69,10 @@ func runCommit(actx *githubactions.GitHubContext, getenv func(string) string, t 
 	}
 	if wr, ok := ev["workflow_run"].(map[string]any); ok {
 		ref.event = "workflow_run"
-		ref.sha, ref.branch = hooks.FormatValue(wr["head_sha"]), hooks.FormatValue(wr["head_branch"])
+		ref.sha, ref.branch = template.FormatValue(wr["head_sha"]), template.FormatValue(wr["head_branch"])
 		if repo, ok := wr["head_repository"].(map[string]any); ok {
-			if owner, ok := repo["owner"].(map[string]any); ok && hooks.FormatValue(owner["login"]) != "" {
-				ref.owner = hooks.FormatValue(owner["login"])
+			if owner, ok := repo["owner"].(map[string]any); ok && template.FormatValue(owner["login"]) != "" {
+				ref.owner = template.FormatValue(owner["login"])
 			}
 		}
 		var mine []int
@@ -80,7 +81,7 @@ func runCommit(actx *githubactions.GitHubContext, getenv func(string) string, t 
 			m, _ := pr.(map[string]any)
 			base, _ := m["base"].(map[string]any)
 			repo, _ := base["repo"].(map[string]any)
-			if strings.HasSuffix(strings.ToLower(hooks.FormatValue(repo["url"])), strings.ToLower("/repos/"+t.Repository())) {
+			if strings.HasSuffix(strings.ToLower(template.FormatValue(repo["url"])), strings.ToLower("/repos/"+t.Repository())) {
 				mine = append(mine, toInt(m["number"]))
 			}
 		}
@@ -91,8 +92,8 @@ func runCommit(actx *githubactions.GitHubContext, getenv func(string) string, t 
 	}
 	ref.sha = getenv("GITHUB_SHA")
 	gitRef := getenv("GITHUB_REF")
-	if after := hooks.FormatValue(ev["after"]); ev["after"] != nil {
-		ref.sha, gitRef = after, hooks.FormatValue(ev["ref"])
+	if after := template.FormatValue(ev["after"]); ev["after"] != nil {
+		ref.sha, gitRef = after, template.FormatValue(ev["ref"])
 	}
 	if strings.Trim(ref.sha, "0") == "" || strings.HasPrefix(gitRef, "refs/tags/") {
 		ref.sha = "" // a deleted branch, a tag

@@ -12,6 +12,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // The hook types that report an event's outcome on the pull request.
@@ -128,7 +129,7 @@ func (r *reporter) postReview(ctx context.Context, c *Client, t Target, inv *hoo
 			event = "COMMENT"
 		}
 	}
-	body := OutcomeMarkdown(res, hooks.ExpandMessage(cfg.Body, inv.Payload))
+	body := OutcomeMarkdown(res, template.ExpandMessage(cfg.Body, inv.Payload))
 	rv, err := c.CreateReview(ctx, t, "", event, body)
 	var apiErr *APIError
 	if err != nil && event != "COMMENT" && errors.As(err, &apiErr) && apiErr.Status == http.StatusUnprocessableEntity {
@@ -146,10 +147,10 @@ func (r *reporter) postReview(ctx context.Context, c *Client, t Target, inv *hoo
 
 func (r *reporter) postComment(ctx context.Context, c *Client, t Target, inv *hooks.Invocation, res *hooks.Result) (map[string]any, error) {
 	marker := fmt.Sprintf("<!-- agent-hooks:comment event=%q -->", markerKey(inv.Event))
-	if h := strings.TrimSpace(hooks.ExpandMessage(r.comment.Header, inv.Payload)); h != "" {
+	if h := strings.TrimSpace(template.ExpandMessage(r.comment.Header, inv.Payload)); h != "" {
 		marker = fmt.Sprintf("<!-- agent-hooks:comment header=%q -->", markerKey(h))
 	}
-	body := marker + "\n" + OutcomeMarkdown(res, hooks.ExpandMessage(r.comment.Message, inv.Payload))
+	body := marker + "\n" + OutcomeMarkdown(res, template.ExpandMessage(r.comment.Message, inv.Payload))
 	details := map[string]any{"pullRequest": t.Number, "repository": t.Repository()}
 	prev, err := stickyComment(ctx, c, t, marker)
 	if err != nil {

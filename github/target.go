@@ -13,6 +13,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/gitops"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
@@ -53,7 +54,7 @@ func findTarget(getenv func(string) string, workspace string, p hooks.Payload) (
 	if getenv("GITHUB_REPOSITORY") != "" {
 		t.Owner, t.Repo = actx.Repo()
 	} else if repo, ok := actx.Event["repository"].(map[string]any); ok {
-		t.Owner, t.Repo, _ = strings.Cut(hooks.FormatValue(repo["full_name"]), "/")
+		t.Owner, t.Repo, _ = strings.Cut(template.FormatValue(repo["full_name"]), "/")
 	}
 	t.Number = eventPRNumber(actx.Event)
 	if t.Number == 0 {
@@ -109,7 +110,7 @@ func toInt(v any) int {
 		n, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(x), "#"))
 		return n
 	}
-	if s := hooks.FormatValue(v); s != "" {
+	if s := template.FormatValue(v); s != "" {
 		n, _ := strconv.Atoi(s)
 		return n
 	}
@@ -135,14 +136,14 @@ func payloadPR(p hooks.Payload) (owner, repo string, number int, err error) {
 			u = m["url"]
 		}
 		if n := toInt(m["number"]); n > 0 {
-			if um := prURL().FindStringSubmatch(hooks.FormatValue(u)); um != nil {
+			if um := prURL().FindStringSubmatch(template.FormatValue(u)); um != nil {
 				return um[1], um[2], n, nil
 			}
 			return "", "", n, nil
 		}
 		v = u
 	}
-	s := hooks.FormatValue(v)
+	s := template.FormatValue(v)
 	if m := prURL().FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[3])
 		return m[1], m[2], n, nil

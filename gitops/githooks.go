@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 )
 
 // gitHookTimeout bounds a repository hook when the caller's context sets no deadline.
@@ -66,10 +66,10 @@ func (r *Repo) runGitHook(ctx context.Context, name string, args []string, out i
 		}
 		env = append(env, kv)
 	}
-	runner := hooks.ProcessStarter{Environ: env}
+	runner := process.Local{Environ: env}
 	combined := &boundedBuffer{max: 64 << 10}
 	w := io.MultiWriter(out, combined)
-	p := hooks.Process{
+	p := process.Process{
 		Argv:    append([]string{path}, args...),
 		Env:     []string{"GIT_INDEX_FILE=" + r.indexPath(), "GIT_EDITOR=:"},
 		Dir:     r.Root,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // Hook type names.
@@ -152,7 +153,7 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 		return failed("git-commit: %v", err)
 	}
 	// The session trailer goes in before the commit-msg hook runs, as `git commit --trailer`.
-	message := withTrailer(hooks.ExpandMessage(c.cfg.Message, inv.Payload), SessionTrailer, inv.SessionID)
+	message := withTrailer(template.ExpandMessage(c.cfg.Message, inv.Payload), SessionTrailer, inv.SessionID)
 	opts := CommitOptions{
 		Message: message, NoVerify: c.cfg.NoVerify,
 		AllowEmpty: c.cfg.AllowEmpty, Selection: sel, Out: inv.Stderr,

@@ -40,13 +40,6 @@ func BenchmarkFireScriptAnswer(b *testing.B) {
 	}
 }
 
-func BenchmarkExpandCommand(b *testing.B) {
-	p := Payload{"issueNumber": 42, "issueTitle": "Fix 'login' $(now)", "meta": map[string]any{"k": "v"}}
-	for b.Loop() {
-		ExpandCommand(`echo "Issue {{issueNumber}}: {{issueTitle}}" && test '{{meta.k}}' = v`, p)
-	}
-}
-
 func BenchmarkLoad50(b *testing.B) {
 	hooks := strings.Repeat(cmdHook("t", "true", `"timeout": 1000`)+",", 49) + cmdHook("t", "true", "")
 	env := writeConfig(b, hooksJSON(PreExecutionEnd, hooks), "")

@@ -7,13 +7,15 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/autoagent/agent-hooks/hooks/process"
 )
 
 // The defaults of every duration option of the hook types agent-hooks ships: the one table of
 // them (README.md, "Durations", lists the same).
 const (
 	// DefaultTimeout is a hook's "timeout" when it sets none (SPEC.md section 3).
-	DefaultTimeout = 60 * time.Second
+	DefaultTimeout = process.DefaultTimeout
 	// DefaultGitHubPollInterval is "pollInterval" of an approval hook with provider github: how
 	// often the pull request is read.
 	DefaultGitHubPollInterval = 15 * time.Second

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/sourcegraph/conc"
+
+	"github.com/autoagent/agent-hooks/hooks/process"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // Engine fires events: it runs the configured hooks of an event in order and decides.
@@ -43,9 +46,11 @@ type Engine struct {
 	// whose tool call is refused tries the call again, and its deadline (the agent's timeout)
 	// is often shorter than a person takes to answer. Built-ins see it as Invocation.AsksAgain.
 	AsksAgain bool
+	// Starter starts the processes of command hooks; nil is a process.Local over Environ.
+	Starter process.Starter
 
-	procs ProcessStarter
-	once  sync.Once
+	starter process.Starter
+	once    sync.Once
 }
 
 // maxNesting bounds events fired from hooks (git-commit firing PreGitCommit, …).
@@ -59,7 +64,10 @@ func (e *Engine) init() {
 		if e.Getenv == nil {
 			e.Getenv = func(string) string { return "" }
 		}
-		e.procs.Environ = e.Environ
+		e.starter = e.Starter
+		if e.starter == nil {
+			e.starter = &process.Local{Environ: e.Environ}
+		}
 		if e.Config == nil {
 			e.Config = &Config{Hooks: map[string][]*Hook{}}
 		}
@@ -314,7 +322,7 @@ func (e *Engine) warn(res *Result, format string, args ...any) {
 type groupResult struct {
 	HookResult
 	set         Payload
-	unstartable bool // the hook could not start because of its input (InputError)
+	unstartable bool // the hook could not start because of its input (process.InputError)
 	halt        bool // Outcome.Halt
 }
 
@@ -482,14 +490,14 @@ func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.
 	for k, v := range h.Env {
 		p.Env = append(p.Env, k+"="+v)
 	}
-	pr, err := e.procs.Run(ctx, p, stdout, stderr)
+	pr, err := e.starter.Run(ctx, p, stdout, stderr)
 	if err != nil && pr == nil {
 		return Outcome{Status: StatusError, Reason: err.Error()}
 	}
 	if err != nil { // cancelled: the caller sees ctx.Err()
 		return Outcome{Status: StatusError, Reason: "interrupted", ExitCode: pr.ExitCode, Stdout: pr.Stdout, Stderr: pr.Stderr}
 	}
-	var input *InputError
+	var input *process.InputError
 	if errors.As(pr.StartErr, &input) {
 		o := failedStart(input)
 		o.ExitCode = pr.ExitCode
@@ -499,9 +507,9 @@ func (e *Engine) invoke(ctx context.Context, inv *Invocation, stdout, stderr io.
 }
 
 // failedStart is the outcome of a hook whose process could not be prepared or started. When its
-// input is the cause (an InputError), the outcome fails closed (see apply).
+// input is the cause (a process.InputError), the outcome fails closed (see apply).
 func failedStart(err error) Outcome {
-	var input *InputError
+	var input *process.InputError
 	return Outcome{Status: StatusError, Reason: "could not start: " + err.Error(), unstartable: errors.As(err, &input)}
 }
 
@@ -529,9 +537,9 @@ func (e *Engine) skipReason(h *Hook, payload Payload) string {
 // matchReason says why a hook's matcher or tools do not select the payload, or "".
 func (e *Engine) matchReason(h *Hook, payload Payload) string {
 	if m := h.Matcher; m != nil {
-		v, ok := Lookup(payload, m.Field)
+		v, ok := template.Lookup(payload, m.Field)
 		re := h.matcherRegexp()
-		if re == nil || !ok || !re.MatchString(FormatValue(v)) {
+		if re == nil || !ok || !re.MatchString(template.FormatValue(v)) {
 			return fmt.Sprintf("matcher: %s does not match %q", m.Field, m.Regex)
 		}
 	}

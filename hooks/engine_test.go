@@ -14,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/autoagent/agent-hooks/hooks/process"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // engineFor loads a project config text and returns an engine over it.
@@ -175,8 +178,8 @@ func TestBlockingRules(t *testing.T) {
 // hooks run, the reasons are joined, and a block still wins.
 func TestAskWhenSomeoneCanBeAsked(t *testing.T) {
 	t.Parallel()
-	ask := cmdHook("a", `echo '{"decision":"ask","reason":"touches prod"}'`, "")
-	claudeAsk := cmdHook("c", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask"}}'`, "")
+	ask := cmdHook("a", "ask-prod", "")
+	claudeAsk := cmdHook("c", "claude-ask", "")
 	tests := []struct {
 		name     string
 		hooks    []string
@@ -184,14 +187,14 @@ func TestAskWhenSomeoneCanBeAsked(t *testing.T) {
 		reason   string
 		statuses string
 	}{
-		{"asks joined", []string{ask, cmdHook("b", "true", ""), claudeAsk}, "ask", "touches prod\nc asks for confirmation", "a=ok b=ok c=ok"},
-		{"a later block wins", []string{ask, cmdHook("b", "echo nope >&2; exit 2", "")}, "block", "nope", "a=ok b=blocked"},
-		{"an earlier block wins", []string{cmdHook("b", "echo nope >&2; exit 2", ""), ask}, "block", "nope", "b=blocked"},
+		{"asks joined", []string{ask, cmdHook("b", "ok", ""), claudeAsk}, "ask", "touches prod\nc asks for confirmation", "a=ok b=ok c=ok"},
+		{"a later block wins", []string{ask, cmdHook("b", "nope", "")}, "block", "nope", "a=ok b=blocked"},
+		{"an earlier block wins", []string{cmdHook("b", "nope", ""), ask}, "block", "nope", "b=blocked"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e, _ := engineFor(t, hooksJSON(PreToolUse, tc.hooks...), nil, nil)
+			e, _ := fakeEngine(t, hooksJSON(PreToolUse, tc.hooks...), nil, nil, fakeAnswers)
 			e.CanAsk = true
 			res, err := e.Fire(context.Background(), PreToolUse, Payload{})
 			must(t, err)
@@ -249,7 +252,7 @@ func TestOutputIsBounded(t *testing.T) {
 	res, err := e.Fire(context.Background(), "Stop", nil)
 	must(t, err)
 	out := res.Hooks[0].Stdout
-	if len(out) > MaxCapture+200 || !strings.Contains(out, "output truncated, 1951424 more bytes") {
+	if len(out) > process.MaxCapture+200 || !strings.Contains(out, "output truncated, 1951424 more bytes") {
 		t.Errorf("captured %d bytes, tail %q", len(out), out[max(0, len(out)-80):])
 	}
 }
@@ -285,14 +288,17 @@ func TestParallelBlockAndPanic(t *testing.T) {
 	reg.Register("explode", TypeFunc(func(*Hook, json.RawMessage) (Task, error) {
 		return TaskFunc(func(context.Context, *Invocation) Outcome { panic("boom") }), nil
 	}))
-	e, _ := engineFor(t, hooksJSON("PreExecutionEnd",
+	e, procs := fakeEngine(t, hooksJSON("PreExecutionEnd",
 		`{"type": "explode", "parallel": true}`,
-		cmdHook("gate", "echo stop >&2; exit 2", `"parallel": true`),
-		cmdHook("later", "true", "")), reg, nil)
+		cmdHook("gate", "stop", `"parallel": true`),
+		cmdHook("later", "ok", "")), reg, nil, fakeAnswers)
 	res, err := e.Fire(context.Background(), "PreExecutionEnd", nil)
 	must(t, err)
 	if !res.Blocked || res.Reason != "stop" {
 		t.Errorf("blocked=%v reason=%q", res.Blocked, res.Reason)
+	}
+	if got := procs.Started(); got != "stop" {
+		t.Errorf("started %q, want only the gate", got)
 	}
 	if got := statuses(res); got != "explode=error gate=blocked" {
 		t.Errorf("statuses %q", got)
@@ -305,14 +311,15 @@ func TestParallelBlockAndPanic(t *testing.T) {
 func TestSkippedHooksAreRecorded(t *testing.T) {
 	t.Parallel()
 	config := hooksJSON("PreExecutionStart",
-		cmdHook("docs-only", "true", `"matcher": {"field": "issueTitle", "regex": "^docs"}`),
-		cmdHook("off", "true", `"enabled": false`),
-		cmdHook("lint", "true", ""),
-		cmdHook("test", "true", ""))
+		cmdHook("docs-only", "docs", `"matcher": {"field": "issueTitle", "regex": "^docs"}`),
+		cmdHook("off", "off", `"enabled": false`),
+		cmdHook("lint", "lint", ""),
+		cmdHook("test", "test", ""))
+	answers := map[string]process.Result{"docs": {}, "off": {}, "lint": {}, "test": {}}
 	var seen []string
 	obs := observerFunc(func(event string, h *Hook, r *HookResult) { seen = append(seen, h.Name+"="+string(r.Status)) })
 
-	e, _ := engineFor(t, config, nil, map[string]string{"AGENT_HOOKS_SKIP": "lint, other"})
+	e, procs := fakeEngine(t, config, nil, map[string]string{"AGENT_HOOKS_SKIP": "lint, other"}, answers)
 	e.Observer = obs
 	res, err := e.Fire(context.Background(), "PreExecutionStart", Payload{"issueTitle": "feat: x"})
 	must(t, err)
@@ -321,6 +328,9 @@ func TestSkippedHooksAreRecorded(t *testing.T) {
 	}
 	if strings.Join(seen, " ") != statuses(res) {
 		t.Errorf("observer saw %v", seen)
+	}
+	if got := procs.Started(); got != "test" {
+		t.Errorf("started %q: a skipped hook ran", got)
 	}
 	if !strings.Contains(res.Hooks[2].Reason, "AGENT_HOOKS_SKIP") {
 		t.Errorf("skip reason %q", res.Hooks[2].Reason)
@@ -331,11 +341,14 @@ func TestSkippedHooksAreRecorded(t *testing.T) {
 		t.Errorf("matcher did not match docs title: %s", statuses(res))
 	}
 
-	e, _ = engineFor(t, config, nil, map[string]string{"AGENT_HOOKS_DISABLE": "1"})
+	e, procs = fakeEngine(t, config, nil, map[string]string{"AGENT_HOOKS_DISABLE": "1"}, answers)
 	res, err = e.Fire(context.Background(), "PreExecutionStart", Payload{})
 	must(t, err)
 	if got := statuses(res); got != "docs-only=skipped off=skipped lint=skipped test=skipped" {
 		t.Errorf("AGENT_HOOKS_DISABLE: %q", got)
+	}
+	if got := procs.Started(); got != "" {
+		t.Errorf("AGENT_HOOKS_DISABLE: started %q", got)
 	}
 }
 
@@ -395,10 +408,10 @@ func TestOutcomeReportersRunAfterTheDecision(t *testing.T) {
 	var seen []string
 	reg := NewRegistry()
 	reg.Register("report", TypeFunc(func(*Hook, json.RawMessage) (Task, error) { return reporterRunner{&seen}, nil }))
-	e, _ := engineFor(t, hooksJSON("PreExecutionEnd",
+	e, procs := fakeEngine(t, hooksJSON("PreExecutionEnd",
 		`{"type": "report", "name": "first-report", "blocking": true}`,
-		cmdHook("gate", "echo no tests >&2; exit 2", ""),
-		cmdHook("never", "true", "")), reg, nil)
+		cmdHook("gate", "no-tests", ""),
+		cmdHook("never", "ok", "")), reg, nil, fakeAnswers)
 	res, err := e.Fire(context.Background(), "PreExecutionEnd", nil)
 	must(t, err)
 	if got := statuses(res); got != "gate=blocked first-report=error" {
@@ -407,9 +420,12 @@ func TestOutcomeReportersRunAfterTheDecision(t *testing.T) {
 	if len(seen) != 1 || seen[0] != "block:no tests" || res.Reason != "no tests" {
 		t.Errorf("reporter saw %v; reason %q", seen, res.Reason)
 	}
+	if got := procs.Started(); got != "no-tests" {
+		t.Errorf("started %q: a hook after the block ran", got)
+	}
 	// With no block, a failing blocking reporter fails closed like any blocking hook.
 	seen = nil
-	e, _ = engineFor(t, hooksJSON("PreExecutionEnd", `{"type": "report", "name": "r", "blocking": true}`, cmdHook("ok", "true", "")), reg, nil)
+	e, _ = fakeEngine(t, hooksJSON("PreExecutionEnd", `{"type": "report", "name": "r", "blocking": true}`, cmdHook("ok", "ok", "")), reg, nil, fakeAnswers)
 	res, err = e.Fire(context.Background(), "PreExecutionEnd", nil)
 	must(t, err)
 	if !res.Blocked || res.Reason != "blocking hook r failed: post failed" || seen[0] != "approve:" {
@@ -552,11 +568,11 @@ func TestUnstartableHookFailsClosed(t *testing.T) {
 // formats' dialects do: a value over the system's limit makes the process unable to start.
 type envDialect struct{}
 
-func (envDialect) Prepare(inv *Invocation) (Process, error) {
-	return Process{Argv: []string{"sh", "-c", `test "$TITLE" = ok || exit 2`}, Env: []string{"TITLE=" + FormatValue(inv.Payload["title"])}}, nil
+func (envDialect) Prepare(inv *Invocation) (process.Process, error) {
+	return process.Process{Argv: []string{"sh", "-c", `test "$TITLE" = ok || exit 2`}, Env: []string{"TITLE=" + template.FormatValue(inv.Payload["title"])}}, nil
 }
 
-func (envDialect) Interpret(inv *Invocation, p *ProcessResult) Outcome {
+func (envDialect) Interpret(inv *Invocation, p *process.Result) Outcome {
 	return Native.Interpret(inv, p)
 }
 

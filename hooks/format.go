@@ -3,7 +3,8 @@ package hooks
 import (
 	"context"
 	"fmt"
-	"time"
+
+	"github.com/autoagent/agent-hooks/hooks/process"
 )
 
 // Dialect is how a hook of a non-native format runs: what its process gets and how its exit is
@@ -12,33 +13,9 @@ import (
 // the Outcome it returns.
 type Dialect interface {
 	// Prepare builds the process for one execution of inv.Hook.
-	Prepare(inv *Invocation) (Process, error)
+	Prepare(inv *Invocation) (process.Process, error)
 	// Interpret turns a finished process into an outcome.
-	Interpret(inv *Invocation, p *ProcessResult) Outcome
-}
-
-// Process describes one hook process to start.
-type Process struct {
-	Argv  []string // program and arguments; the native dialect uses sh -c <command>
-	Env   []string // KEY=VALUE pairs added to the invocation's environment
-	Stdin []byte
-	// StdinFile, when set, is a file the process reads as its stdin instead of Stdin (a large
-	// payload, written there once rather than held in memory and fed through a pipe).
-	StdinFile string
-	Dir       string        // defaults to the workspace
-	Timeout   time.Duration // defaults to the hook's timeout
-	Cleanup   func()        // called when the process is done (removes temporary files); may be nil
-}
-
-// ProcessResult is what a hook process did.
-type ProcessResult struct {
-	ExitCode  int
-	TimedOut  bool
-	StartErr  error // the process could not be started
-	Stdout    string
-	Stderr    string
-	Truncated bool // output beyond the capture limit was dropped
-	Duration  time.Duration
+	Interpret(inv *Invocation, p *process.Result) Outcome
 }
 
 // Format loads the hooks of one configuration format from a workspace.

@@ -217,7 +217,7 @@ type Outcome struct {
 	// and the audit trail.
 	Details map[string]any
 
-	unstartable bool // the engine could not start the hook because of its input (InputError)
+	unstartable bool // the engine could not start the hook because of its input (process.InputError)
 }
 
 // HookResult is one hook's line in the result of an event.

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/configfile"
 	"github.com/autoagent/agent-hooks/internal/jsonpos"
 )
@@ -415,7 +416,7 @@ func (f *nativeFile) buildHook(reg *Registry, event string, v *jsonpos.Value) (*
 		if strings.TrimSpace(h.Command) == "" {
 			return fail(`command hook needs a "command"`)
 		}
-		if perr := CheckPlacements(h.Command); perr != nil {
+		if perr := template.CheckPlacements(h.Command); perr != nil {
 			cmd, _ := v.Get("command")
 			d := f.diag(cmd.Start+jsonpos.StringOffset(f.doc.Raw(cmd), perr.Offset), "hooks.%s: command: %v", event, perr)
 			return nil, &d
@@ -511,25 +512,6 @@ func unknownFieldMessage(field string, known []string) string {
 // known one. Built-in types use it so that every typo reads the same.
 func UnknownFieldError(field string, known []string) error {
 	return errors.New(unknownFieldMessage(field, known))
-}
-
-// LineCol converts a byte offset in src to a 1-based line and column (columns count runes).
-func LineCol(src []byte, offset int64) (line, col int) {
-	if offset < 0 {
-		offset = 0
-	}
-	if offset > int64(len(src)) {
-		offset = int64(len(src))
-	}
-	line, col = 1, 1
-	for _, r := range string(src[:offset]) {
-		if r == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }
 
 // DecodeOptions decodes a built-in type's options strictly: an unknown field is an error naming

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autoagent/agent-hooks/hooks/process"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
@@ -19,21 +21,21 @@ var Native Dialect = nativeDialect{}
 
 type nativeDialect struct{}
 
-func (nativeDialect) Prepare(inv *Invocation) (Process, error) {
-	x, err := ExpandCommand(inv.Hook.Command, inv.Payload)
+func (nativeDialect) Prepare(inv *Invocation) (process.Process, error) {
+	x, err := template.ExpandCommand(inv.Hook.Command, inv.Payload)
 	if err != nil {
-		return Process{}, err
+		return process.Process{}, err
 	}
 	command := x.Command
 	in, err := NewHookInput(inv.Payload)
 	if err != nil {
-		return Process{}, err
+		return process.Process{}, err
 	}
 	payloadVar, cleanPayload := in.Env("AUTOAGENT_PAYLOAD"), in.Cleanup
 	env, cleanValues, err := x.Bind()
 	if err != nil {
 		cleanPayload()
-		return Process{}, err
+		return process.Process{}, err
 	}
 	cleanup := cleanPayload
 	if cleanValues != nil {
@@ -52,7 +54,7 @@ func (nativeDialect) Prepare(inv *Invocation) (Process, error) {
 	if argv == nil {
 		argv = []string{"sh", "-c", command}
 	}
-	return Process{
+	return process.Process{
 		Argv:      argv,
 		Env:       append(protocol, env...),
 		Stdin:     in.JSON,
@@ -86,7 +88,7 @@ func PayloadEnv(name string, payloadJSON []byte) (variable string, cleanup func(
 // 2 on an event that can be blocked, a JSON decision on stdout is read whatever the exit code was:
 // a block blocks (on an event that cannot be blocked it stops the event's remaining hooks, see
 // Outcome.Halt), and the other decisions count after exit 0 only.
-func (nativeDialect) Interpret(inv *Invocation, p *ProcessResult) Outcome {
+func (nativeDialect) Interpret(inv *Invocation, p *process.Result) Outcome {
 	o := Outcome{ExitCode: p.ExitCode, Stdout: p.Stdout, Stderr: p.Stderr}
 	switch {
 	case p.StartErr != nil:

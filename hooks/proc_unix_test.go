@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autoagent/agent-hooks/hooks/process"
 )
 
 // alive reports whether a process exists and is not a zombie waiting to be reaped.
@@ -51,7 +53,7 @@ func TestTimeoutKillsWholeProcessGroup(t *testing.T) {
 	// The hook starts a grandchild that ignores SIGTERM, then waits forever.
 	script := `sh -c 'trap "" TERM; echo $$ > ` + dir + `/gc.pid; while :; do sleep 1; done' & wait`
 	e, _ := engineFor(t, hooksJSON("PreExecutionEnd", cmdHook("slow", script, `"timeout": 300, "blocking": true`)), nil, nil)
-	e.procs.Grace = 200 * time.Millisecond
+	e.Starter = &process.Local{Environ: e.Environ, Grace: 200 * time.Millisecond}
 	start := time.Now()
 	res, err := e.Fire(context.Background(), "PreExecutionEnd", nil)
 	must(t, err)
@@ -127,7 +129,7 @@ func TestSetsidGrandchildEndsWithItsHook(t *testing.T) {
 			}
 			script := spawn + "\nwhile ! test -s " + dir + "/gc.pid; do sleep 0.01; done; " + tc.script
 			e, _ := engineFor(t, hooksJSON("PostIteration", cmdHook("escape", script, tc.extra)), nil, nil)
-			e.procs.Grace = 200 * time.Millisecond
+			e.Starter = &process.Local{Environ: e.Environ, Grace: 200 * time.Millisecond}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if tc.cancel {

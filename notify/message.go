@@ -11,6 +11,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/notify/webhooks"
 )
 
@@ -94,16 +95,16 @@ func MessageFromPayload(event string, p hooks.Payload, title string) Message {
 	} {
 		fields[k] = v
 	}
-	m.Title = strings.TrimSpace(hooks.ExpandMessage(title, fields))
+	m.Title = strings.TrimSpace(template.ExpandMessage(title, fields))
 	return m
 }
 
 func lookup(p hooks.Payload, path string) any {
-	v, _ := hooks.Lookup(p, path)
+	v, _ := template.Lookup(p, path)
 	return v
 }
 
-func str(p hooks.Payload, path string) string { return hooks.FormatValue(lookup(p, path)) }
+func str(p hooks.Payload, path string) string { return template.FormatValue(lookup(p, path)) }
 
 func first(p hooks.Payload, paths ...string) string {
 	for _, k := range paths {
@@ -162,7 +163,7 @@ func durationOf(p hooks.Payload) (d time.Duration, text string, ok bool) {
 		}
 		n, ok := number(v)
 		if !ok {
-			return 0, hooks.FormatValue(v), false
+			return 0, template.FormatValue(v), false
 		}
 		return time.Duration(n * float64(k.unit)), "", true
 	}

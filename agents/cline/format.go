@@ -12,6 +12,7 @@ import (
 	"github.com/autoagent/agent-hooks/agents/hostfmt"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
@@ -163,12 +164,12 @@ func (d ClineDialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
 }
 
 // Prepare implements hooks.Dialect.
-func (d ClineDialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (d ClineDialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
 	stdin, err := d.Stdin(inv)
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
-	return hooks.Process{Argv: d.Argv, Stdin: stdin}, nil
+	return process.Process{Argv: d.Argv, Stdin: stdin}, nil
 }
 
 // clineControl is the JSON a Cline hook may print.
@@ -183,7 +184,7 @@ type clineControl struct {
 // (a failure is a warning); stdout's last HOOK_CONTROL line, else the whole of it, is JSON whose
 // cancel blocks with errorMessage; context, contextModification (and errorMessage when it does
 // not cancel) are feedback.
-func (d ClineDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+func (d ClineDialect) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outcome {
 	o, done := seedfmt.Finish(p)
 	if done {
 		if o.Status == hooks.StatusTimeout {

@@ -14,6 +14,7 @@ import (
 	"github.com/autoagent/agent-hooks/agents/hostfmt"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 	"github.com/autoagent/agent-hooks/internal/configfile"
 )
@@ -174,10 +175,10 @@ func (d CopilotDialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
 }
 
 // Prepare implements hooks.Dialect.
-func (d CopilotDialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (d CopilotDialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
 	stdin, err := d.Stdin(inv)
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
 	dir := ""
 	if d.Cwd != "" {
@@ -187,7 +188,7 @@ func (d CopilotDialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 		}
 	}
 	env := []string{"COPILOT_PROJECT_DIR=" + inv.Workspace, "CLAUDE_PROJECT_DIR=" + inv.Workspace, "COPILOT_HOOK_DIR=" + d.HookDir}
-	return hooks.Process{Argv: []string{"bash", "-c", inv.Hook.Command}, Stdin: stdin, Env: env, Dir: dir}, nil
+	return process.Process{Argv: []string{"bash", "-c", inv.Hook.Command}, Stdin: stdin, Env: env, Dir: dir}, nil
 }
 
 // copilotOutput is the JSON a Copilot hook may print.
@@ -206,7 +207,7 @@ type copilotOutput struct {
 // or decision "block"; additionalContext is feedback. Exit 2 denies a preToolUse or a
 // permissionRequest; any other non-zero exit denies a preToolUse ("hook errored") and is an
 // error elsewhere.
-func (d CopilotDialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+func (d CopilotDialect) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outcome {
 	o, done := seedfmt.Finish(p)
 	if done {
 		if o.Status == hooks.StatusTimeout {

@@ -13,6 +13,7 @@ import (
 	"github.com/autoagent/agent-hooks/agents/hostfmt"
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
@@ -55,13 +56,13 @@ func (d Dialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
 }
 
 // Prepare implements hooks.Dialect.
-func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (d Dialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
 	stdin, err := d.Stdin(inv)
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
 	env := []string{"CURSOR_PROJECT_DIR=" + inv.Workspace, "CLAUDE_PROJECT_DIR=" + inv.Workspace}
-	return hooks.Process{Argv: []string{"sh", "-c", inv.Hook.Command}, Stdin: stdin, Env: env, Dir: d.Dir}, nil
+	return process.Process{Argv: []string{"sh", "-c", inv.Hook.Command}, Stdin: stdin, Env: env, Dir: d.Dir}, nil
 }
 
 // hookOutput is the JSON a Cursor hook may print: Cursor's own fields, and the Claude Code
@@ -88,7 +89,7 @@ type hookOutput struct {
 // additional_context is feedback — and hookOutput that is not JSON is a failure; exit 2 blocks with
 // stderr; another code is a failure. A failure blocks when the entry fails closed (the hook is
 // blocking), as in Cursor.
-func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+func (d Dialect) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outcome {
 	o, done := hostfmt.Finish(inv, p)
 	if done {
 		return o

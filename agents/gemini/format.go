@@ -12,6 +12,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/agents/hostfmt"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
@@ -40,10 +41,10 @@ func (d Dialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
 }
 
 // Prepare implements hooks.Dialect.
-func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (d Dialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
 	stdin, err := d.Stdin(inv)
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
 	id := inv.SessionID
 	if s, ok := inv.Payload["agentSessionId"].(string); ok && s != "" {
@@ -54,7 +55,7 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	for _, k := range slices.Sorted(maps.Keys(d.Env)) {
 		env = append(env, k+"="+d.Env[k])
 	}
-	return hooks.Process{Argv: []string{"bash", "-c", inv.Hook.Command}, Stdin: stdin, Env: env}, nil
+	return process.Process{Argv: []string{"bash", "-c", inv.Hook.Command}, Stdin: stdin, Env: env}, nil
 }
 
 // geminiOutput is the JSON a Gemini hook may print.
@@ -75,7 +76,7 @@ type geminiOutput struct {
 // feedback. Text that is not JSON: exit 0 passes, exit 1 is an error, any other code blocks with
 // the text. Unlike Gemini, which lets the tool run, exit 2 or more with no word at all blocks too:
 // a gate that cannot say why still meant to block.
-func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+func (d Dialect) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outcome {
 	o, done := hostfmt.Finish(inv, p)
 	if done {
 		return o

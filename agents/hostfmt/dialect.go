@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
@@ -44,10 +45,10 @@ func (d Dialect) Stdin(inv *hooks.Invocation) ([]byte, error) {
 // Prepare implements hooks.Dialect: `sh -c` on the command as written (no template: the agent
 // does not expand any), or Claude Code's exec form; the agent's JSON on stdin; its project
 // variable.
-func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (d Dialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
 	stdin, err := d.Stdin(inv)
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
 	argv := []string{"sh", "-c", inv.Hook.Command}
 	if len(d.Args) > 0 {
@@ -57,7 +58,7 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	if d.ProjectDirEnv != "" {
 		env = append(env, d.ProjectDirEnv+"="+inv.Workspace)
 	}
-	return hooks.Process{Argv: argv, Stdin: stdin, Env: env}, nil
+	return process.Process{Argv: argv, Stdin: stdin, Env: env}, nil
 }
 
 // output is the JSON a host hook may print.
@@ -83,7 +84,7 @@ type output struct {
 // permissionDecision "deny" (or "ask": there is no one to ask, so it blocks), a PermissionRequest
 // decision "deny", or continue false; exit 2 blocks with stderr; another non-zero exit is an
 // error. additionalContext and systemMessage become the hook's feedback.
-func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+func (d Dialect) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outcome {
 	o, done := Finish(inv, p)
 	if done {
 		return o
@@ -109,7 +110,7 @@ func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.
 
 // ExitCode reads a hook's exit code as Claude Code does: 0 passes, 2 blocks with stderr as the
 // reason, any other code is an error. done reports that o is decided by it.
-func ExitCode(o hooks.Outcome, inv *hooks.Invocation, p *hooks.ProcessResult) (_ hooks.Outcome, done bool) {
+func ExitCode(o hooks.Outcome, inv *hooks.Invocation, p *process.Result) (_ hooks.Outcome, done bool) {
 	switch p.ExitCode {
 	case 0:
 		return o, false
@@ -121,7 +122,7 @@ func ExitCode(o hooks.Outcome, inv *hooks.Invocation, p *hooks.ProcessResult) (_
 }
 
 // Finish is seedfmt.Finish with a timeout's reason naming the hook and its timeout.
-func Finish(inv *hooks.Invocation, p *hooks.ProcessResult) (hooks.Outcome, bool) {
+func Finish(inv *hooks.Invocation, p *process.Result) (hooks.Outcome, bool) {
 	o, done := seedfmt.Finish(p)
 	if done && o.Status == hooks.StatusTimeout {
 		o.Reason = fmt.Sprintf("hook %q timed out after %s", inv.Hook.Command, inv.Hook.Timeout)

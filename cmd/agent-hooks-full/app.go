@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/internal/cli"
 )
 
@@ -34,8 +34,8 @@ func Main() int {
 	}
 	// Orphans of hook processes (a setsid'd grandchild) become ours, to be ended with their hook;
 	// whatever is left when agent-hooks exits is ended then.
-	hooks.AdoptOrphans()
-	defer hooks.StopAll()
+	process.AdoptOrphans()
+	defer process.StopAll()
 	ctx, stop := a.WatchSignals(context.Background())
 	defer stop()
 	return a.execute(ctx, os.Args[1:])

@@ -47,7 +47,9 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // Name is the format's name in sources and `config show`.
@@ -261,18 +263,18 @@ const isoMillis = "2006-01-02T15:04:05.000Z"
 
 // Prepare implements hooks.Dialect: the file runs as the generic dispatcher runs it, with the
 // SDK's payload (hookType, an ISO-8601 timestamp) on stdin and in HOOK_PAYLOAD, and HOOK_TYPE.
-func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (d Dialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
 	p := maps.Clone(inv.Payload)
 	if p == nil {
 		p = hooks.Payload{}
 	}
 	p["hookType"] = d.Type
-	if ms, err := strconv.ParseInt(hooks.FormatValue(p["timestamp"]), 10, 64); err == nil {
+	if ms, err := strconv.ParseInt(template.FormatValue(p["timestamp"]), 10, 64); err == nil {
 		p["timestamp"] = time.UnixMilli(ms).UTC().Format(isoMillis)
 	}
 	payload, err := seedfmt.PayloadJSON(p)
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
 	// BREAKPOINT_PAYLOAD for every type, as babysitter's hooks document gives it to every hook
 	// (upstream's generic dispatcher sets it only in on-breakpoint-dispatcher.sh).
@@ -288,7 +290,7 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 		v, c, err := hooks.PayloadEnv(name, payload)
 		if err != nil {
 			cleanup()
-			return hooks.Process{}, err
+			return process.Process{}, err
 		}
 		env, cleanups = append(env, v), append(cleanups, c)
 	}
@@ -297,11 +299,11 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	}
 	// the dispatcher's `echo "$HOOK_PAYLOAD" | "$hook"`: the payload and a newline
 	stdin := append(payload, '\n')
-	return hooks.Process{Argv: []string{inv.Hook.Command}, Env: env, Stdin: stdin, Cleanup: cleanup}, nil
+	return process.Process{Argv: []string{inv.Hook.Command}, Env: env, Stdin: stdin, Cleanup: cleanup}, nil
 }
 
 // Interpret implements hooks.Dialect: non-zero is a failure, never a block.
-func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+func (d Dialect) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outcome {
 	o, done := seedfmt.Finish(p)
 	if !done && p.ExitCode != 0 {
 		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook %s failed with exit code %d: %s", inv.Hook.Name, p.ExitCode, seedfmt.Reason(p))

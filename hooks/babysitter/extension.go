@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // ExtraExecutedHooks is the key of the aggregate in hooks.Result.Extra (and --json output).
@@ -52,14 +53,14 @@ func (extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
 
 // runOutcome is "fail" when the payload describes a failed run, else "complete".
 func runOutcome(p hooks.Payload) string {
-	switch strings.ToLower(hooks.FormatValue(p["status"])) {
+	switch strings.ToLower(template.FormatValue(p["status"])) {
 	case "failed", "failure", "fail", "error", "errored":
 		return "fail"
 	}
-	if ok, isBool := p["success"].(bool); (isBool && !ok) || strings.EqualFold(hooks.FormatValue(p["success"]), "false") {
+	if ok, isBool := p["success"].(bool); (isBool && !ok) || strings.EqualFold(template.FormatValue(p["success"]), "false") {
 		return "fail"
 	}
-	if hooks.FormatValue(p["error"]) != "" {
+	if template.FormatValue(p["error"]) != "" {
 		return "fail"
 	}
 	return "complete"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // extension carries what fresher keeps for a whole loop across the separate `agent-hooks run`
@@ -36,7 +37,7 @@ func (x *extension) BeforeEvent(_ context.Context, e *hooks.EventInfo) error {
 		changed := false
 		if e.Event == hooks.SessionStart {
 			if v, ok := e.Payload["startedAt"]; ok {
-				s.StartedAt = hooks.FormatValue(v)
+				s.StartedAt = template.FormatValue(v)
 			} else {
 				s.StartedAt = x.clock().UTC().Format(time.RFC3339)
 			}

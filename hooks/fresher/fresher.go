@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
 )
 
@@ -191,21 +192,21 @@ type Dialect struct {
 
 // Prepare implements hooks.Dialect: the hook file runs directly with the FRESHER_* variables and
 // the payload on stdin.
-func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (d Dialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
 	stdin, err := seedfmt.PayloadJSON(inv.Payload)
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
 	env := seedfmt.FresherEnv(inv.Payload, inv.Workspace)
 	if _, ok := inv.Payload["mode"]; !ok && d.Mode != "" && (inv.Getenv == nil || inv.Getenv("FRESHER_MODE") == "") {
 		env = append(env, "FRESHER_MODE="+d.Mode)
 	}
 	env = append(env, "FRESHER_HOOK_TIMEOUT="+strconv.Itoa(int(inv.Hook.Timeout/time.Second)))
-	return hooks.Process{Argv: []string{inv.Hook.Command}, Env: env, Stdin: stdin}, nil
+	return process.Process{Argv: []string{inv.Hook.Command}, Env: env, Stdin: stdin}, nil
 }
 
 // Interpret implements hooks.Dialect with fresher's exit-code conventions.
-func (Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+func (Dialect) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outcome {
 	name := inv.Hook.Name
 	o, done := seedfmt.Finish(p)
 	if done {

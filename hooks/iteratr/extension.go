@@ -7,6 +7,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // ExtraAgentOutput is the key of the agent's text in hooks.Result.Extra (and --json output).
@@ -61,11 +62,11 @@ func (extension) AfterEvent(_ context.Context, e *hooks.EventInfo, res *hooks.Re
 		deliver = strings.Join(buffered, "\n")
 	case hooks.PostIteration:
 		if own != "" {
-			deliver = fmt.Sprintf(postIterationFrame, hooks.FormatValue(e.Payload["iteration"]), own)
+			deliver = fmt.Sprintf(postIterationFrame, template.FormatValue(e.Payload["iteration"]), own)
 		}
 	case hooks.Error:
 		if own != "" {
-			deliver = fmt.Sprintf(onErrorFrame, hooks.FormatValue(e.Payload["iteration"]), hooks.FormatValue(e.Payload["error"]), own)
+			deliver = fmt.Sprintf(onErrorFrame, template.FormatValue(e.Payload["iteration"]), template.FormatValue(e.Payload["error"]), own)
 		}
 	default:
 		deliver = own

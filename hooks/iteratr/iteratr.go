@@ -27,7 +27,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
@@ -148,7 +150,7 @@ func (p *parser) parseHook(point, event string, n *yaml.Node) *hooks.Hook {
 		case "command":
 			hasCommand = true
 			if err = v.Decode(&hc.Command); err == nil {
-				if perr := hooks.CheckPlacements(hc.Command); perr != nil {
+				if perr := template.CheckPlacements(hc.Command); perr != nil {
 					p.Errorf(v, "%s: command: %v (line %d, column %d of the command)", point, perr, perr.Line, perr.Col)
 					ok = false
 					return
@@ -242,25 +244,25 @@ func Vars(p hooks.Payload, sessionID, event string) hooks.Payload {
 }
 
 // Prepare implements hooks.Dialect: sh -c with iteratr's template variables bound.
-func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
-	x, err := hooks.ExpandCommand(inv.Hook.Command, Vars(inv.Payload, inv.SessionID, inv.Hook.Event))
+func (d Dialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
+	x, err := template.ExpandCommand(inv.Hook.Command, Vars(inv.Payload, inv.SessionID, inv.Hook.Event))
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
 	stdin, err := seedfmt.PayloadJSON(inv.Payload)
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
 	env, cleanup, err := x.Bind()
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
-	return hooks.Process{Argv: []string{"sh", "-c", x.Command}, Env: env, Stdin: stdin, Cleanup: cleanup}, nil
+	return process.Process{Argv: []string{"sh", "-c", x.Command}, Env: env, Stdin: stdin, Cleanup: cleanup}, nil
 }
 
 // Interpret implements hooks.Dialect: a failure or a timeout is an error whose text becomes part
 // of the output, never a block.
-func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+func (d Dialect) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outcome {
 	o, done := seedfmt.Finish(p)
 	if !done && p.ExitCode != 0 {
 		o.Status, o.Reason = hooks.StatusError, fmt.Sprintf("hook failed: exit code %d", p.ExitCode)
@@ -278,7 +280,7 @@ func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.
 // "\n[stderr]\n" and stderr if there is any; a failure is preceded by "[Hook command failed:
 // exit status N]\n", and a timeout gives "[Hook timed out after Ns]\nPartial output:\n" and stdout
 // only.
-func output(h *hooks.Hook, p *hooks.ProcessResult) string {
+func output(h *hooks.Hook, p *process.Result) string {
 	switch {
 	case p.StartErr != nil:
 		return fmt.Sprintf("[Hook command failed: %v]\n", p.StartErr)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // ExtraCheckpoint is the key, in a PostIteration result's Extra, of the Checkpoint event it fired.
@@ -60,7 +61,7 @@ type counter struct {
 // iteration is the payload's iteration, else this PostIteration's number in the session.
 func iteration(e *hooks.EventInfo) (int, error) {
 	if v, ok := e.Payload["iteration"]; ok {
-		if n, err := strconv.Atoi(hooks.FormatValue(v)); err == nil {
+		if n, err := strconv.Atoi(template.FormatValue(v)); err == nil {
 			return n, nil
 		}
 	}

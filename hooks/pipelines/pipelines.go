@@ -50,7 +50,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/configfile"
 )
 
@@ -378,15 +380,15 @@ type Dialect struct {
 const globalScript = `source "$1" || exit; shift; "$@"`
 
 // Prepare implements hooks.Dialect.
-func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (d Dialect) Prepare(inv *hooks.Invocation) (process.Process, error) {
 	stdin, err := seedfmt.PayloadJSON(inv.Payload)
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
 	env := seedfmt.LoopEnv(inv.Payload, seedfmt.SessionName(inv.Payload, inv.SessionID))
 	vars, cleanup, err := varsEnv(inv.Payload, d.Vars)
 	if err != nil {
-		return hooks.Process{}, err
+		return process.Process{}, err
 	}
 	argv := []string{"bash", "-c", inv.Hook.Command}
 	if d.Global != "" {
@@ -395,7 +397,7 @@ func (d Dialect) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 			argv = append(argv, argValue(inv, k))
 		}
 	}
-	return hooks.Process{Argv: argv, Env: append(env, vars...), Stdin: stdin, Cleanup: cleanup}, nil
+	return process.Process{Argv: argv, Env: append(env, vars...), Stdin: stdin, Cleanup: cleanup}, nil
 }
 
 // varsEnv is the environment of the values earlier hooks handed on (hooks.KeyVars) under the
@@ -418,7 +420,7 @@ func varsEnv(p hooks.Payload, names []string) ([]string, func(), error) {
 		}
 		if strings.IndexByte(v, 0) >= 0 {
 			cleanup()
-			return nil, nil, &hooks.InputError{Err: fmt.Errorf("%s holds a NUL byte", name)}
+			return nil, nil, &process.InputError{Err: fmt.Errorf("%s holds a NUL byte", name)}
 		}
 		kv, c, err := hooks.PayloadEnv(name, []byte(v))
 		if err != nil {
@@ -441,13 +443,13 @@ func argValue(inv *hooks.Invocation, key string) string {
 		}
 	}
 	if x, ok := inv.Payload[key]; ok {
-		return hooks.FormatValue(x)
+		return template.FormatValue(x)
 	}
 	return ""
 }
 
 // Interpret implements hooks.Dialect: a failure warns and the loop continues.
-func (d Dialect) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+func (d Dialect) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outcome {
 	o, done := seedfmt.Finish(p)
 	kind := "loop hook"
 	if d.Global != "" {

@@ -16,7 +16,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/seedfmt"
+	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
@@ -147,7 +149,7 @@ func (s Spawn) where(inv *hooks.Invocation) (spawnRun, error) {
 	if session == "" || session == "." || session == ".." || strings.ContainsAny(session, `/\`+"\x00") {
 		return spawnRun{}, fmt.Errorf("the session name %q cannot name the session's directory", session)
 	}
-	n, err := strconv.Atoi(hooks.FormatValue(inv.Payload["iteration"]))
+	n, err := strconv.Atoi(template.FormatValue(inv.Payload["iteration"]))
 	if err != nil || n <= 0 {
 		return spawnRun{}, fmt.Errorf("the checkpoint has no iteration (give --data iteration=N): its child's directory is children/checkpoint-<iteration>")
 	}
@@ -157,25 +159,25 @@ func (s Spawn) where(inv *hooks.Invocation) (spawnRun, error) {
 }
 
 // Prepare implements hooks.Dialect.
-func (s Spawn) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
+func (s Spawn) Prepare(inv *hooks.Invocation) (process.Process, error) {
 	w, err := s.where(inv)
 	if err != nil {
-		return hooks.Process{}, fmt.Errorf("spawn %s: %w", s.Pipeline, err)
+		return process.Process{}, fmt.Errorf("spawn %s: %w", s.Pipeline, err)
 	}
 	engine := s.Engine
 	if !filepath.IsAbs(engine) {
 		engine = filepath.Join(inv.Workspace, engine)
 	}
 	if k, err := seedfmt.Stat(engine); err != nil || k != seedfmt.Executable {
-		return hooks.Process{}, fmt.Errorf("spawn %s: agent-pipelines' engine %s is not an executable file here; "+
+		return process.Process{}, fmt.Errorf("spawn %s: agent-pipelines' engine %s is not an executable file here; "+
 			"agent-hooks runs the child pipeline with it (checkpoints.spawn.engine)", s.Pipeline, engine)
 	}
 	if err := os.MkdirAll(w.childDir, 0o755); err != nil {
-		return hooks.Process{}, fmt.Errorf("spawn %s: %w", s.Pipeline, err)
+		return process.Process{}, fmt.Errorf("spawn %s: %w", s.Pipeline, err)
 	}
 	// output.json is the child's answer to this run: one left by an earlier run is not.
 	if err := os.Remove(filepath.Join(w.childDir, "output.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return hooks.Process{}, fmt.Errorf("spawn %s: remove the earlier output.json: %w", s.Pipeline, err)
+		return process.Process{}, fmt.Errorf("spawn %s: remove the earlier output.json: %w", s.Pipeline, err)
 	}
 	env := seedfmt.LoopEnv(inv.Payload, w.session)
 	lookup := envLookup(env, inv.Getenv)
@@ -185,17 +187,17 @@ func (s Spawn) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 	}
 	data, err := json.MarshalIndent(inputs, "", "  ")
 	if err != nil {
-		return hooks.Process{}, fmt.Errorf("spawn %s: encode inputs: %w", s.Pipeline, err)
+		return process.Process{}, fmt.Errorf("spawn %s: encode inputs: %w", s.Pipeline, err)
 	}
 	inputsFile := filepath.Join(w.childDir, "inputs.json")
 	if err := atomicfile.WriteFile(inputsFile, append(data, '\n'), 0o644); err != nil {
-		return hooks.Process{}, fmt.Errorf("spawn %s: write inputs: %w", s.Pipeline, err)
+		return process.Process{}, fmt.Errorf("spawn %s: write inputs: %w", s.Pipeline, err)
 	}
 	state := filepath.Join(w.runDir, "state.json")
 	if err := updateState(state, map[string]any{"status": "paused", "paused_at": w.checkpoint, "child_session": w.childDir}); err != nil {
-		return hooks.Process{}, fmt.Errorf("spawn %s: pause the parent: %w", s.Pipeline, err)
+		return process.Process{}, fmt.Errorf("spawn %s: pause the parent: %w", s.Pipeline, err)
 	}
-	return hooks.Process{
+	return process.Process{
 		Argv: []string{engine, "--session-dir", w.childDir, "--pipeline", s.Pipeline, "--inputs", inputsFile},
 		Env:  env,
 		Cleanup: func() {
@@ -207,7 +209,7 @@ func (s Spawn) Prepare(inv *hooks.Invocation) (hooks.Process, error) {
 }
 
 // Interpret implements hooks.Dialect: the child's exit and its output.
-func (s Spawn) Interpret(inv *hooks.Invocation, p *hooks.ProcessResult) hooks.Outcome {
+func (s Spawn) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outcome {
 	o, done := seedfmt.Finish(p)
 	w, _ := s.where(inv) // Prepare checked it
 	o.Details = map[string]any{"pipeline": s.Pipeline, "childDir": w.childDir, "checkpoint": w.checkpoint}

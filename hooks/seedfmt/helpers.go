@@ -11,12 +11,13 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 )
 
 // Finish fills the parts of an outcome every seed dialect reads the same way: exit code and
 // output, a process that could not start (an error) and a timeout. done is true when the outcome
 // is final and the format's exit-code policy does not apply.
-func Finish(p *hooks.ProcessResult) (o hooks.Outcome, done bool) {
+func Finish(p *process.Result) (o hooks.Outcome, done bool) {
 	o = hooks.Outcome{Status: hooks.StatusOK, ExitCode: p.ExitCode, Stdout: p.Stdout, Stderr: p.Stderr}
 	switch {
 	case p.StartErr != nil:
@@ -31,7 +32,7 @@ func Finish(p *hooks.ProcessResult) (o hooks.Outcome, done bool) {
 
 // Reason is the text of a failed hook: the last line it wrote to stderr, else to stdout, else
 // its exit code.
-func Reason(p *hooks.ProcessResult) string {
+func Reason(p *process.Result) string {
 	for _, out := range []string{p.Stderr, p.Stdout} {
 		if s := strings.TrimSpace(out); s != "" {
 			return s[strings.LastIndexByte(s, '\n')+1:]

@@ -47,6 +47,7 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/template"
 )
 
 // Var is one row of the mapping: a payload value and the names it goes by in each seed format.
@@ -102,11 +103,11 @@ func (v Var) Value(p hooks.Payload) (string, bool) {
 	for _, k := range v.Keys {
 		if x, ok := p[k]; ok && x != nil {
 			if k == v.Millis {
-				if ms, err := strconv.ParseFloat(hooks.FormatValue(x), 64); err == nil {
+				if ms, err := strconv.ParseFloat(template.FormatValue(x), 64); err == nil {
 					return strconv.FormatFloat(ms/1000, 'f', -1, 64), true
 				}
 			}
-			return hooks.FormatValue(x), true
+			return template.FormatValue(x), true
 		}
 	}
 	return "", false
@@ -169,7 +170,7 @@ func LoopEnv(p hooks.Payload, session string) []string {
 // session was started with, `session start --name`), else the session id.
 func SessionName(p hooks.Payload, sessionID string) string {
 	for _, k := range []string{"session", hooks.KeySessionName} {
-		if s := hooks.FormatValue(p[k]); s != "" {
+		if s := template.FormatValue(p[k]); s != "" {
 			return s
 		}
 	}

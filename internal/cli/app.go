@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 )
 
 // App is the process-wide state, gathered once at start and handed to every command, so that
@@ -167,7 +168,7 @@ func (a *App) Recover(code *int) {
 // quitGrace bounds how long agent-hooks waits, after SIGQUIT, for the command to stop its hooks
 // and return (SIGTERM, KillGrace, SIGKILL) before it ends them itself and exits: SIGQUIT is what a
 // user sends to a process that seems stuck.
-const quitGrace = hooks.KillGrace + 3*time.Second
+const quitGrace = process.KillGrace + 3*time.Second
 
 // InstallCrashHandling makes a crash that no recover can catch (a fatal runtime error such as
 // concurrent map writes or out of memory, a panic in a goroutine that does not recover) end the
@@ -199,7 +200,7 @@ func (a *App) WatchSignals(parent context.Context) (context.Context, func()) {
 				fmt.Fprintf(a.Stderr, "SIGQUIT: stopping the hooks\n\n%s\n", buf)
 				cancel(ErrQuit)
 				time.AfterFunc(quitGrace, func() {
-					hooks.StopAll()
+					process.StopAll()
 					fmt.Fprintf(a.Stderr, "agent-hooks: %v: hooks stopped\n", ErrQuit)
 					os.Exit(ExitFailure)
 				})

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/hooks/process"
 )
 
 // RunLean is the lean program, `agent-hooks` as agents start it on every tool call and stop. It
@@ -39,8 +39,8 @@ func (a *App) LeanMain(args []string) (code int) {
 	a.Stdin = &recorder{r: a.Stdin}
 	// Orphans of hook processes (a setsid'd grandchild) become ours, to be ended with their hook;
 	// whatever is left when agent-hooks exits is ended then.
-	hooks.AdoptOrphans()
-	defer hooks.StopAll()
+	process.AdoptOrphans()
+	defer process.StopAll()
 	ctx, stop := a.WatchSignals(context.Background())
 	defer stop()
 	err := command(ctx, a)

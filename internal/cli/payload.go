@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/jsonpos"
 )
 
 // ReadPayload reads --payload (a file or - for stdin) and applies --data pairs over it.
@@ -63,7 +64,7 @@ func DecodePayload(name string, src []byte, into *hooks.Payload) error {
 	if err := dec.Decode(&v); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			line, col := hooks.LineCol(src, syn.Offset-1)
+			line, col := jsonpos.LineCol(src, int(syn.Offset-1))
 			return fmt.Errorf("payload %s:%d:%d: invalid JSON: %v", name, line, col, syn)
 		}
 		return fmt.Errorf("payload %s: invalid JSON: %v", name, err)
@@ -73,7 +74,7 @@ func DecodePayload(name string, src []byte, into *hooks.Payload) error {
 		return fmt.Errorf("payload %s: must be a JSON object", name)
 	}
 	if dec.More() {
-		line, col := hooks.LineCol(src, dec.InputOffset())
+		line, col := jsonpos.LineCol(src, int(dec.InputOffset()))
 		return fmt.Errorf("payload %s:%d:%d: unexpected data after the JSON object", name, line, col)
 	}
 	*into = obj

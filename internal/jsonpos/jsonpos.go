@@ -225,6 +225,13 @@ func Parse(src []byte) (*Doc, error) {
 // Raw is the source text of v.
 func (d *Doc) Raw(v *Value) []byte { return d.Src[v.Start:v.End] }
 
+// LineCol is the 1-based line and column of a byte offset in src, as Doc.LineCol counts them:
+// for a text read once (a command template, a payload), with no Doc to keep.
+func LineCol(src []byte, offset int) (line, col int) {
+	d := Doc{Src: src}
+	return d.LineCol(offset)
+}
+
 // LineCol is the 1-based line and column of a byte offset; columns count characters (runes),
 // as editors show them. An offset out of range is clamped to the source.
 func (d *Doc) LineCol(offset int) (line, col int) {

@@ -1,7 +1,8 @@
-package hooks
+package process
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"testing"
 )
@@ -14,11 +15,13 @@ func TestAdoptedOrphansAreReaped(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		script = `sleep 30 & (sleep 30 &); (sleep 0 &); echo done`
 	}
-	e, _ := engineFor(t, hooksJSON("PostIteration", cmdHook("litter", script, "")), nil, nil)
-	res, err := e.Fire(context.Background(), "PostIteration", nil)
-	must(t, err)
-	if res.Hooks[0].Status != StatusOK {
-		t.Fatalf("hook: %+v", res.Hooks[0])
+	l := &Local{Environ: os.Environ()}
+	res, err := l.Run(context.Background(), Process{Argv: []string{"sh", "-c", script}, Dir: t.TempDir()}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StartErr != nil || res.ExitCode != 0 || res.Stdout != "done\n" {
+		t.Fatalf("hook: %+v", res)
 	}
 	if left := children(); len(left) > 0 {
 		t.Errorf("children left behind: %v", left)

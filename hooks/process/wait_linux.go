@@ -1,6 +1,6 @@
 //go:build linux
 
-package hooks
+package process
 
 import (
 	"os"

@@ -1,30 +1,37 @@
-package hooks
+// Package template binds {{key}} placeholders to payload values: verbatim in messages
+// (ExpandMessage), and in shell commands as quoted references to variables that hold the values,
+// so that no value ever becomes shell syntax (ExpandCommand); and the placement check, which
+// refuses a command whose placeholders stand where the shell would run a value as code
+// (CheckPlacements). The native format and the seed formats expand their commands with it; the
+// built-in types their messages.
+package template
 
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
+	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // Template placeholders are {{key}} or {{a.b.c}} (spaces inside the braces are allowed).
+//
+// A payload is a map[string]any: hooks.Payload is one, and passes as it is. A value inside it may
+// be a map of another named type over map[string]any (a hooks.Payload that a built-in put
+// there): Lookup reads into it as into a map[string]any. This package does not import hooks,
+// which imports it, so it cannot name hooks.Payload.
 
 // Lookup finds a dotted path ("a.b", "files.0") in the payload.
-func Lookup(p Payload, path string) (any, bool) {
-	var cur any = map[string]any(p)
+func Lookup(p map[string]any, path string) (any, bool) {
+	var cur any = p
 	for rest, more := path, true; more; {
 		var part string
 		part, rest, more = strings.Cut(rest, ".")
 		switch v := cur.(type) {
 		case map[string]any:
-			next, ok := v[part]
-			if !ok {
-				return nil, false
-			}
-			cur = next
-		case Payload:
 			next, ok := v[part]
 			if !ok {
 				return nil, false
@@ -37,10 +44,29 @@ func Lookup(p Payload, path string) (any, bool) {
 			}
 			cur = v[i]
 		default:
-			return nil, false
+			m, ok := asMap(v)
+			if !ok {
+				return nil, false
+			}
+			next, ok := m[part]
+			if !ok {
+				return nil, false
+			}
+			cur = next
 		}
 	}
 	return cur, true
+}
+
+var mapType = reflect.TypeFor[map[string]any]()
+
+// asMap is v as a map[string]any when its type is a named type over one (hooks.Payload).
+func asMap(v any) (map[string]any, bool) {
+	t := reflect.TypeOf(v)
+	if t == nil || t.Kind() != reflect.Map || t.Key() != mapType.Key() || t.Elem() != mapType.Elem() {
+		return nil, false
+	}
+	return reflect.ValueOf(v).Convert(mapType).Interface().(map[string]any), true
 }
 
 // FormatValue renders a payload value as text: strings as they are, numbers and booleans as
@@ -73,7 +99,7 @@ func FormatValue(v any) string {
 
 // ExpandMessage replaces placeholders with payload values verbatim: for commit messages, comments
 // and notifications, never for shell commands. Unknown keys stay as written.
-func ExpandMessage(tmpl string, p Payload) string {
+func ExpandMessage(tmpl string, p map[string]any) string {
 	var b strings.Builder
 	for {
 		start, end, key, ok := nextPlaceholder(tmpl, 0)
@@ -159,8 +185,8 @@ type argFile struct{ name, value string }
 // A value the environment cannot carry (over maxEnvArg, or past maxEnvArgs in all) is passed
 // through a file: Command then starts by reading it into its variable, keeping every byte,
 // trailing newlines included. A value with a NUL byte cannot be a shell word at all: that is an
-// *InputError, and the hook must not run.
-func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
+// *process.InputError, and the hook must not run.
+func ExpandCommand(tmpl string, p map[string]any) (Expansion, error) {
 	if !strings.Contains(tmpl, "{{") {
 		return Expansion{Command: tmpl}, nil
 	}
@@ -186,7 +212,7 @@ func ExpandCommand(tmpl string, p Payload) (Expansion, error) {
 	bind := func(key, name, value string) error {
 		switch {
 		case strings.IndexByte(value, 0) >= 0:
-			return &InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", key)}
+			return &process.InputError{Err: fmt.Errorf("payload value {{%s}} contains a NUL byte, which no shell word can hold (the JSON payload on stdin carries it as \\u0000)", key)}
 		case len(value) > maxEnvArg || inEnv+len(value) > maxEnvArgs:
 			x.files = append(x.files, argFile{name: name, value: value})
 		default:

@@ -1,6 +1,6 @@
 //go:build linux
 
-package hooks
+package process
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ var adopting atomic.Bool
 // AdoptOrphans makes this process the reaper of its descendants' orphans (Linux's
 // PR_SET_CHILD_SUBREAPER): a process a hook started that leaves the hook's process group (setsid,
 // a daemon's double fork) and loses its parent becomes a child of agent-hooks instead of init's,
-// so that ProcessStarter can find and end it when the hook is done, and StopAll when agent-hooks
+// so that Local can find and end it when the hook is done, and StopAll when agent-hooks
 // exits. It changes the whole process: call it once, from main, before any hook runs. It reports
 // whether the system supports it (Linux 3.4 and later; elsewhere it does nothing).
 func AdoptOrphans() bool {

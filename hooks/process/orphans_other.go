@@ -1,6 +1,6 @@
 //go:build !linux
 
-package hooks
+package process
 
 // AdoptOrphans does nothing and reports false: only Linux lets a process adopt its descendants'
 // orphans (PR_SET_CHILD_SUBREAPER). Elsewhere a process a hook started that leaves the hook's

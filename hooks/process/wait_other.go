@@ -1,6 +1,6 @@
 //go:build !linux
 
-package hooks
+package process
 
 // awaitExit reports false: the caller waits for the process with Wait.
 func awaitExit(int) bool { return false }

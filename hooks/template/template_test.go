@@ -1,4 +1,4 @@
-package hooks
+package template
 
 import (
 	"errors"
@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/autoagent/agent-hooks/hooks/process"
 )
 
 // expand is ExpandCommand with its value files written (and removed when the test ends).
-func expand(t testing.TB, tmpl string, p Payload) (command string, env []string) {
+func expand(t testing.TB, tmpl string, p map[string]any) (command string, env []string) {
 	t.Helper()
 	x, err := ExpandCommand(tmpl, p)
 	must(t, err)
@@ -53,7 +55,7 @@ func TestExpandCommandKeepsValuesAsData(t *testing.T) {
 	}
 	for _, tc := range templates {
 		for _, v := range evil {
-			p := Payload{"v": v, "a": map[string]any{"b": v}}
+			p := payload{"v": v, "a": map[string]any{"b": v}}
 			cmd, env := expand(t, tc.tmpl, p)
 			got := runSh(t, cmd, env)
 			want := strings.ReplaceAll(tc.want, "V", v)
@@ -79,7 +81,7 @@ func TestExpandCommandLeavesUnknownAndInert(t *testing.T) {
 		{"echo x{{v}}", `echo x"${AGENT_HOOKS_ARG_1}"`},
 	}
 	for _, tc := range tests {
-		got, _ := expand(t, tc.tmpl, Payload{"v": "x"})
+		got, _ := expand(t, tc.tmpl, payload{"v": "x"})
 		if got != tc.want {
 			t.Errorf("ExpandCommand(%q) = %q, want %q", tc.tmpl, got, tc.want)
 		}
@@ -88,7 +90,7 @@ func TestExpandCommandLeavesUnknownAndInert(t *testing.T) {
 
 func TestExpandMessageIsVerbatim(t *testing.T) {
 	t.Parallel()
-	p := Payload{"issueNumber": 42, "issueTitle": `Fix "login" $(x)`, "meta": map[string]any{"k": []any{"a"}}}
+	p := payload{"issueNumber": 42, "issueTitle": `Fix "login" $(x)`, "meta": map[string]any{"k": []any{"a"}}}
 	got := ExpandMessage("Complete issue #{{issueNumber}}: {{issueTitle}} {{meta.k}} {{nope}}", p)
 	want := `Complete issue #42: Fix "login" $(x) ["a"] {{nope}}`
 	if got != want {
@@ -217,7 +219,7 @@ func FuzzExpandCommand(f *testing.F) {
 		f.Add(s.tmpl, s.v)
 	}
 	f.Fuzz(func(t *testing.T, tmpl, v string) {
-		p := Payload{"v": v, "w": v}
+		p := payload{"v": v, "w": v}
 		x, err := ExpandCommand(tmpl, p)
 		if refused := CheckPlacements(tmpl); refused != nil {
 			if err == nil {
@@ -226,7 +228,7 @@ func FuzzExpandCommand(f *testing.F) {
 			return
 		}
 		if err != nil {
-			var input *InputError
+			var input *process.InputError
 			if !errors.As(err, &input) || !strings.Contains(v, "\x00") {
 				t.Fatalf("ExpandCommand: %v", err)
 			}
@@ -247,7 +249,7 @@ func FuzzExpandCommand(f *testing.F) {
 				t.Fatalf("unexpected env %q", kv)
 			}
 		}
-		harmless, err := ExpandCommand(tmpl, Payload{"v": "zz", "w": "zz"})
+		harmless, err := ExpandCommand(tmpl, payload{"v": "zz", "w": "zz"})
 		must(t, err)
 		want, ok1 := dangerousNodes(t, harmless.Command)
 		have, ok2 := dangerousNodes(t, got)
@@ -294,9 +296,41 @@ func TestExpandCommandEmptyAndListArguments(t *testing.T) {
 		{`for f in x {{v}}; do printf '<%s>' "$f"; done`, "", "<x>"},
 	}
 	for _, tc := range tests {
-		cmd, env := expand(t, tc.tmpl, Payload{"v": tc.v})
+		cmd, env := expand(t, tc.tmpl, payload{"v": tc.v})
 		if got := runSh(t, cmd, env); got != tc.want {
 			t.Errorf("%s with %v: got %q, want %q (command %q)", tc.tmpl, tc.v, got, tc.want, cmd)
 		}
+	}
+}
+
+// TestLookupReadsNamedMaps: a value inside the payload may be a map of a named type over
+// map[string]any (a hooks.Payload a built-in put there); a dotted path reads into it as into any
+// map, and into nothing else.
+func TestLookupReadsNamedMaps(t *testing.T) {
+	t.Parallel()
+	p := payload{
+		"named":   payload{"k": "v", "list": []any{payload{"x": 1}}},
+		"plain":   map[string]any{"k": "w"},
+		"strings": map[string]string{"k": "s"},
+	}
+	for _, tc := range []struct {
+		path  string
+		want  any
+		found bool
+	}{
+		{"named.k", "v", true},
+		{"named.list.0.x", 1, true},
+		{"named.missing", nil, false},
+		{"plain.k", "w", true},
+		{"strings.k", nil, false}, // not a map of payload values
+		{"named.k.deeper", nil, false},
+	} {
+		got, found := Lookup(p, tc.path)
+		if found != tc.found || got != tc.want {
+			t.Errorf("Lookup(%q) = %v, %v; want %v, %v", tc.path, got, found, tc.want, tc.found)
+		}
+	}
+	if got := ExpandMessage("{{named.k}} {{named.list.0.x}}", p); got != "v 1" {
+		t.Errorf("ExpandMessage = %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package hooks
+package template
 
 import (
 	"errors"
@@ -166,7 +166,7 @@ func TestPlacements(t *testing.T) {
 				if perr.Key != "v" || pl.tmpl[perr.Offset:perr.Offset+5] != "{{v}}" {
 					t.Errorf("%q: error points at %d: %v", pl.tmpl, perr.Offset, perr)
 				}
-				if _, err := ExpandCommand(pl.tmpl, Payload{"v": "x"}); err == nil {
+				if _, err := ExpandCommand(pl.tmpl, payload{"v": "x"}); err == nil {
 					t.Errorf("%q: refused but expands", pl.tmpl)
 				}
 				return
@@ -174,7 +174,7 @@ func TestPlacements(t *testing.T) {
 			if perr != nil {
 				t.Fatalf("%q: refused: %v", pl.tmpl, perr)
 			}
-			command, env := expand(t, pl.tmpl, Payload{"v": "x"})
+			command, env := expand(t, pl.tmpl, payload{"v": "x"})
 			if len(env) > 1 || len(env) == 1 && !strings.HasPrefix(env[0], "AGENT_HOOKS_ARG_1=") { // none: not expanded
 				t.Fatalf("env %q", env)
 			}
@@ -186,7 +186,7 @@ func TestPlacements(t *testing.T) {
 				var script strings.Builder
 				env := []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "D=" + dir}
 				for i, v := range hostile {
-					if c, _ := expand(t, pl.tmpl, Payload{"v": v}); c != command {
+					if c, _ := expand(t, pl.tmpl, payload{"v": v}); c != command {
 						t.Fatalf("the command depends on the value: %q", c)
 					}
 					env = append(env, fmt.Sprintf("V%d=%s", i, v))

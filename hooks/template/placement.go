@@ -1,4 +1,4 @@
-package hooks
+package template
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/autoagent/agent-hooks/internal/jsonpos"
 )
 
 // PlacementError is a {{key}} placeholder of a command template standing where the shell itself
@@ -160,7 +162,7 @@ func analyse(command string) *template {
 
 	refuse := func(i int, why string) {
 		p := t.placeholders[i]
-		line, col := LineCol([]byte(command), int64(p.start))
+		line, col := jsonpos.LineCol([]byte(command), p.start)
 		why = strings.ReplaceAll(why, "{{key}}", "{{"+p.key+"}}")
 		t.err = &PlacementError{Key: p.key, Offset: p.start, Line: line, Col: col, Placement: why}
 	}

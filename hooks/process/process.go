@@ -1,4 +1,8 @@
-package hooks
+// Package process starts hook processes and waits for them: each in its own process group, its
+// output captured (and shown live), its stdin fed, and nothing it started left running once it is
+// done. The engine (package hooks) starts its command hooks through a Starter, Local unless it is
+// given another, so that what the engine decides can be tested without a process.
+package process
 
 import (
 	"context"
@@ -21,25 +25,64 @@ const (
 	MaxCapture = 1 << 20
 	// KillGrace is how long a timed-out hook's process group has between SIGTERM and SIGKILL.
 	KillGrace = 2 * time.Second
+	// DefaultTimeout bounds a Process that sets no Timeout (a hook's default timeout, SPEC.md
+	// section 3: hooks.DefaultTimeout is this).
+	DefaultTimeout = 60 * time.Second
 	// pipeDrain bounds how long output is read after the hook's process group was killed
 	// (a descendant that escaped the group may hold the pipe open).
 	pipeDrain = 500 * time.Millisecond
 )
 
-// ProcessStarter starts hook processes in their own process group and guarantees that none of
-// them outlives its hook: on timeout or cancellation the group gets SIGTERM, then SIGKILL after
-// KillGrace; when the hook's main process exits, whatever it left running in its group is killed,
-// and, where this process adopts orphans (AdoptOrphans), whatever the hook started that left the
-// group too.
-type ProcessStarter struct {
-	Environ []string // base environment
-	Grace   time.Duration
+// Process describes one hook process to start.
+type Process struct {
+	Argv  []string // program and arguments; the native dialect uses sh -c <command>
+	Env   []string // KEY=VALUE pairs added to the invocation's environment
+	Stdin []byte
+	// StdinFile, when set, is a file the process reads as its stdin instead of Stdin (a large
+	// payload, written there once rather than held in memory and fed through a pipe).
+	StdinFile string
+	Dir       string        // defaults to the workspace
+	Timeout   time.Duration // defaults to the hook's timeout
+	Cleanup   func()        // called when the process is done (removes temporary files); may be nil
 }
 
-// Run starts p and waits for it. live, when not nil, receives stdout and stderr as they come.
-// A cancelled ctx (not a timeout) is reported as ctx.Err() with the partial result.
-func (r *ProcessStarter) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) (*ProcessResult, error) {
-	res := &ProcessResult{}
+// Result is what a hook process did.
+type Result struct {
+	ExitCode  int
+	TimedOut  bool
+	StartErr  error // the process could not be started
+	Stdout    string
+	Stderr    string
+	Truncated bool // output beyond the capture limit was dropped
+	Duration  time.Duration
+}
+
+// Starter starts a hook's process and waits for it. Local is the real one; a test of what the
+// engine decides gives one that starts nothing.
+type Starter interface {
+	// Run starts p and waits for it; liveOut and liveErr, when not nil, receive its stdout and
+	// stderr as they come. A process that could not start is a Result with StartErr (exit code
+	// 127); one that ran out of its timeout a Result with TimedOut (exit code 124). A cancelled
+	// ctx (not a timeout) is reported as ctx.Err() with the partial result; any other error
+	// (no pipe could be made) with a nil Result.
+	Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) (*Result, error)
+}
+
+// Local starts hook processes on this machine in their own process group and guarantees that
+// none of them outlives its hook: on timeout or cancellation the group gets SIGTERM, then SIGKILL
+// after the grace period; when the hook's main process exits, whatever it left running in its
+// group is killed, and, where this process adopts orphans (AdoptOrphans), whatever the hook
+// started that left the group too.
+type Local struct {
+	Environ []string      // base environment, before each Process's Env
+	Grace   time.Duration // between SIGTERM and SIGKILL; 0 is KillGrace
+}
+
+var _ Starter = (*Local)(nil)
+
+// Run starts p and waits for it (see Starter).
+func (r *Local) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) (*Result, error) {
+	res := &Result{}
 	if len(p.Argv) == 0 {
 		res.StartErr = errors.New("empty command")
 		return res, nil

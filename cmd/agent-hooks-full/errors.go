@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -35,12 +36,17 @@ func plainErrors(root *cobra.Command) {
 
 // cobra's messages of its argument checks (cobra.ExactArgs, MaximumNArgs, MinimumNArgs,
 // RangeArgs).
+// Compiled when an error needs them, not at every start.
 var (
-	argsExact   = regexp.MustCompile(`^accepts (\d+) arg\(s\), received (\d+)$`)
-	argsAtMost  = regexp.MustCompile(`^accepts at most (\d+) arg\(s\), received (\d+)$`)
-	argsAtLeast = regexp.MustCompile(`^requires at least (\d+) arg\(s\), only received (\d+)$`)
-	argsBetween = regexp.MustCompile(`^accepts between (\d+) and (\d+) arg\(s\), received (\d+)$`)
+	argsExact   = lazyRegexp(`^accepts (\d+) arg\(s\), received (\d+)$`)
+	argsAtMost  = lazyRegexp(`^accepts at most (\d+) arg\(s\), received (\d+)$`)
+	argsAtLeast = lazyRegexp(`^requires at least (\d+) arg\(s\), only received (\d+)$`)
+	argsBetween = lazyRegexp(`^accepts between (\d+) and (\d+) arg\(s\), received (\d+)$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // argsError rewords an argument check's error of cmd; others (an unknown subcommand, with its
 // suggestions) are kept.
@@ -48,17 +54,17 @@ func argsError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
 	var want, got string
 	switch {
-	case argsExact.MatchString(msg):
-		m := argsExact.FindStringSubmatch(msg)
+	case argsExact().MatchString(msg):
+		m := argsExact().FindStringSubmatch(msg)
 		want, got = count(m[1], "argument"), m[2]
-	case argsAtMost.MatchString(msg):
-		m := argsAtMost.FindStringSubmatch(msg)
+	case argsAtMost().MatchString(msg):
+		m := argsAtMost().FindStringSubmatch(msg)
 		want, got = "at most "+count(m[1], "argument"), m[2]
-	case argsAtLeast.MatchString(msg):
-		m := argsAtLeast.FindStringSubmatch(msg)
+	case argsAtLeast().MatchString(msg):
+		m := argsAtLeast().FindStringSubmatch(msg)
 		want, got = "at least "+count(m[1], "argument"), m[2]
-	case argsBetween.MatchString(msg):
-		m := argsBetween.FindStringSubmatch(msg)
+	case argsBetween().MatchString(msg):
+		m := argsBetween().FindStringSubmatch(msg)
 		want, got = m[1]+" to "+m[2]+" arguments", m[3]
 	default:
 		return err
@@ -77,17 +83,17 @@ func count(n, word string) string {
 }
 
 // pflag's message for a value its type cannot parse.
-var badFlagValue = regexp.MustCompile(`^invalid argument "((?:[^"\\]|\\.)*)" for "([^"]+)" flag: (.*)$`)
+var badFlagValue = lazyRegexp(`^invalid argument "((?:[^"\\]|\\.)*)" for "([^"]+)" flag: (.*)$`)
 
 // flagError rewords a flag's parse error of cmd: which flag, what it wants, what it got.
 func flagError(cmd *cobra.Command, err error) error {
-	m := badFlagValue.FindStringSubmatch(err.Error())
+	m := badFlagValue().FindStringSubmatch(err.Error())
 	if m == nil {
 		return fmt.Errorf("%s: %w (see %s --help)", commandName(cmd), err, cmd.CommandPath())
 	}
 	value, _ := strconv.Unquote(`"` + m[1] + `"`)
 	name := m[2]
-	if m := longFlag.FindString(name); m != "" {
+	if m := longFlag().FindString(name); m != "" {
 		name = m
 	}
 	var want string
@@ -122,12 +128,12 @@ func commandName(cmd *cobra.Command) string {
 
 // flagType is the pflag type name of cmd's flag written as name ("--limit", or "-n, --limit").
 func flagType(cmd *cobra.Command, name string) string {
-	if m := longFlag.FindStringSubmatch(name); m != nil {
+	if m := longFlag().FindStringSubmatch(name); m != nil {
 		if f := cmd.Flags().Lookup(m[1]); f != nil {
 			return f.Value.Type()
 		}
 	}
-	if m := shortFlag.FindStringSubmatch(name); m != nil {
+	if m := shortFlag().FindStringSubmatch(name); m != nil {
 		if f := cmd.Flags().ShorthandLookup(m[1]); f != nil {
 			return f.Value.Type()
 		}
@@ -136,6 +142,6 @@ func flagType(cmd *cobra.Command, name string) string {
 }
 
 var (
-	longFlag  = regexp.MustCompile(`--([A-Za-z0-9-]+)`)
-	shortFlag = regexp.MustCompile(`^-([A-Za-z0-9])$`)
+	longFlag  = lazyRegexp(`--([A-Za-z0-9-]+)`)
+	shortFlag = lazyRegexp(`^-([A-Za-z0-9])$`)
 )

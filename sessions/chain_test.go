@@ -226,7 +226,7 @@ func TestDecodeEventFastMatchesJSON(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC)
 	events := []Event{
-		{Seq: 3, Prev: strings.Repeat("a", 64), Time: at, Event: "PreToolUse", Name: "lint", Type: "command", Source: "project", Format: "autoagent", File: "/w/c.json", Status: "blocked", ExitCode: 2, DurationMs: 17, Decision: "block", Reason: "nope"},
+		{Seq: 3, Prev: strings.Repeat("a", 64), Time: at, Event: "PreToolUse", Name: "lint", Type: "command", Source: "project", Format: "autoagent", File: "/w/c.json", Status: "blocked", ExitCode: 2, DurationMs: 17, Decision: "block", Reason: "nope", ToolUseID: "toolu_01"},
 		{Time: at, Event: "Stop", Name: "q\"uote\\", Reason: "line\nbreak\ttab ünïcode \u2028", ExitCode: -1, Details: map[string]any{"a": []any{"}", "{", 1.5}, "b": map[string]any{"c": "\"]"}}},
 		{Event: "x", Details: map[string]any{}},
 		{Time: time.Date(2024, 2, 29, 23, 59, 59, 0, time.UTC)},
@@ -249,6 +249,16 @@ func TestDecodeEventFastMatchesJSON(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("DecodeEvent(%s) =\n%+v\nwant\n%+v", line, got, want)
 		}
+	}
+	// The lines of agents' tool calls, most of an agent's trail, take the scanner too.
+	call := Event{Seq: 9, Time: at, Event: "PreToolUse", Name: "claude", Type: "agent", Source: "agent-hooks", Status: "answered", Decision: "deny", ToolUseID: "toolu_01", Details: map[string]any{"call": map[string]any{"tool": "Bash"}}}
+	line, err := json.Marshal(call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fast Event
+	if !fastDecode(line, &fast, nil) || fast.ToolUseID != call.ToolUseID {
+		t.Errorf("fastDecode(%s) left it to encoding/json (or lost the toolUseId: %q)", line, fast.ToolUseID)
 	}
 	for _, bad := range []string{`{"time":"2023-02-29T00:00:00Z"}`, `{"details":{"a":}}`, `{"event":"x"`, `{"event":"x",}`, `{"exitCode":"2"}`, `[1]`, `{"event":"x"} extra`} {
 		var e Event

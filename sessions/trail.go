@@ -179,6 +179,8 @@ func setString(e *Event, key, s []byte, in *interner) bool {
 		e.Decision = in.str(7, s)
 	case "reason":
 		e.Reason = in.str(8, s)
+	case "toolUseId":
+		e.ToolUseID = string(s) // one per tool call: not worth interning
 	default:
 		return false
 	}

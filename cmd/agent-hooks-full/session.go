@@ -176,20 +176,35 @@ func (a *app) endSession(ctx context.Context, o endOptions) error {
 }
 
 func (a *app) newSessionShowCmd() *cobra.Command {
-	var asJSON, events bool
+	var opts showOptions
 	var onRemote remoteFlags
 	cmd := &cobra.Command{
 		Use:   "show [ID]",
 		Short: "Show a session (default $AUTOAGENT_SESSION_ID, else the current one)",
-		Long: `Show a session's record: status, workspace, times, issues, git branch and commit.
---events adds its audit trail, one line per hook execution. --json prints the record as stored
-(with --events, an "events" array is added to it, with the trail's lines as they were written).
-The trail is read line by line, so a trail of millions of lines shows at once in constant memory.`,
+		Long: `Show a session's record (status, workspace, times, issues, git branch and commit) and what
+happened in it: one row per agent tool call (the tool, its command or paths, the answer the
+agent got, why, and how long the call took from its first hook to its last, PostToolUse
+included), and one row per hook run for events that are not tool calls. --blocked keeps only
+the calls and hooks that were refused.
+
+--html writes the same as one self-contained HTML page (a timeline of the calls and their
+decisions; no script, nothing fetched), --markdown as GitHub-flavoured Markdown with a Mermaid
+timeline (what the Action adds to the job summary). Both go to stdout.
+
+--events shows the audit trail instead, one row per hook execution. --json prints the record as
+stored (with --events, an "events" array is added to it, with the trail's lines as they were
+written). The trail is read line by line, so a trail of millions of lines shows at once in
+constant memory.`,
 		Example: `  agent-hooks session show
+  agent-hooks session show --blocked
+  agent-hooks session show --html > session.html
   agent-hooks session show session-1704067200000-abc123 --events
   agent-hooks session show --json | jq .issuesCompleted`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.check(); err != nil {
+				return err
+			}
 			sess, src, err := a.sessionAndTrail(cmd, args, &onRemote)
 			if err != nil {
 				return err
@@ -204,12 +219,11 @@ The trail is read line by line, so a trail of millions of lines shows at once in
 					a.reportProblems([]error{err})
 				}
 			}
-			return a.showSession(sess, pending, src, asJSON, events)
+			return a.showSession(sess, pending, src, opts)
 		},
 	}
 	onRemote.flags(cmd, "show the session as it was last pushed to this remote (read into a cache under $AUTOAGENT_HOME/remote-sessions, nothing checked out)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session record as JSON")
-	cmd.Flags().BoolVar(&events, "events", false, "include the audit trail")
+	opts.flags(cmd)
 	return cmd
 }
 

@@ -54,7 +54,7 @@ func TestSessionOutputIsBuffered(t *testing.T) {
 	if err := printSession(&show, s, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := printTrail(&events, src, func(err error) { t.Error(err) }); err != nil {
+	if err := printTrail(&events, src, false, func(err error) { t.Error(err) }); err != nil {
 		t.Fatal(err)
 	}
 	if show.writes != 1 || events.writes != 1 {

@@ -183,5 +183,9 @@ func mermaidText(s string, n int) string {
 		}
 		b.WriteRune(r)
 	}
-	return clipRunes(b.String(), n)
+	out := b.String()
+	if len(out) > n { // all ASCII
+		out = strings.TrimRight(out[:n-3], " ") + "..."
+	}
+	return out
 }

@@ -284,8 +284,8 @@ func (a *app) newSessionListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List sessions, newest first",
-		Long: `List sessions, newest first. Only the records shown are read, so a folder of thousands of
-sessions lists at once. A corrupt record or a file that is not a session is reported on stderr
+		Long: `List sessions, newest first, with their name and agent (- for none). Only the records shown
+are read, so a folder of thousands of sessions lists at once. A corrupt record or a file that is not a session is reported on stderr
 and skipped. The current session is marked with *.`,
 		Example: `  agent-hooks session list
   agent-hooks session list --limit 0
@@ -356,7 +356,7 @@ and skipped. The current session is marked with *.`,
 func printSessionList(out io.Writer, list []*sessions.Session, current string, pending map[string]*sessions.PendingPush) error {
 	w := bufio.NewWriter(out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  ID\tSTATUS\tSTARTED\tDONE/FAILED/PLANNED\tWORKSPACE")
+	fmt.Fprintln(tw, "  ID\tNAME\tAGENT\tSTATUS\tSTARTED\tDONE/FAILED/PLANNED\tWORKSPACE")
 	for _, s := range list {
 		mark := " "
 		if s.ID == current {
@@ -366,7 +366,7 @@ func printSessionList(out io.Writer, list []*sessions.Session, current string, p
 		if pending[s.ID] != nil {
 			status += " (not pushed)"
 		}
-		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, status, sessTime(s.StartTime),
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, sessDash(s.Name), sessDash(s.Agent), status, sessTime(s.StartTime),
 			len(s.IssuesCompleted), len(s.IssuesFailed), len(s.IssuesPlanned), s.Workspace)
 	}
 	if err := tw.Flush(); err != nil {

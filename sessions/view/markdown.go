@@ -91,7 +91,8 @@ func Markdown(w io.Writer, sess *sessions.Session, t Trail, opt MarkdownOptions)
 	}
 	about = append(about, escapeMarkdown(string(sess.Status)))
 	io.WriteString(out, "### "+title+" ("+strings.Join(about, ", ")+")\n\n")
-	io.WriteString(out, escapeMarkdown(countsLine(st, opt.Options))+" From "+escapeMarkdown(sessTime(from))+" to "+escapeMarkdown(sessTime(to))+".\n\n")
+	// Our own words and numbers, nothing Markdown reads as its syntax: not escaped.
+	io.WriteString(out, countsLine(st, opt.Options)+" From "+sessTime(from)+" to "+sessTime(to)+".\n\n")
 	if st.Shown == 0 {
 		_, err := io.WriteString(out, "Nothing to show.\n")
 		if err == nil {
@@ -118,13 +119,15 @@ func Markdown(w io.Writer, sess *sessions.Session, t Trail, opt MarkdownOptions)
 		if r.Continued {
 			name += " (continued)"
 		}
+		// The time and the duration are ours (digits, ':' and '.'); the rest is escaped.
 		cells := []string{
-			clock(r.Start, days), clipRunes(Printable(name), maxNameCell), clipRunes(Printable(r.What()), maxMarkdownWhat),
-			Printable(r.Decision), Duration(r.Duration()), clipRunes(Printable(r.Reason), maxMarkdownReason),
+			clock(r.Start, days), escapeMarkdown(clipRunes(Printable(name), maxNameCell)),
+			escapeMarkdown(clipRunes(Printable(r.What()), maxMarkdownWhat)), escapeMarkdown(Printable(r.Decision)),
+			Duration(r.Duration()), escapeMarkdown(clipRunes(Printable(r.Reason), maxMarkdownReason)),
 		}
 		line.WriteString("|")
 		for _, c := range cells {
-			line.WriteString(" " + escapeMarkdown(c) + " |")
+			line.WriteString(" " + c + " |")
 		}
 		line.WriteString("\n")
 		if opt.MaxBytes > 0 && cw.n+line.Len()+reserve > opt.MaxBytes {

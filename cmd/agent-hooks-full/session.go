@@ -17,6 +17,7 @@ import (
 	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/runner/remote"
 	"github.com/autoagent/agent-hooks/sessions"
+	"github.com/autoagent/agent-hooks/sessions/view"
 )
 
 func (a *app) newSessionCmd() *cobra.Command {
@@ -233,7 +234,8 @@ constant memory.`,
 func printSession(out io.Writer, s *sessions.Session, pending *sessions.PendingPush) error {
 	w := bufio.NewWriter(out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
+	// Some of a record comes from the agent (its session id, the files it wrote): shown as text.
+	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, view.Printable(v)) }
 	row("id", s.ID)
 	if s.Name != "" {
 		row("name", s.Name)
@@ -366,8 +368,8 @@ func printSessionList(out io.Writer, list []*sessions.Session, current string, p
 		if pending[s.ID] != nil {
 			status += " (not pushed)"
 		}
-		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, sessDash(s.Name), sessDash(s.Agent), status, sessTime(s.StartTime),
-			len(s.IssuesCompleted), len(s.IssuesFailed), len(s.IssuesPlanned), s.Workspace)
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, sessDash(view.Printable(s.Name)), sessDash(view.Printable(s.Agent)),
+			view.Printable(status), sessTime(s.StartTime), len(s.IssuesCompleted), len(s.IssuesFailed), len(s.IssuesPlanned), view.Printable(s.Workspace))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/autoagent/agent-hooks/internal/cli"
 	"github.com/autoagent/agent-hooks/runner/remote"
 	"github.com/autoagent/agent-hooks/sessions"
+	"github.com/autoagent/agent-hooks/sessions/view"
 )
 
 // trailSource opens an audit trail for reading (a local file, or a blob of a pushed session); it
@@ -33,12 +34,14 @@ func (src trailSource) each(details bool, fn func(n int, e *sessions.Event, line
 var trailHeader = [...]string{"TIME", "EVENT", "HOOK", "SOURCE", "STATUS", "EXIT", "MS", "DECISION", "REASON"}
 
 // trailCells are the cells of one event's row, but the last (the reason), which is not padded.
+// What the trail holds may come from the agent (a path in a rule's reason): it is shown as
+// text (view.Printable), no escape sequence reaching the terminal.
 func trailCells(e *sessions.Event, cells *[len(trailHeader) - 1]string) {
 	cells[0] = sessTime(e.Time)
-	cells[1], cells[2], cells[3], cells[4] = e.Event, e.Name, e.Source, e.Status
+	cells[1], cells[2], cells[3], cells[4] = view.Printable(e.Event), view.Printable(e.Name), view.Printable(e.Source), view.Printable(e.Status)
 	cells[5] = strconv.Itoa(e.ExitCode)
 	cells[6] = strconv.FormatInt(e.DurationMs, 10)
-	cells[7] = sessDash(e.Decision)
+	cells[7] = sessDash(view.Printable(e.Decision))
 }
 
 // printTrail prints the trail as a table in two passes over the source, holding one line at a
@@ -97,7 +100,7 @@ func printTrail(w io.Writer, src trailSource, blocked bool, problem func(error))
 			return nil
 		}
 		trailCells(e, &cells)
-		writeRow(cells[:], sessLine(e.Reason))
+		writeRow(cells[:], view.Printable(sessLine(e.Reason)))
 		return nil
 	}, nil)
 	if err != nil {

@@ -14,6 +14,7 @@
 package view
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -305,14 +306,27 @@ func lineSpan(e *sessions.Event) (start, end time.Time) {
 	return e.Time.Add(-time.Duration(e.DurationMs) * time.Millisecond), e.Time
 }
 
-// callOf reads the normalized call an agent's line carries in details.call (nil for none).
+// callOf reads the normalized call an agent's line carries in details.call (nil for none). The
+// details object is the last of a line as agent-hooks writes it: that alone is decoded, else the
+// whole line.
 func callOf(line []byte) *toolcall.Call {
+	var details struct {
+		Call *toolcall.Call `json:"call"`
+	}
+	// A key cannot appear unescaped inside a string value: the first "details": is a key, at the
+	// top level in the lines agent-hooks writes (no object comes before it).
+	if i := bytes.Index(line, []byte(`"details":`)); i >= 0 {
+		rest := bytes.TrimSpace(line[i+len(`"details":`):])
+		if obj, ok := bytes.CutSuffix(rest, []byte("}")); ok && json.Unmarshal(obj, &details) == nil {
+			return details.Call
+		}
+	}
 	var doc struct {
-		Details struct {
+		Details *struct {
 			Call *toolcall.Call `json:"call"`
 		} `json:"details"`
 	}
-	if json.Unmarshal(line, &doc) != nil {
+	if json.Unmarshal(line, &doc) != nil || doc.Details == nil {
 		return nil
 	}
 	return doc.Details.Call

@@ -361,3 +361,26 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestCallOf: the call is read from details.call wherever the line puts it.
+func TestCallOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line, want string
+	}{
+		{`{"event":"PreToolUse","reason":"\"details\": no","details":{"call":{"tool":"Bash","kind":"shell"}}}`, "Bash"},
+		{`{"details":{"call":{"tool":"Write","kind":"write"}},"event":"PreToolUse"}`, "Write"},
+		{`{"details":{"other":{"details":{"call":{"tool":"X"}}},"call":{"tool":"Read"}} }`, "Read"},
+		{`{"event":"PreToolUse","details":{"decision":"deny"}}`, ""},
+		{`{"event":"PreToolUse"}`, ""},
+	}
+	for _, tt := range tests {
+		got := ""
+		if c := callOf([]byte(tt.line)); c != nil {
+			got = c.Tool
+		}
+		if got != tt.want {
+			t.Errorf("callOf(%s) = %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}

@@ -3,6 +3,8 @@
 # session whose chained trail has LINES lines (bench/trailgen), each command's median wall-clock
 # time, processor time (user + system) and maximum resident set size over ROUNDS runs:
 #   1. session show --events           (goal: < 2 s, < 50 MB)
+#      session show (one row per tool call), on this trail and on one of an agent's calls
+#      (trailgen … calls), and its --html
 #   2. session show --events --json    (goal: < 2 s, < 50 MB)
 #   3. session verify                  (goal: < 2 s, < 50 MB)
 #   4. session push to a bare repository, a fresh one each round (goal: < 2 s, < 50 MB)
@@ -31,6 +33,8 @@ unset AUTOAGENT_SESSION_ID
 id=session-1735689600000-bench1
 mkdir -p "$AUTOAGENT_HOME/sessions" "$work/ws"
 "$work/trailgen" "$AUTOAGENT_HOME/sessions" "$id" "$lines"
+calls=session-1735689600000-calls1
+"$work/trailgen" "$AUTOAGENT_HOME/sessions" "$calls" "$lines" calls
 trail="$AUTOAGENT_HOME/sessions/$id.events.jsonl"
 git -C "$work/ws" init -q
 git -C "$work/ws" remote add origin "$work/remote.git"
@@ -61,6 +65,9 @@ echo "trail: $lines lines, $(($(wc -c <"$trail") / 1048576)) MB; $rounds rounds,
 measure "wc -l" wc -l "$trail"
 for b in "${bins[@]}"; do
   measure "$b: show --events" "$work/$b" session show "$id" --events
+  measure "$b: show" "$work/$b" session show "$id"
+  measure "$b: show (tool calls)" "$work/$b" session show "$calls"
+  measure "$b: show --html (tool calls)" "$work/$b" session show "$calls" --html
   measure "$b: show --events --json" "$work/$b" session show "$id" --events --json
   measure "$b: verify" "$work/$b" session verify "$id"
   PRE='rm -rf "$work/remote.git"; git init -q --bare "$work/remote.git"' \

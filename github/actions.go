@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -135,6 +136,24 @@ func (a *Action) AddSummary(markdown string) error {
 	return a.issueFileCommand("step_summary", markdown)
 }
 
+// sessionSummary is the session's part of the step summary: its Markdown, when the summary has
+// room for it (GitHub refuses the whole summary of a step past maxStepSummary), else a line
+// saying where to see it.
+func (a *Action) sessionSummary(session string) string {
+	if session == "" {
+		return ""
+	}
+	used := int64(0)
+	if fi, err := os.Stat(a.getenv("GITHUB_STEP_SUMMARY")); err == nil {
+		used = fi.Size() // what the hooks wrote, forwarded
+	}
+	const room = 64 << 10 // for the outcome's table, and the summaries of later steps' hooks
+	if used+int64(len(session))+room > maxStepSummary {
+		return "\n\nThe session's calls (" + strconv.Itoa(len(session)) + " bytes of Markdown) do not fit in this step's summary: `agent-hooks session show --markdown` prints them.\n"
+	}
+	return "\n\n" + session
+}
+
 // OutputNames are the outputs of action.yml, in order.
 var OutputNames = []string{"decision", "blocked", "reason", "feedback", "session-id", "commit-sha",
 	"approval-decider", "approval-via", "approval-url", "result"}
@@ -202,17 +221,18 @@ func clip(s string, n int) string {
 	return s[:n] + fmt.Sprintf("… (%d bytes cut)", len(s)-n)
 }
 
-// Report writes what a step shows for an event's result: outputs, the step summary, an error
-// annotation for a block and a warning for each hook that failed. An approval that is still
-// pending is a notice when the block does not fail the step (failOnBlock false): waiting is the
-// expected state of a green job, not an error.
-func (a *Action) Report(res *hooks.Result, failOnBlock bool) error {
+// Report writes what a step shows for an event's result: outputs, the step summary (the event's
+// hooks, then session, the Markdown of the session's calls, "" for none), an error annotation for
+// a block and a warning for each hook that failed. An approval that is still pending is a notice
+// when the block does not fail the step (failOnBlock false): waiting is the expected state of a
+// green job, not an error.
+func (a *Action) Report(res *hooks.Result, failOnBlock bool, session string) error {
 	var errs []error
 	values, err := Outputs(res)
 	if err == nil {
 		err = a.SetOutputs(OutputNames, values)
 	}
-	errs = append(errs, err, a.AddSummary(OutcomeMarkdown(res, "")))
+	errs = append(errs, err, a.AddSummary(OutcomeMarkdown(res, "")+a.sessionSummary(session)))
 	fields := a.gha.WithFieldsMap(map[string]string{"title": "agent-hooks: " + res.Event})
 	for _, w := range res.Warnings {
 		fields.Warningf("%s", w)

@@ -236,7 +236,7 @@ func TestActionReport(t *testing.T) {
 	}
 	var stdout bytes.Buffer
 	a := NewAction(&stdout, env{"GITHUB_OUTPUT": outFile, "GITHUB_STEP_SUMMARY": summary}.get)
-	if err := a.Report(res, true); err != nil {
+	if err := a.Report(res, true, ""); err != nil {
 		t.Fatal(err)
 	}
 	src, _ := os.ReadFile(outFile)
@@ -288,7 +288,7 @@ func TestActionOutsideActions(t *testing.T) {
 	t.Parallel()
 	res := &hooks.Result{Event: "Stop", Decision: hooks.DecisionApprove}
 	a := NewAction(&bytes.Buffer{}, env{}.get)
-	if err := a.Report(res, true); err == nil || !strings.Contains(err.Error(), "GITHUB_OUTPUT is not set") {
+	if err := a.Report(res, true, ""); err == nil || !strings.Contains(err.Error(), "GITHUB_OUTPUT is not set") {
 		t.Fatalf("want a clear error instead of go-githubactions' panic, got %v", err)
 	}
 	a = NewAction(&bytes.Buffer{}, env{"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "missing", "out")}.get)
@@ -339,5 +339,54 @@ func TestOutputsNameWhoDecided(t *testing.T) {
 		if g := [3]string{got["approval-decider"], got["approval-via"], got["approval-url"]}; g != tt.want {
 			t.Errorf("%s: approval outputs %q, want %q", tt.name, g, tt.want)
 		}
+	}
+}
+
+// TestActionReportSession: the session's calls follow the event's hooks in the step summary,
+// unless they would take it past what GitHub keeps of a step's summary: then a line says where
+// they are.
+func TestActionReportSession(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		written    int // bytes the hooks wrote to the summary, forwarded
+		session    string
+		want, not  string
+		wantLength int // at most
+	}{
+		{name: "added", session: "### agent-hooks session `s`\n\n```mermaid\ngantt\n```\n", want: "| lint | command |", not: "do not fit"},
+		{name: "none", session: "", not: "### agent-hooks session"},
+		{name: "too large", written: maxStepSummary - 100<<10, session: strings.Repeat("| x |\n", 20<<10), want: "do not fit in this step's summary: `agent-hooks session show --markdown`", not: "| x |", wantLength: maxStepSummary},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			outFile, summary := filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+			if err := os.WriteFile(outFile, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(summary, bytes.Repeat([]byte("h"), tt.written), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := &hooks.Result{Event: "PostExecutionEnd", Decision: hooks.DecisionApprove, SessionID: "s",
+				Hooks: []hooks.HookResult{{Name: "lint", Type: "command", Status: hooks.StatusOK}}}
+			a := NewAction(&bytes.Buffer{}, env{"GITHUB_OUTPUT": outFile, "GITHUB_STEP_SUMMARY": summary}.get)
+			if err := a.Report(res, true, tt.session); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(summary)
+			sum := string(b[tt.written:])
+			hooksAt, sessionAt := strings.Index(sum, "| lint |"), strings.Index(sum, "### agent-hooks session")
+			if tt.session != "" && tt.want == "| lint | command |" && (hooksAt < 0 || sessionAt < hooksAt) {
+				t.Errorf("want the hooks' table, then the session:\n%s", sum)
+			}
+			if !strings.Contains(sum, tt.want) || (tt.not != "" && strings.Contains(sum, tt.not)) {
+				t.Errorf("summary lacks %q or has %q:\n%s", tt.want, tt.not, sum)
+			}
+			if tt.wantLength > 0 && len(b) > tt.wantLength {
+				t.Errorf("summary of %d bytes, want at most %d", len(b), tt.wantLength)
+			}
+		})
 	}
 }

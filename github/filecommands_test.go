@@ -185,7 +185,7 @@ func TestReportPendingApproval(t *testing.T) {
 	} {
 		e, _ := stepFiles(t)
 		var out bytes.Buffer
-		if err := NewAction(&out, e.get).Report(tc.res, tc.failOnBlock); err != nil {
+		if err := NewAction(&out, e.get).Report(tc.res, tc.failOnBlock, ""); err != nil {
 			t.Fatal(err)
 		}
 		if out.String() != tc.want {

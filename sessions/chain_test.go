@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // chainedTrail writes a trail of n events through Append (in batches, as events append them)
@@ -226,7 +227,7 @@ func TestDecodeEventFastMatchesJSON(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC)
 	events := []Event{
-		{Seq: 3, Prev: strings.Repeat("a", 64), Time: at, Event: "PreToolUse", Name: "lint", Type: "command", Source: "project", Format: "autoagent", File: "/w/c.json", Status: "blocked", ExitCode: 2, DurationMs: 17, Decision: "block", Reason: "nope"},
+		{Seq: 3, Prev: strings.Repeat("a", 64), Time: at, Event: "PreToolUse", Name: "lint", Type: "command", Source: "project", Format: "autoagent", File: "/w/c.json", Status: "blocked", ExitCode: 2, DurationMs: 17, Decision: "block", Reason: "nope", ToolUseID: "toolu_01"},
 		{Time: at, Event: "Stop", Name: "q\"uote\\", Reason: "line\nbreak\ttab ünïcode \u2028", ExitCode: -1, Details: map[string]any{"a": []any{"}", "{", 1.5}, "b": map[string]any{"c": "\"]"}}},
 		{Event: "x", Details: map[string]any{}},
 		{Time: time.Date(2024, 2, 29, 23, 59, 59, 0, time.UTC)},
@@ -250,10 +251,49 @@ func TestDecodeEventFastMatchesJSON(t *testing.T) {
 			t.Errorf("DecodeEvent(%s) =\n%+v\nwant\n%+v", line, got, want)
 		}
 	}
-	for _, bad := range []string{`{"time":"2023-02-29T00:00:00Z"}`, `{"details":{"a":}}`, `{"event":"x"`, `{"event":"x",}`, `{"exitCode":"2"}`, `[1]`, `{"event":"x"} extra`} {
+	// The lines of agents' tool calls, most of an agent's trail, take the scanner too.
+	call := Event{Seq: 9, Time: at, Event: "PreToolUse", Name: "claude", Type: "agent", Source: "agent-hooks", Status: "answered", Decision: "deny", ToolUseID: "toolu_01", Details: map[string]any{"call": map[string]any{"tool": "Bash"}}}
+	line, err := json.Marshal(call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fast Event
+	if !fastDecode(line, &fast, nil) || fast.ToolUseID != call.ToolUseID {
+		t.Errorf("fastDecode(%s) left it to encoding/json (or lost the toolUseId: %q)", line, fast.ToolUseID)
+	}
+	// And so do the lines of skipped matchers, whose reasons quote the matcher.
+	skipped := Event{Time: at, Event: "PreToolUse", Name: "lint", Status: "skipped", Reason: `matcher: tools "Write" does not match Bash \ é`, ToolUseID: "toolu_01"}
+	if line, err = json.Marshal(skipped); err != nil {
+		t.Fatal(err)
+	}
+	fast = Event{}
+	if !fastDecode(line, &fast, nil) || fast.Reason != skipped.Reason {
+		t.Errorf("fastDecode(%s) left it to encoding/json (or read the reason as %q)", line, fast.Reason)
+	}
+	for _, bad := range []string{`{"time":"2023-02-29T00:00:00Z"}`, `{"reason":"\x"}`, `{"reason":"a\"}`, `{"details":"0"}`, `{"details":[]}`, `{"exitCode":01}`, `{"seq":-}`, `{"details":{"a":}}`, `{"event":"x"`, `{"event":"x",}`, `{"exitCode":"2"}`, `[1]`, `{"event":"x"} extra`} {
 		var e Event
 		if err := DecodeEvent([]byte(bad), &e, false); err == nil {
 			t.Errorf("DecodeEvent(%s) = %+v, want an error", bad, e)
 		}
 	}
+}
+
+// FuzzDecodeEventMatchesJSON: whatever the scanner reads, encoding/json reads the same.
+func FuzzDecodeEventMatchesJSON(f *testing.F) {
+	f.Add([]byte(`{"time":"2024-05-06T07:08:09.1Z","event":"PreToolUse","name":"q\"uote\\","reason":"a\nb \u00e9 \ud83d\ude00","toolUseId":"t","details":{"x":"}"}}`))
+	f.Add([]byte(`{"reason":"matcher: tools \"Write\" does not match Bash","status":"skipped","exitCode":-1}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var fast Event
+		if !utf8.Valid(line) || !fastDecode(line, &fast, nil) {
+			return
+		}
+		var want Event
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatalf("the scanner read %q, encoding/json refuses it: %v", line, err)
+		}
+		want.Details, want.Prev = nil, ""
+		if !reflect.DeepEqual(fast, want) {
+			t.Fatalf("%q: scanner %+v, encoding/json %+v", line, fast, want)
+		}
+	})
 }

@@ -100,14 +100,22 @@ func fastDecode(b []byte, e *Event, in *interner) bool {
 		}
 		switch string(key) {
 		case "details":
+			// An object or null, as encoding/json would put into the map (else it decides).
 			start := i
-			if i, ok = skipValue(b, i); !ok || !json.Valid(b[start:i]) {
+			if i, ok = skipValue(b, i); !ok || !json.Valid(b[start:i]) || b[start] != '{' && string(b[start:i]) != "null" {
 				return false
 			}
 		case "seq", "exitCode", "durationMs":
 			j := i
 			for j < len(b) && (b[j] == '-' || b[j] >= '0' && b[j] <= '9') {
 				j++
+			}
+			digits := b[i:j]
+			if len(digits) > 0 && digits[0] == '-' {
+				digits = digits[1:]
+			}
+			if len(digits) > 1 && digits[0] == '0' {
+				return false // a leading zero is not JSON
 			}
 			n, err := strconv.ParseInt(string(b[i:j]), 10, 64)
 			if err != nil {
@@ -179,6 +187,8 @@ func setString(e *Event, key, s []byte, in *interner) bool {
 		e.Decision = in.str(7, s)
 	case "reason":
 		e.Reason = in.str(8, s)
+	case "toolUseId":
+		e.ToolUseID = string(s) // one per tool call: not worth interning
 	default:
 		return false
 	}
@@ -269,17 +279,29 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// scanString reads a JSON string at b[i] without escapes; it returns the contents and the index
-// after the closing quote. ok is false for an escape (encoding/json decodes those).
+// scanString reads a JSON string at b[i]; it returns the contents and the index after the
+// closing quote. A string with escapes (a reason quoting a matcher: tools \"Write\") is decoded
+// by encoding/json, that string alone. ok is false for what is not a valid string.
 func scanString(b []byte, i int) (s []byte, next int, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, i, false
 	}
+	escaped := false
 	for j := i + 1; j < len(b); j++ {
 		switch c := b[j]; {
 		case c == '"':
-			return b[i+1 : j], j + 1, true // the line is valid UTF-8 (decodeEvent checked)
-		case c == '\\' || c < 0x20:
+			if !escaped {
+				return b[i+1 : j], j + 1, true // the line is valid UTF-8 (decodeEvent checked)
+			}
+			var str string
+			if json.Unmarshal(b[i:j+1], &str) != nil {
+				return nil, i, false
+			}
+			return []byte(str), j + 1, true
+		case c == '\\':
+			escaped = true
+			j++ // the escaped character: a quote does not end the string
+		case c < 0x20:
 			return nil, i, false
 		}
 	}

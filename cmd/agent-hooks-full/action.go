@@ -13,6 +13,7 @@ import (
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
 	"github.com/autoagent/agent-hooks/internal/cli"
 	"github.com/autoagent/agent-hooks/runner"
+	"github.com/autoagent/agent-hooks/sessions/view"
 )
 
 func (a *app) newActionCmd() *cobra.Command {
@@ -26,7 +27,8 @@ github-token (masked at once, and handed to the hooks as GITHUB_TOKEN), session-
 fail-on-block (default true).
 
 The step gets the outputs decision, blocked, reason, feedback, session-id, commit-sha and result
-(the JSON result), a summary table of the hooks, an error annotation when the event is blocked (a
+(the JSON result), a summary table of the hooks followed by the session's calls (as session show
+--markdown writes them: a Mermaid timeline and a table), an error annotation when the event is blocked (a
 notice when an approval is pending and fail-on-block is false) and a warning for each hook that
 failed. Workflow commands in hook output are not obeyed (hook stderr is logged on stdout, where they
 are stopped while the hooks run). Hooks write GITHUB_OUTPUT, GITHUB_ENV, GITHUB_STATE, GITHUB_PATH
@@ -69,8 +71,12 @@ Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-
 				}
 				return fail(err)
 			}
+			session, serr := a.actionSession(res.SessionID)
+			if serr != nil {
+				warnings = append(warnings, serr.Error())
+			}
 			res.Warnings = append(res.Warnings, warnings...)
-			if rerr := act.Report(res, in.FailOnBlock); rerr != nil {
+			if rerr := act.Report(res, in.FailOnBlock, session); rerr != nil {
 				fmt.Fprintf(a.Stderr, "agent-hooks: warning: %v\n", rerr)
 			}
 			var blocked *cli.BlockedError
@@ -96,6 +102,41 @@ Exit codes: 0 proceed (or blocked with fail-on-block false), 2 blocked, 1 agent-
 			return nil
 		},
 	}
+}
+
+// actionSessionBytes bounds the session's part of a step summary (GitHub keeps at most 1 MiB of a
+// step's summary).
+const actionSessionBytes = 256 << 10
+
+// actionSession is the Markdown of the session's calls and hooks for the step summary ("" when
+// the step has no session or nothing happened in it).
+func (a *app) actionSession(id string) (string, error) {
+	if id == "" {
+		return "", nil
+	}
+	b := a
+	if home := a.actionHome(); home != "" {
+		b = a.withEnv(map[string]string{"AUTOAGENT_HOME": home})
+	}
+	r, err := b.newRunner()
+	if err != nil {
+		return "", err
+	}
+	store := r.Store()
+	sess, size, err := store.Snapshot(id)
+	if err != nil {
+		return "", fmt.Errorf("the session's calls are not in the summary: %w", err)
+	}
+	if size == 0 {
+		return "", nil
+	}
+	var md strings.Builder
+	src := localTrail(store, id, size)
+	opts := view.MarkdownOptions{MaxBytes: actionSessionBytes}
+	if err := view.Markdown(&md, sess, view.Trail{Name: src.name, Open: src.open}, opts); err != nil {
+		return "", fmt.Errorf("the session's calls are not in the summary: %w", err)
+	}
+	return md.String(), nil
 }
 
 // sayUnobeyed prints a message that carries hook output (a block reason, feedback) on stderr with

@@ -17,6 +17,7 @@ import (
 	"github.com/autoagent/agent-hooks/runner"
 	"github.com/autoagent/agent-hooks/runner/remote"
 	"github.com/autoagent/agent-hooks/sessions"
+	"github.com/autoagent/agent-hooks/sessions/view"
 )
 
 func (a *app) newSessionCmd() *cobra.Command {
@@ -176,20 +177,35 @@ func (a *app) endSession(ctx context.Context, o endOptions) error {
 }
 
 func (a *app) newSessionShowCmd() *cobra.Command {
-	var asJSON, events bool
+	var opts showOptions
 	var onRemote remoteFlags
 	cmd := &cobra.Command{
 		Use:   "show [ID]",
 		Short: "Show a session (default $AUTOAGENT_SESSION_ID, else the current one)",
-		Long: `Show a session's record: status, workspace, times, issues, git branch and commit.
---events adds its audit trail, one line per hook execution. --json prints the record as stored
-(with --events, an "events" array is added to it, with the trail's lines as they were written).
-The trail is read line by line, so a trail of millions of lines shows at once in constant memory.`,
+		Long: `Show a session's record (status, workspace, times, issues, git branch and commit) and what
+happened in it: one row per agent tool call (the tool, its command or paths, the answer the
+agent got, why, and how long the call took from its first hook to its last, PostToolUse
+included), and one row per hook run for events that are not tool calls. --blocked keeps only
+the calls and hooks that were refused.
+
+--html writes the same as one self-contained HTML page (a timeline of the calls and their
+decisions; no script, nothing fetched), --markdown as GitHub-flavoured Markdown with a Mermaid
+timeline (what the Action adds to the job summary). Both go to stdout.
+
+--events shows the audit trail instead, one row per hook execution. --json prints the record as
+stored (with --events, an "events" array is added to it, with the trail's lines as they were
+written). The trail is read line by line, so a trail of millions of lines shows at once in
+constant memory.`,
 		Example: `  agent-hooks session show
+  agent-hooks session show --blocked
+  agent-hooks session show --html > session.html
   agent-hooks session show session-1704067200000-abc123 --events
   agent-hooks session show --json | jq .issuesCompleted`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.check(); err != nil {
+				return err
+			}
 			sess, src, err := a.sessionAndTrail(cmd, args, &onRemote)
 			if err != nil {
 				return err
@@ -204,12 +220,11 @@ The trail is read line by line, so a trail of millions of lines shows at once in
 					a.reportProblems([]error{err})
 				}
 			}
-			return a.showSession(sess, pending, src, asJSON, events)
+			return a.showSession(sess, pending, src, opts)
 		},
 	}
 	onRemote.flags(cmd, "show the session as it was last pushed to this remote (read into a cache under $AUTOAGENT_HOME/remote-sessions, nothing checked out)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session record as JSON")
-	cmd.Flags().BoolVar(&events, "events", false, "include the audit trail")
+	opts.flags(cmd)
 	return cmd
 }
 
@@ -219,7 +234,8 @@ The trail is read line by line, so a trail of millions of lines shows at once in
 func printSession(out io.Writer, s *sessions.Session, pending *sessions.PendingPush) error {
 	w := bufio.NewWriter(out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
+	// Some of a record comes from the agent (its session id, the files it wrote): shown as text.
+	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, view.Printable(v)) }
 	row("id", s.ID)
 	if s.Name != "" {
 		row("name", s.Name)
@@ -270,8 +286,8 @@ func (a *app) newSessionListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List sessions, newest first",
-		Long: `List sessions, newest first. Only the records shown are read, so a folder of thousands of
-sessions lists at once. A corrupt record or a file that is not a session is reported on stderr
+		Long: `List sessions, newest first, with their name and agent (- for none). Only the records shown
+are read, so a folder of thousands of sessions lists at once. A corrupt record or a file that is not a session is reported on stderr
 and skipped. The current session is marked with *.`,
 		Example: `  agent-hooks session list
   agent-hooks session list --limit 0
@@ -342,7 +358,7 @@ and skipped. The current session is marked with *.`,
 func printSessionList(out io.Writer, list []*sessions.Session, current string, pending map[string]*sessions.PendingPush) error {
 	w := bufio.NewWriter(out)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  ID\tSTATUS\tSTARTED\tDONE/FAILED/PLANNED\tWORKSPACE")
+	fmt.Fprintln(tw, "  ID\tNAME\tAGENT\tSTATUS\tSTARTED\tDONE/FAILED/PLANNED\tWORKSPACE")
 	for _, s := range list {
 		mark := " "
 		if s.ID == current {
@@ -352,8 +368,8 @@ func printSessionList(out io.Writer, list []*sessions.Session, current string, p
 		if pending[s.ID] != nil {
 			status += " (not pushed)"
 		}
-		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, status, sessTime(s.StartTime),
-			len(s.IssuesCompleted), len(s.IssuesFailed), len(s.IssuesPlanned), s.Workspace)
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\t%s\t%d/%d/%d\t%s\n", mark, s.ID, sessDash(view.Printable(s.Name)), sessDash(view.Printable(s.Agent)),
+			view.Printable(status), sessTime(s.StartTime), len(s.IssuesCompleted), len(s.IssuesFailed), len(s.IssuesPlanned), view.Printable(s.Workspace))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/sessions"
+	"github.com/autoagent/agent-hooks/sessions/view"
 )
 
 // countingWriter counts the writes it is given.
@@ -54,11 +55,15 @@ func TestSessionOutputIsBuffered(t *testing.T) {
 	if err := printSession(&show, s, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := printTrail(&events, src, func(err error) { t.Error(err) }); err != nil {
+	if err := printTrail(&events, src, false, func(err error) { t.Error(err) }); err != nil {
 		t.Fatal(err)
 	}
-	if show.writes != 1 || events.writes != 1 {
-		t.Errorf("session show: %d writes for the record and %d for the trail, want 1 each", show.writes, events.writes)
+	var calls countingWriter
+	if err := view.Table(&calls, view.Trail{Name: src.name, Open: src.open}, view.Options{Problem: func(err error) { t.Error(err) }}); err != nil {
+		t.Fatal(err)
+	}
+	if show.writes != 1 || events.writes != 1 || calls.writes != 1 {
+		t.Errorf("session show: %d writes for the record, %d for the trail and %d for the calls, want 1 each", show.writes, events.writes, calls.writes)
 	}
 	for _, want := range []string{"id:         session-1704067200000-abcdef\n", "current:    #7\n"} {
 		if !strings.Contains(show.String(), want) {
@@ -78,7 +83,7 @@ func TestSessionOutputIsBuffered(t *testing.T) {
 	if list.writes != 1 {
 		t.Errorf("session list: %d writes, want 1", list.writes)
 	}
-	if want := "* session-1704067200000-abcdef  active"; !strings.Contains(list.String(), want) {
+	if want := "* session-1704067200000-abcdef  -     -      active"; !strings.Contains(list.String(), want) {
 		t.Errorf("session list output lacks %q:\n%s", want, list.String())
 	}
 }

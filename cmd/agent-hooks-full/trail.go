@@ -12,6 +12,7 @@ import (
 	"github.com/autoagent/agent-hooks/internal/cli"
 	"github.com/autoagent/agent-hooks/runner/remote"
 	"github.com/autoagent/agent-hooks/sessions"
+	"github.com/autoagent/agent-hooks/sessions/view"
 )
 
 // trailSource opens an audit trail for reading (a local file, or a blob of a pushed session); it
@@ -33,19 +34,24 @@ func (src trailSource) each(details bool, fn func(n int, e *sessions.Event, line
 var trailHeader = [...]string{"TIME", "EVENT", "HOOK", "SOURCE", "STATUS", "EXIT", "MS", "DECISION", "REASON"}
 
 // trailCells are the cells of one event's row, but the last (the reason), which is not padded.
+// What the trail holds may come from the agent (a path in a rule's reason): it is shown as
+// text (view.Printable), no escape sequence reaching the terminal.
 func trailCells(e *sessions.Event, cells *[len(trailHeader) - 1]string) {
 	cells[0] = sessTime(e.Time)
-	cells[1], cells[2], cells[3], cells[4] = e.Event, e.Name, e.Source, e.Status
+	cells[1], cells[2], cells[3], cells[4] = view.Printable(e.Event), view.Printable(e.Name), view.Printable(e.Source), view.Printable(e.Status)
 	cells[5] = strconv.Itoa(e.ExitCode)
 	cells[6] = strconv.FormatInt(e.DurationMs, 10)
-	cells[7] = sessDash(e.Decision)
+	cells[7] = sessDash(view.Printable(e.Decision))
 }
 
 // printTrail prints the trail as a table in two passes over the source, holding one line at a
 // time: the first measures the columns (and reports the lines it skips), the second prints. It
 // lays the table out as text/tabwriter would (two spaces between columns), which needs every row
-// before the first is printed.
-func printTrail(w io.Writer, src trailSource, problem func(error)) error {
+// before the first is printed. With blocked, only the lines that refused their event.
+func printTrail(w io.Writer, src trailSource, blocked bool, problem func(error)) error {
+	keep := func(e *sessions.Event) bool {
+		return !blocked || e.Status == "blocked" || e.Status == "refused" || e.Decision == "block" || e.Decision == "deny"
+	}
 	var width [len(trailHeader) - 1]int
 	for i := range width {
 		width[i] = utf8.RuneCountInString(trailHeader[i])
@@ -53,6 +59,9 @@ func printTrail(w io.Writer, src trailSource, problem func(error)) error {
 	var cells [len(trailHeader) - 1]string
 	rows := 0
 	err := src.each(false, func(_ int, e *sessions.Event, _ []byte) error {
+		if !keep(e) {
+			return nil
+		}
 		rows++
 		trailCells(e, &cells)
 		for i, c := range cells {
@@ -65,7 +74,11 @@ func printTrail(w io.Writer, src trailSource, problem func(error)) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if rows == 0 {
-		fmt.Fprintln(bw, "no hook has run in this session")
+		msg := "no hook has run in this session"
+		if blocked {
+			msg = "nothing was blocked in this session"
+		}
+		fmt.Fprintln(bw, msg)
 		return bw.Flush()
 	}
 	var row []byte
@@ -83,8 +96,11 @@ func printTrail(w io.Writer, src trailSource, problem func(error)) error {
 	}
 	writeRow(trailHeader[:len(trailHeader)-1], trailHeader[len(trailHeader)-1])
 	err = src.each(false, func(_ int, e *sessions.Event, _ []byte) error {
+		if !keep(e) {
+			return nil
+		}
 		trailCells(e, &cells)
-		writeRow(cells[:], sessLine(e.Reason))
+		writeRow(cells[:], view.Printable(sessLine(e.Reason)))
 		return nil
 	}, nil)
 	if err != nil {
@@ -161,31 +177,6 @@ func localTrail(store *sessions.Store, id string, size int64) trailSource {
 			io.Closer
 		}{io.LimitReader(r, size), r}, nil
 	}}
-}
-
-// showSession prints a session's record, and with events its audit trail.
-// A session whose push did not happen (pending, nil for none) says so.
-func (a *app) showSession(sess *sessions.Session, pending *sessions.PendingPush, src trailSource, asJSON, events bool) error {
-	problem := func(err error) { a.reportProblems([]error{err}) }
-	switch {
-	case asJSON && events:
-		return writeSessionJSON(a.Stdout, sess, pending, src, problem)
-	case asJSON:
-		rec, err := recordJSON(sess, pending)
-		if err != nil {
-			return err
-		}
-		_, err = a.Stdout.Write(append(rec, '\n'))
-		return err
-	}
-	if err := printSession(a.Stdout, sess, pending); err != nil {
-		return err
-	}
-	if !events {
-		return nil
-	}
-	fmt.Fprintln(a.Stdout)
-	return printTrail(a.Stdout, src, problem)
 }
 
 // verifySession checks the hash chain of a session's audit trail against its record's head.

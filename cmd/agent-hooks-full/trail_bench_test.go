@@ -43,7 +43,7 @@ func benchTrail(b *testing.B) (trailSource, *sessions.Session) {
 func BenchmarkPrintTrail(b *testing.B) {
 	src, _ := benchTrail(b)
 	for b.Loop() {
-		if err := printTrail(io.Discard, src, nil); err != nil {
+		if err := printTrail(io.Discard, src, false, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

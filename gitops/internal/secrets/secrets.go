@@ -429,11 +429,22 @@ func (d *Detector) Content(p string, content []byte) (Finding, bool) {
 	if len(content) >= MaxContent || Binary(content) || d.global.pathAllowed(p) {
 		return Finding{}, false
 	}
-	run := d.kw.rules(content)
+	// A rune that (?i) matches to an ASCII letter is rare, and lowercased to it by gitleaks'
+	// prefilter: then the keywords are searched for as gitleaks does, and the case-insensitive
+	// rules run over the whole content.
+	otherFold := foldsToASCII(content)
+	var run []bool
+	if otherFold {
+		run = d.kw.rules(bytes.ToLower(content))
+	} else {
+		run = d.kw.rules(content)
+	}
 	for _, i := range d.always {
 		run[i] = true
 	}
-	var folded []byte // content in lower case, made for the first rule that needs it
+	// content with ASCII letters in lower case (the same length: offsets into it are offsets
+	// into content), made for the first case-insensitive rule that needs it.
+	var folded []byte
 	for i, ok := range run {
 		if !ok {
 			continue
@@ -446,24 +457,44 @@ func (d *Detector) Content(p string, content []byte) (Finding, bool) {
 			// Fail closed: a rule that cannot run cannot clear the file.
 			return Finding{Path: p, Rule: r.id, Source: "gitleaks", Description: "the rule does not compile: " + err.Error()}, true
 		}
+		if r.fold && r.at != nil && !otherFold && folded == nil {
+			folded = asciiLower(content)
+		}
 		var matches [][]int
-		if r.at == nil {
+		switch {
+		case r.at == nil, r.fold && otherFold:
 			matches = r.re.FindAllIndex(content, -1)
-		} else {
-			in := content
-			if r.fold {
-				if folded == nil {
-					folded = bytes.ToLower(content)
-				}
-				in = folded
-			}
-			matches = r.findAll(content, in)
+		case r.fold:
+			matches = r.findAll(content, folded)
+		default:
+			matches = r.findAll(content, content)
 		}
 		if f, ok := d.finding(r, p, content, matches); ok {
 			return f, true
 		}
 	}
 	return Finding{}, false
+}
+
+// asciiLower is b with its ASCII letters in lower case and every other byte as it is. Unlike
+// bytes.ToLower it keeps the length (which an invalid byte, or İ, would change), so that an offset
+// into it is the same offset into b.
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// foldsToASCII reports whether b holds one of the two runes that a case-insensitive Go regexp
+// matches to an ASCII letter (their simple case folding: K KELVIN SIGN to k, ſ LONG S to s),
+// which asciiLower leaves as they are.
+func foldsToASCII(b []byte) bool {
+	return bytes.Contains(b, []byte("\u212a")) || bytes.Contains(b, []byte("\u017f"))
 }
 
 // findAll is r.re.FindAllIndex(content, -1) for a rule with start literals: r.at tried at each

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // token is a made-up credential of a well-known format: prefix, then n characters drawn from
@@ -154,6 +155,12 @@ func TestContent(t *testing.T) {
 		{"aws key id", "deploy.sh", "export AWS_ACCESS_KEY_ID=" + akia + "\n", "aws-access-token", 1},
 		{"aws documentation example", "deploy.sh", "export AWS_ACCESS_KEY_ID=AK" + "IAIOSFODNN7EXAMPLE\n", "", 0},
 		{"private key", "deploy/key.txt", "# the deploy key\n" + key, "private-key", 2},
+		// Lowercasing changes the length of these (an invalid byte becomes U+FFFD, İ three bytes):
+		// a case-insensitive rule's matches are still found where they are.
+		{"private key after latin-1", "deploy/key.txt", "# cl\xe9 \xe9\xe9\xe9\xe9\xe9\xe9\xe9\xe9\xe9\xe9\n" + key, "private-key", 2},
+		{"private key after a dotted capital I", "deploy/key.txt", "# \u0130\u0130\u0130\u0130\u0130\u0130\u0130\u0130\n" + key, "private-key", 2},
+		// (?i) matches K (Kelvin) to k, and gitleaks' prefilter lowercases it to k.
+		{"private key with a Kelvin sign", "deploy/key.txt", strings.Replace(key, "KEY-----\n", "\u212aEY-----\n", 1), "private-key", 1},
 		{"keyword in upper case", "project.clj", "(def token \"" + clojars + "\")\n", "clojars-api-token", 1},
 		{"keyword in lower case", "project.clj", "(def token \"" + strings.ToLower(clojars) + "\")\n", "clojars-api-token", 1},
 		{"low entropy", "a.txt", "gh" + "p_" + strings.Repeat("a", 36) + "\n", "", 0},
@@ -175,6 +182,24 @@ func TestContent(t *testing.T) {
 				t.Errorf("finding %+v", f)
 			}
 		})
+	}
+}
+
+// TestFoldsToASCII: the runes foldsToASCII looks for are all those that Go's case-insensitive
+// matching takes to an ASCII letter (asciiLower leaves every other rune's bytes alone, and no
+// other rune matches an ASCII letter under (?i)).
+func TestFoldsToASCII(t *testing.T) {
+	t.Parallel()
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		ascii := false
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < 0x80 {
+				ascii = true
+			}
+		}
+		if got := foldsToASCII([]byte(string(r))); got != ascii {
+			t.Errorf("foldsToASCII(%U) = %v, want %v", r, got, ascii)
+		}
 	}
 }
 
@@ -301,9 +326,12 @@ func TestAnchoredIsFindAll(t *testing.T) {
 				if ru.fold && r.IntN(2) == 0 {
 					s = strings.ToUpper(s)
 				}
-				switch r.IntN(5) {
+				switch r.IntN(6) {
 				case 0:
 					b.WriteString(token("", alnum+"_-.=/+", r.IntN(8), r.Uint64()))
+				case 5:
+					// Bytes whose lowercasing (not ASCII's) changes their length.
+					b.WriteString([]string{"\xe9", "\u0130", "\xff\xfe", "\u00c9"}[r.IntN(4)])
 				case 1:
 					b.WriteString(s)
 				default:
@@ -317,7 +345,7 @@ func TestAnchoredIsFindAll(t *testing.T) {
 			content := []byte(b.String())
 			in := content
 			if ru.fold {
-				in = bytes.ToLower(content)
+				in = asciiLower(content)
 			}
 			got, want := ru.findAll(content, in), ru.re.FindAllIndex(content, -1)
 			matched += len(want)

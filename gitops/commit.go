@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,11 @@ type CommitOptions struct {
 	NoVerify   bool // skip the repository's pre-commit and commit-msg hooks
 	AllowEmpty bool
 	Selection  Selection
+	// AllowSecrets are globs (as Selection.Globs) of files committed even when they look like
+	// secrets. Any other added or changed file that does (internal/secrets: dotenv, private key
+	// and credential files by name, well-known token formats by content) is left out of the
+	// commit, unstaged or untracked, and reported in CommitResult.Secrets.
+	AllowSecrets []string
 	// Before is called once the changes are known and before anything is committed (agent-hooks
 	// fires PreGitCommit here). An error stops the commit and is returned as is. rescan says the
 	// work tree may have changed, so the changes are computed again.
@@ -61,6 +67,9 @@ type CommitResult struct {
 	Files    []FileChange // what the commit changes compared to its parent
 	Warnings []string
 	Created  *CreatedCommit // the commit CommitOptions.Create made, nil for a commit made here
+	// Secrets are the files left out of the commit (or of the nothing committed) because they
+	// look like secrets (see CommitOptions.AllowSecrets).
+	Secrets []SecretFinding
 }
 
 // HookError is a repository git hook (pre-commit, commit-msg) that refused the commit.
@@ -148,12 +157,13 @@ func (r *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 			return nil, err
 		}
 	}
-	p, err := r.stageForCommit(ctx, o, res)
+	chk := newSecretCheck(o.AllowSecrets)
+	p, err := r.stageForCommit(ctx, o, res, chk)
 	if err != nil || p == nil {
 		return nilIfErr(res, err)
 	}
 	if !o.NoVerify {
-		if p, err = r.runPreCommit(ctx, p, o.AllowEmpty, out); err != nil || p == nil {
+		if p, err = r.runPreCommit(ctx, p, o.AllowEmpty, chk, out); err != nil || p == nil {
 			return nilIfErr(res, err)
 		}
 	}
@@ -231,10 +241,11 @@ func (r *Repo) unsupportedWarnings(elsewhere bool) []string {
 	return ws
 }
 
-// stageForCommit stages the selected changes, asks o.Before, and stores the trees and the index
-// (under git's lock); it stages again when Before says the work tree changed or another process
-// changed the index meanwhile. nil: nothing to commit. Staging warnings go to res.
-func (r *Repo) stageForCommit(ctx context.Context, o CommitOptions, res *CommitResult) (*pending, error) {
+// stageForCommit stages the selected changes but what looks like a secret, asks o.Before, and
+// stores the trees and the index (under git's lock); it stages again when Before says the work
+// tree changed or another process changed the index meanwhile. nil: nothing to commit. Staging
+// warnings and the files left out go to res.
+func (r *Repo) stageForCommit(ctx context.Context, o CommitOptions, res *CommitResult, chk *secretCheck) (*pending, error) {
 	var (
 		asked             bool
 		author, committer object.Signature
@@ -246,18 +257,16 @@ func (r *Repo) stageForCommit(ctx context.Context, o CommitOptions, res *CommitR
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		p, warnings, err := r.stageChanges(o.Selection)
+		p, warnings, leftOut, err := r.stageChanges(o.Selection, chk)
 		if err != nil {
 			return nil, err
 		}
 		if attempt == 0 {
 			res.Warnings = append(res.Warnings, warnings...)
 		}
+		res.Secrets = leftOut
 		if p.head.nothingToCommit(p.root, o.AllowEmpty) {
 			return nil, nil
-		}
-		if p.files, err = r.diff(p.head.tree, p.trees); err != nil {
-			return nil, err
 		}
 		if !asked {
 			asked = true
@@ -283,28 +292,49 @@ func (r *Repo) stageForCommit(ctx context.Context, o CommitOptions, res *CommitR
 }
 
 // stageChanges reads HEAD and the index, refuses to go on in the middle of an unfinished
-// operation, stages the selected changes of the work tree and computes the trees.
-func (r *Repo) stageChanges(sel Selection) (*pending, []string, error) {
+// operation, stages the selected changes of the work tree but what looks like a secret (staged
+// before or not: leftOut), and computes the trees and what they change.
+func (r *Repo) stageChanges(sel Selection, chk *secretCheck) (p *pending, warnings []string, leftOut []SecretFinding, err error) {
 	hd, err := r.head()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	idx, err := gitindex.Read(r.indexPath())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := r.checkFinished("commit", idx); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	st, err := r.stage(idx, sel)
+	st, err := r.stage(idx, sel, chk)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	tb, root, err := buildFromIndex(st.idx)
+	p = &pending{head: hd, idx: st.idx}
+	if err := r.build(p); err != nil {
+		return nil, nil, nil, err
+	}
+	more, changed, err := r.checkStaged(p, chk)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return &pending{head: hd, idx: st.idx, trees: tb, root: root}, st.warnings, nil
+	if changed {
+		if err := r.build(p); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	leftOut = append(st.secrets, more...)
+	slices.SortFunc(leftOut, func(a, b SecretFinding) int { return strings.Compare(a.Path, b.Path) })
+	return p, st.warnings, leftOut, nil
+}
+
+// build computes the trees of p's index and the files they change from HEAD.
+func (r *Repo) build(p *pending) (err error) {
+	if p.trees, p.root, err = buildFromIndex(p.idx); err != nil {
+		return err
+	}
+	p.files, err = r.diff(p.head.tree, p.trees)
+	return err
 }
 
 // signatures resolves the author and committer, dated now (see identity).
@@ -335,8 +365,9 @@ func (r *Repo) storeStaged(p *pending) (ok bool, err error) {
 }
 
 // runPreCommit runs the pre-commit hook. A hook that ran may have staged or unstaged files, so
-// the commit is then made of what the index says afterwards (nil: nothing to commit any more).
-func (r *Repo) runPreCommit(ctx context.Context, p *pending, allowEmpty bool, out io.Writer) (*pending, error) {
+// the commit is then made of what the index says afterwards (nil: nothing to commit any more);
+// if the hook staged a file that looks like a secret, nothing is committed.
+func (r *Repo) runPreCommit(ctx context.Context, p *pending, allowEmpty bool, chk *secretCheck, out io.Writer) (*pending, error) {
 	run, err := r.runGitHook(ctx, "pre-commit", nil, out)
 	if err != nil {
 		return nil, err
@@ -362,6 +393,13 @@ func (r *Repo) runPreCommit(ctx context.Context, p *pending, allowEmpty bool, ou
 	after.idx, after.trees, after.root = idx, tb, root
 	if after.files, err = r.diff(p.head.tree, tb); err != nil {
 		return nil, err
+	}
+	// What the hook staged was not looked at; the check only reads the index it was given here.
+	if found, _, err := r.checkStaged(&pending{head: p.head, idx: idx, files: after.files}, chk); err != nil {
+		return nil, err
+	} else if len(found) > 0 {
+		return nil, fmt.Errorf("the pre-commit hook staged %s, which looks like a secret (%s); nothing was committed",
+			found[0].Path, found[0].Reason())
 	}
 	return &after, nil
 }

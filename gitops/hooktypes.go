@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -56,6 +57,9 @@ type commitConfig struct {
 	Author     *Person  `json:"author"`
 	Committer  *Person  `json:"committer"`
 	Via        string   `json:"via"`
+	// AllowSecrets: globs (relative to the workspace, as files) of files committed even when
+	// they look like secrets.
+	AllowSecrets []string `json:"allowSecrets"`
 }
 
 // pushConfig is a git-push hook's options.
@@ -68,6 +72,9 @@ type pushConfig struct {
 	// See PushOptions.
 	AllowSyntheticMerge bool `json:"allowSyntheticMerge"`
 	AllowForkToBase     bool `json:"allowForkToBase"`
+	// AllowSecrets: globs (relative to the workspace) of files pushed even when they look like
+	// secrets.
+	AllowSecrets []string `json:"allowSecrets"`
 }
 
 var nameEmail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(.*?)\s*<([^<>]+)>\s*$`) })
@@ -110,10 +117,11 @@ func (t CommitType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Tas
 	if c.Message == "" {
 		c.Message = DefaultMessage
 	}
-	for _, g := range c.Files {
-		if _, err := filepath.Match(g, ""); err != nil || strings.TrimSpace(g) == "" {
-			return nil, fmt.Errorf("files: bad pattern %q", g)
-		}
+	if err := checkGlobs("files", c.Files); err != nil {
+		return nil, err
+	}
+	if err := checkGlobs("allowSecrets", c.AllowSecrets); err != nil {
+		return nil, err
 	}
 	return &commitRunner{cfg: c, gitHubAPI: t.GitHubAPI}, nil
 }
@@ -127,7 +135,20 @@ func (t PushType) Configure(h *hooks.Hook, options json.RawMessage) (hooks.Task,
 	if c.Retries != nil && (*c.Retries < 0 || *c.Retries > 10) {
 		return nil, fmt.Errorf("retries: must be between 0 and 10")
 	}
+	if err := checkGlobs("allowSecrets", c.AllowSecrets); err != nil {
+		return nil, err
+	}
 	return &pushRunner{cfg: c, delay: t.RetryDelay, pullRequest: t.PullRequest}, nil
+}
+
+// checkGlobs refuses an option's malformed or blank patterns.
+func checkGlobs(option string, globs []string) error {
+	for _, g := range globs {
+		if _, err := filepath.Match(g, ""); err != nil || strings.TrimSpace(g) == "" {
+			return fmt.Errorf("%s: bad pattern %q", option, g)
+		}
+	}
+	return nil
 }
 
 type commitRunner struct {
@@ -148,7 +169,11 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 	if err != nil {
 		return failed("git-commit: %v", err)
 	}
-	sel, err := c.selection(r, inv)
+	base, err := workspaceBase(r, inv.Workspace)
+	if err != nil {
+		return failed("git-commit: %v", err)
+	}
+	sel, err := c.selection(r, base, inv)
 	if err != nil {
 		return failed("git-commit: %v", err)
 	}
@@ -157,6 +182,7 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 	opts := CommitOptions{
 		Message: message, NoVerify: c.cfg.NoVerify,
 		AllowEmpty: c.cfg.AllowEmpty, Selection: sel, Out: inv.Stderr,
+		AllowSecrets: topGlobs(base, c.cfg.AllowSecrets),
 	}
 	if c.cfg.Author != nil {
 		opts.Author = *c.cfg.Author
@@ -212,10 +238,15 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 	for _, w := range res.Warnings {
 		fmt.Fprintf(inv.Stderr, "git-commit: warning: %s\n", w)
 	}
+	warnSecrets(inv.Stderr, res.Secrets)
 	if !res.Changes {
 		msg := "git-commit: nothing to commit, working tree clean\n"
 		fmt.Fprint(inv.Stdout, msg)
-		return hooks.Outcome{Status: hooks.StatusOK, Stdout: msg, Details: map[string]any{"changes": false, "filesCommitted": 0}}
+		details := map[string]any{"changes": false, "filesCommitted": 0}
+		if len(res.Secrets) > 0 {
+			details["secretsLeftOut"] = res.Secrets
+		}
+		return hooks.Outcome{Status: hooks.StatusOK, Stdout: msg, Details: details}
 	}
 	subject, _, _ := strings.Cut(res.Message, "\n")
 	where := res.Branch
@@ -228,6 +259,9 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 	msg := fmt.Sprintf("[%s %s] %s\n %d file(s) changed\n", where, res.Hash[:7], subject, len(res.Files))
 	details := map[string]any{
 		"changes": true, "commitSha": res.Hash, "filesCommitted": len(res.Files), "branch": res.Branch, "via": ViaLocal,
+	}
+	if len(res.Secrets) > 0 {
+		details["secretsLeftOut"] = res.Secrets
 	}
 	if cr := res.Created; cr != nil {
 		verified := "not signed, so not Verified (" + cr.Reason + ")"
@@ -253,12 +287,12 @@ func (c *commitRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Out
 	return out
 }
 
-// selection is the hook's files globs, else the payload's filesModified, else everything; both
-// are relative to the workspace.
-func (c *commitRunner) selection(r *Repo, inv *hooks.Invocation) (Selection, error) {
-	ws, err := filepath.Abs(inv.Workspace)
+// workspaceBase is the workspace's path below the top of the repository r, slash-separated, ""
+// for the top itself.
+func workspaceBase(r *Repo, workspace string) (string, error) {
+	ws, err := filepath.Abs(workspace)
 	if err != nil {
-		return Selection{}, err
+		return "", err
 	}
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
 		ws = real
@@ -269,18 +303,34 @@ func (c *commitRunner) selection(r *Repo, inv *hooks.Invocation) (Selection, err
 	}
 	base, err := filepath.Rel(root, ws)
 	if err != nil || strings.HasPrefix(base, "..") {
-		return Selection{}, fmt.Errorf("workspace %s is outside the repository %s", ws, root)
+		return "", fmt.Errorf("workspace %s is outside the repository %s", ws, root)
 	}
 	base = filepath.ToSlash(base)
 	if base == "." {
 		base = ""
 	}
+	return base, nil
+}
+
+// topGlobs are globs relative to the workspace (at base) made relative to the top.
+func topGlobs(base string, globs []string) []string {
+	var out []string
+	for _, g := range globs {
+		out = append(out, gitindex.JoinPath(base, strings.TrimPrefix(filepath.ToSlash(g), "./")))
+	}
+	return out
+}
+
+// selection is the hook's files globs, else the payload's filesModified, else everything; both
+// are relative to the workspace, which is at base below the top.
+func (c *commitRunner) selection(r *Repo, base string, inv *hooks.Invocation) (Selection, error) {
+	root := r.Root
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	ws := filepath.Join(root, filepath.FromSlash(base))
 	if len(c.cfg.Files) > 0 {
-		var sel Selection
-		for _, g := range c.cfg.Files {
-			sel.Globs = append(sel.Globs, gitindex.JoinPath(base, strings.TrimPrefix(filepath.ToSlash(g), "./")))
-		}
-		return sel, nil
+		return Selection{Globs: topGlobs(base, c.cfg.Files)}, nil
 	}
 	raw, ok := inv.Payload["filesModified"]
 	if !ok || raw == nil {
@@ -307,6 +357,21 @@ func (c *commitRunner) selection(r *Repo, inv *hooks.Invocation) (Selection, err
 		sel.Paths = append(sel.Paths, filepath.ToSlash(rel))
 	}
 	return sel, nil // an empty list selects nothing: the agent changed nothing
+}
+
+// maxSecretWarnings bounds the warnings of one commit about files left out.
+const maxSecretWarnings = 10
+
+// warnSecrets says which files a commit left out, and how to commit them.
+func warnSecrets(w io.Writer, found []SecretFinding) {
+	for i, f := range found {
+		if i == maxSecretWarnings-1 && len(found) > maxSecretWarnings {
+			fmt.Fprintf(w, "git-commit: warning: and %d more files that look like secrets were not committed\n", len(found)-i)
+			break
+		}
+		fmt.Fprintf(w, "git-commit: warning: %s was not committed: it looks like a secret (%s: %s); to commit it, list it in \"allowSecrets\" of the git-commit hook\n",
+			f.Path, f.Reason(), f.Description)
+	}
 }
 
 // lastLine is the last non-blank line of s, shortened to 200 bytes.
@@ -343,9 +408,14 @@ func (p *pushRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outco
 	if err != nil {
 		return failed("git-push: %v", err)
 	}
+	base, err := workspaceBase(r, inv.Workspace)
+	if err != nil {
+		return failed("git-push: %v", err)
+	}
 	o := PushOptions{Remote: p.cfg.Remote, Branch: p.cfg.Branch, Force: p.cfg.Force, SetUpstream: true,
 		Retries: 3, RetryDelay: p.delay, Progress: inv.Stderr,
-		AllowSyntheticMerge: p.cfg.AllowSyntheticMerge, AllowForkToBase: p.cfg.AllowForkToBase}
+		AllowSyntheticMerge: p.cfg.AllowSyntheticMerge, AllowForkToBase: p.cfg.AllowForkToBase,
+		AllowSecrets: topGlobs(base, p.cfg.AllowSecrets)}
 	env := envOf(inv)
 	switch {
 	case p.pullRequest != nil:
@@ -362,6 +432,13 @@ func (p *pushRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outco
 		o.Retries = *p.cfg.Retries
 	}
 	res, err := r.Push(ctx, o)
+	var secretErr *SecretError
+	if errors.As(err, &secretErr) {
+		reason := "git-push: " + secretErr.Error()
+		fmt.Fprintln(inv.Stdout, reason)
+		return hooks.Outcome{Status: hooks.StatusBlocked, Decision: hooks.DecisionBlock, Reason: reason, ExitCode: 2,
+			Details: map[string]any{"remote": o.Remote, "secrets": secretErr.Findings}}
+	}
 	if err != nil {
 		return failed("git-push: %v", err)
 	}

@@ -51,6 +51,10 @@ type PushOptions struct {
 	AllowSyntheticMerge bool
 	AllowForkToBase     bool
 	PullRequest         *PullRequestCheckout
+	// AllowSecrets are globs (as Selection.Globs) of files pushed even when they look like
+	// secrets. A push whose new commits add or change any other file that does is refused with
+	// a *SecretError (see CommitOptions.AllowSecrets).
+	AllowSecrets []string
 }
 
 // PushResult is what Push did.
@@ -179,8 +183,24 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	// own on the time spent: the hook's timeout (ctx) bounds it. Cancelled while it waits, the
 	// push stops with ctx's error rather than try again.
 	delays := &backoff.ExponentialBackOff{InitialInterval: o.RetryDelay, Multiplier: 2, MaxInterval: math.MaxInt64}
+	checked := false
 	_, err = backoff.Retry(ctx, func() (struct{}, error) {
 		res.Attempts++
+		if !checked {
+			// What the remote has, from the remote, over the connection the push makes.
+			refs, err := git.NewRemote(r.repo.Storer, &config.RemoteConfig{Name: o.Remote, URLs: []string{pushURL}}).
+				ListContext(ctx, &git.ListOptions{Auth: auth})
+			if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+				if transient(err) {
+					return struct{}{}, err
+				}
+				return struct{}{}, backoff.Permanent(err)
+			}
+			if err := r.checkPush(ctx, o.Remote, refs, t.hash, newSecretCheck(o.AllowSecrets)); err != nil {
+				return struct{}{}, backoff.Permanent(err)
+			}
+			checked = true
+		}
 		err := r.pushOnce(ctx, rem, opts, t, o.Force)
 		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) && transient(err) {
 			return struct{}{}, err
@@ -192,9 +212,12 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 				fmt.Fprintf(o.Progress, "push to %s failed (%s); retrying in %s\n", o.Remote, redact.String(err.Error(), secrets), delay)
 			}
 		}))
+	var secretErr *SecretError
 	switch {
 	case errors.Is(err, git.NoErrAlreadyUpToDate):
 		res.UpToDate = true
+	case errors.As(err, &secretErr):
+		return res, secretErr
 	case err != nil:
 		return res, explainPushError(o.Remote, t, err, secrets, res.Attempts)
 	}

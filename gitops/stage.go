@@ -95,6 +95,7 @@ type staged struct {
 	idx      *gitindex.Index
 	changed  []string // paths whose entry was added, updated or removed
 	warnings []string
+	secrets  []SecretFinding // files left out: they look like secrets
 }
 
 // stager walks the work tree once, comparing it with the index. Directories are read by several
@@ -111,6 +112,7 @@ type stager struct {
 	objects    *gitobj.Writer // writes into store
 	attrs      *gitattr.Source
 	conv       gitattr.Converter
+	secrets    *secretCheck
 
 	seen     []bool            // by entry: found in the work tree
 	replaced []*gitindex.Entry // by entry: its new version
@@ -120,6 +122,7 @@ type stager struct {
 	changed     []string
 	warnings    []string
 	eolWarnings []string // core.safecrlf=warn's, one per file
+	leftOut     []SecretFinding
 	err         error
 
 	wg  sync.WaitGroup
@@ -127,10 +130,11 @@ type stager struct {
 }
 
 // stage brings idx, which has no unresolved conflicts, in line with the work tree for the selected
-// paths, writing blobs for changed content. The index file is not written.
-func (r *Repo) stage(idx *gitindex.Index, sel Selection) (*staged, error) {
+// paths, writing blobs for changed content, except for the files that chk finds look like
+// secrets: those keep their entry (or stay untracked). The index file is not written.
+func (r *Repo) stage(idx *gitindex.Index, sel Selection, chk *secretCheck) (*staged, error) {
 	s := &stager{
-		r: r, idx: idx, sel: sel,
+		r: r, idx: idx, sel: sel, secrets: chk,
 		seen:       make([]bool, len(idx.Entries)),
 		replaced:   make([]*gitindex.Entry, len(idx.Entries)),
 		fileMode:   r.cfg.Bool("core", "", "filemode", true),
@@ -390,6 +394,16 @@ func (s *stager) file(dir, name string, st gitindex.FileStat, inIgnored bool, ru
 		s.replaced[i] = &e
 		return nil
 	}
+	// New content: checked before it is staged. data is nil for a large file, stored while
+	// read: its name is checked, not its content.
+	if f, bad, err := s.secrets.check(rel, h, data); err != nil {
+		return err
+	} else if bad {
+		s.mu.Lock()
+		s.leftOut = append(s.leftOut, f)
+		s.mu.Unlock()
+		return nil
+	}
 	if data != nil {
 		s.objects.Add(plumbing.BlobObject, h, data)
 	}
@@ -478,9 +492,11 @@ func (s *stager) finish() *staged {
 	if n := len(s.eolWarnings); n > maxEOLWarnings {
 		s.eolWarnings = append(s.eolWarnings[:maxEOLWarnings-1], fmt.Sprintf("and %d more files whose line endings the next checkout changes", n-maxEOLWarnings+1))
 	}
+	sort.Slice(s.leftOut, func(i, j int) bool { return s.leftOut[i].Path < s.leftOut[j].Path })
 	return &staged{
 		idx:      &gitindex.Index{Version: old.Version, Entries: out, Tree: tree, ResolveUndo: old.ResolveUndo, Sum: old.Sum, MtimeS: old.MtimeS, MtimeN: old.MtimeN},
 		changed:  s.changed,
 		warnings: append(s.warnings, s.eolWarnings...),
+		secrets:  s.leftOut,
 	}
 }

@@ -190,13 +190,23 @@ func (a *app) doctorConfig(workspace string, installed []agents.Agent) (*hostset
 	for _, ag := range installed {
 		titles = append(titles, ag.Title())
 	}
+	// The built-in types that run on an event the agents fire: the same type on another event
+	// (set-auto-commit's git-commit on PostExecutionEnd beside Stop) is there for a loop.
+	coveredTypes := map[string]bool{}
+	for ev := range fired {
+		for _, h := range cfg.Hooks[ev] {
+			if h.Enabled && h.Type != "command" {
+				coveredTypes[h.Type] = true
+			}
+		}
+	}
 	for _, ev := range sortedKeys(cfg.Hooks) {
 		if _, ok := fired[ev]; ok {
 			continue
 		}
 		for _, h := range cfg.Hooks[ev] {
 			// A seed format's hooks are its loop's, which fires their events itself.
-			if !h.Enabled || h.Source.Format != "autoagent" {
+			if !h.Enabled || h.Source.Format != "autoagent" || coveredTypes[h.Type] {
 				continue
 			}
 			what := h.Type + " hook"

@@ -36,7 +36,11 @@ func autoBuiltins(what string) []configedit.Builtin {
 			Before: []string{gitops.TypePush},
 		}
 	}
-	return []configedit.Builtin{commit(hooks.PostExecutionEnd, gitops.DefaultMessage), commit(hooks.Stop, StopCommitMessage)}
+	// On Stop, only an agent's: a loop's `session end` fires Stop too, whose payload names no
+	// agent and no files, and would commit everything under a message of unexpanded variables.
+	onStop := commit(hooks.Stop, StopCommitMessage)
+	onStop.Fields = append(onStop.Fields, configedit.Field{Key: "matcher", Value: map[string]any{"field": "agent", "regex": "."}})
+	return []configedit.Builtin{commit(hooks.PostExecutionEnd, gitops.DefaultMessage), onStop}
 }
 
 // newSetAutoCmd is `config set-auto-commit` (what "commit") or `config set-auto-push` ("push").

@@ -38,6 +38,7 @@ die() {
 	exit 1
 }
 notice() { echo "::notice title=agent-hooks::$(escape "$*")"; }
+warning() { echo "::warning title=agent-hooks::$(escape "$*")"; }
 output() {
 	case $2 in *$'\n'* | *$'\r'*) die "output $1 holds a line break" ;; esac
 	printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"
@@ -163,13 +164,13 @@ cached() {
 	[ -e "$p" ] || [ -L "$p" ] || return 1
 	for i in 1 2 3 4; do
 		if [ -L "$p" ]; then
-			notice "the tool cache holds a symbolic link, $p: not used; downloading $2 afresh"
+			warning "the tool cache holds a symbolic link, $p: not used; downloading $2 afresh"
 			return 1
 		fi
 		p=${p%/*}
 	done
 	if ! [ -f "$1/$2" ]; then
-		notice "the tool cache holds $1/$2, not a regular file: not used; downloading it afresh"
+		warning "the tool cache holds $1/$2, not a regular file: not used; downloading it afresh"
 		return 1
 	fi
 	cp "$1/$2" "$3"
@@ -233,7 +234,7 @@ download() {
 		if [ "$got" = "$want" ]; then
 			echo "agent-hooks: $tag from the cache (SHA-256 $got, as the release's $sums says)"
 		else
-			notice "the cached $asset of release $tag is not the release's (SHA-256 $got, its $sums says $want): discarded; downloading it afresh"
+			warning "the cached $asset of release $tag is not the release's (SHA-256 $got, its $sums says $want): discarded; downloading it afresh"
 			rm -f "$tmp/$asset"
 		fi
 	fi

@@ -229,16 +229,19 @@ download() {
 	want=$(awk -v f="$asset" '$2 == f || $2 == "*" f { print $1; exit }' "$tmp/$sums")
 	[[ $want =~ ^[0-9a-f]{64}$ ]] || die "$sums of release $tag lists no SHA-256 for $asset"
 
+	# checked is set once $tmp/$asset is the release's archive, and only then.
+	local checked=""
 	if cached "$dir" "$asset" "$tmp/$asset"; then
 		got=$(sha256 <"$tmp/$asset")
 		if [ "$got" = "$want" ]; then
+			checked=1
 			echo "agent-hooks: $tag from the cache (SHA-256 $got, as the release's $sums says)"
 		else
 			warning "the cached $asset of release $tag is not the release's (SHA-256 $got, its $sums says $want): discarded; downloading it afresh"
-			rm -f "$tmp/$asset"
 		fi
 	fi
-	if ! [ -f "$tmp/$asset" ]; then
+	if [ -z "$checked" ]; then
+		rm -f "$tmp/$asset" # whatever a failed copy left
 		code=$(fetch "$base/$asset" "$tmp/$asset") || die "download $base/$asset failed"
 		[ "$code" = 200 ] || die "download $base/$asset: HTTP $code"
 		got=$(sha256 <"$tmp/$asset")

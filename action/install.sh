@@ -180,7 +180,8 @@ cached() {
 # written beside it and renamed over it, so that a link there is replaced, never followed. A link
 # in place of DIR or a parent of it within the cache is removed first (the link, not what it leads
 # to). The programs an older version of this script unpacked there go: nothing runs from the
-# cache. A cache that cannot be written is no error: this run has its own copy.
+# cache. The archive is public: readable by all, as a tool cache shared by runners needs. A cache
+# that cannot be written is no error: this run has its own copy.
 keep() {
 	local dir=$1 p=$1 i part
 	for i in 1 2 3; do
@@ -195,7 +196,7 @@ keep() {
 		return 0
 	fi
 	if [ -d "$dir/$2" ] && ! [ -L "$dir/$2" ]; then rm -rf "$dir/$2"; fi
-	if ! cp "$3" "$part" || ! mv -f "$part" "$dir/$2"; then
+	if ! cp "$3" "$part" || ! chmod 644 "$part" || ! mv -f "$part" "$dir/$2"; then
 		rm -f "$part"
 		echo "agent-hooks: not cached: cannot write to $dir"
 		return 0

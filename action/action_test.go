@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -603,13 +604,13 @@ func releaseFile(tag, name string) string {
 }
 
 // wantGenuine checks that the job ran release version's own agent-hooks, that nothing planted
-// ran, and that the agent-hooks and agent-hooks-otel at the path the download step gave are the
-// release's, byte for byte.
+// ran, and that the agent-hooks at the path the download step gave and the programs next to it
+// are the release's, byte for byte.
 func wantGenuine(t *testing.T, res *runnertest.Result, version string) {
 	t.Helper()
 	wantGenuineRun(t, res, version)
 	bin := res.Step("download").Outputs["path"]
-	for _, name := range []string{"agent-hooks", "agent-hooks-otel"} {
+	for _, name := range programs {
 		want, err := os.ReadFile(filepath.Join(releaseBinaries(t), name))
 		if err != nil {
 			t.Fatal(err)
@@ -631,23 +632,38 @@ func wantGenuineRun(t *testing.T, res *runnertest.Result, version string) {
 	}
 }
 
-// plant leaves in dir what an attacker would for the action to run: the programs (agent-hooks is
-// hooks: planted, or the genuine one with only the shipper planted), the marker of a complete
-// install, and an archive of the release's name and shape holding them with a checksums file that
-// vouches for it.
-func plant(t *testing.T, dir string, hooks []byte) {
+// programs are the release's programs, as its archive holds them.
+var programs = []string{"agent-hooks", "agent-hooks-full", "agent-hooks-otel"}
+
+// plant leaves in dir what an attacker would for the action to run: the programs (those named in
+// genuine are the release's own, the others planted: the lean agent-hooks genuine and only
+// agent-hooks-full, which runs the action's command, or only the shipper planted), the marker of a
+// complete install, and an archive of the release's name and shape holding them with a checksums
+// file that vouches for it.
+func plant(t *testing.T, dir string, genuine ...string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	archive := tarGz(t, tarFile{"agent-hooks", hooks}, tarFile{"agent-hooks-otel", plantedProgram})
+	files := map[string][]byte{}
+	var packed []tarFile
+	for _, name := range programs {
+		data := plantedProgram
+		if slices.Contains(genuine, name) {
+			var err error
+			if data, err = os.ReadFile(filepath.Join(releaseBinaries(t), name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		files[name] = data
+		packed = append(packed, tarFile{name, data})
+	}
+	archive := tarGz(t, packed...)
 	sum := sha256.Sum256(archive)
-	for name, data := range map[string][]byte{
-		"agent-hooks": hooks, "agent-hooks-otel": plantedProgram,
-		".complete":   []byte(hex.EncodeToString(sum[:]) + "\n"),
-		archiveName:   archive,
-		checksumsName: []byte(hex.EncodeToString(sum[:]) + "  " + archiveName + "\n"),
-	} {
+	files[".complete"] = []byte(hex.EncodeToString(sum[:]) + "\n")
+	files[archiveName] = archive
+	files[checksumsName] = []byte(hex.EncodeToString(sum[:]) + "  " + archiveName + "\n")
+	for name, data := range files {
 		p := filepath.Join(dir, name)
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
@@ -667,15 +683,11 @@ func TestActionVerifiesTheCacheOnEveryRun(t *testing.T) {
 	t.Parallel()
 	good := newRelease(t, "1.2.3")
 	srv := newReleaseServer(t, map[string]release{"v1.2.3": good})
-	genuineHooks, err := os.ReadFile(filepath.Join(releaseBinaries(t), "agent-hooks"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// links plants in another folder and links the cache's files to it.
 	links := func(t *testing.T, dir string) {
 		elsewhere := t.TempDir()
-		plant(t, elsewhere, plantedProgram)
-		for _, name := range []string{"agent-hooks", "agent-hooks-otel", ".complete", archiveName, checksumsName} {
+		plant(t, elsewhere)
+		for _, name := range append([]string{".complete", archiveName, checksumsName}, programs...) {
 			os.Remove(filepath.Join(dir, name))
 			if err := os.Symlink(filepath.Join(elsewhere, name), filepath.Join(dir, name)); err != nil {
 				t.Fatal(err)
@@ -693,11 +705,12 @@ func TestActionVerifiesTheCacheOnEveryRun(t *testing.T) {
 		// neither use nor write through it, and replaces it with a folder of its own.
 		linked bool
 	}{
-		{name: "programs planted with an archive and checksums", tamper: func(t *testing.T, dir string) { plant(t, dir, plantedProgram) }},
-		{name: "only the shipper planted", tamper: func(t *testing.T, dir string) { plant(t, dir, genuineHooks) }},
+		{name: "programs planted with an archive and checksums", tamper: func(t *testing.T, dir string) { plant(t, dir) }},
+		{name: "only the full program planted", tamper: func(t *testing.T, dir string) { plant(t, dir, "agent-hooks", "agent-hooks-otel") }},
+		{name: "only the shipper planted", tamper: func(t *testing.T, dir string) { plant(t, dir, "agent-hooks", "agent-hooks-full") }},
 		{name: "links to planted files", tamper: links},
 		{name: "the folder a link", linked: true},
-		{name: "swapped after the check", during: true, tamper: func(t *testing.T, dir string) { plant(t, dir, plantedProgram) }},
+		{name: "swapped after the check", during: true, tamper: func(t *testing.T, dir string) { plant(t, dir) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tool := t.TempDir()
@@ -708,7 +721,7 @@ func TestActionVerifiesTheCacheOnEveryRun(t *testing.T) {
 			switch {
 			case tt.linked:
 				elsewhere = t.TempDir()
-				plant(t, elsewhere, plantedProgram)
+				plant(t, elsewhere)
 				if err := os.RemoveAll(dir); err != nil {
 					t.Fatal(err)
 				}
@@ -760,7 +773,7 @@ func TestActionVerifiesTheCacheOnEveryRun(t *testing.T) {
 			if b, err := os.ReadFile(filepath.Join(dir, archiveName)); err != nil || !bytes.Equal(b, good.files[archiveName]) {
 				t.Errorf("the tool cache was not repaired: %v", err)
 			}
-			for _, name := range []string{"agent-hooks", "agent-hooks-otel", ".complete"} {
+			for _, name := range append([]string{".complete"}, programs...) {
 				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 					t.Errorf("the tool cache still holds %s", name)
 				}
@@ -778,7 +791,7 @@ func TestActionVerifiesTheCacheOnEveryRun(t *testing.T) {
 			case "release":
 				dir = st.Outputs["dir"]
 			case "run":
-				plant(t, dir, plantedProgram)
+				plant(t, dir)
 			}
 		}}, "v1.2.3", false)
 		wantGenuineRun(t, res, "1.2.3")

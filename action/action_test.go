@@ -800,6 +800,55 @@ func TestActionVerifiesTheCacheOnEveryRun(t *testing.T) {
 		wantGenuine(t, res, "1.2.3")
 	})
 
+	t.Run("a copy from the cache that fails", func(t *testing.T) {
+		// The copy out of the tool cache fails after it wrote (a disk error, a file that changes
+		// under cp): what it left is not a checked archive, whatever it holds. Here it holds the
+		// planted archive whole, and cp says it failed.
+		tool := t.TempDir()
+		first := runJob(t, srv, runnerSetup{store: t.TempDir(), toolCache: tool}, "v1.2.3", false)
+		wantGenuine(t, first, "1.2.3")
+		plant(t, first.Step("release").Outputs["dir"])
+		realCp, err := exec.LookPath("cp")
+		if err != nil {
+			t.Skip(err)
+		}
+		bin := t.TempDir()
+		script := "#!/bin/sh\n\"" + realCp + "\" \"$@\" || exit\ncase \"$1\" in \"" + tool + "\"/*) exit 1 ;; esac\n"
+		if err := os.WriteFile(filepath.Join(bin, "cp"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		goroot := strings.TrimSpace(string(must(exec.Command("go", "env", "GOROOT").Output())))
+		downloads := srv.count(releaseFile("v1.2.3", archiveName))
+		res := runJob(t, srv, runnerSetup{store: t.TempDir(), toolCache: tool}, "v1.2.3", false,
+			"PATH="+bin+string(os.PathListSeparator)+pathWithout(filepath.Join(goroot, "bin")))
+		wantOutcomes(t, res, map[string]string{"download": "success", "run": "success"})
+		wantGenuine(t, res, "1.2.3")
+		if n := srv.count(releaseFile("v1.2.3", archiveName)) - downloads; n != 1 {
+			t.Errorf("the archive was downloaded %d times, want once: the copy from the cache failed", n)
+		}
+		var said bool
+		for _, a := range res.Annotations {
+			said = said || a.Level == "warning" && strings.Contains(a.Message, "cannot copy") && strings.Contains(a.Message, "afresh")
+		}
+		if !said {
+			t.Errorf("no warning that the copy failed: %+v", res.Annotations)
+		}
+	})
+
+	t.Run("a tool cache shared by runners of other users", func(t *testing.T) {
+		// A self-hosted machine's runners may run as different users and share one tool cache:
+		// the archive one leaves is for all of them to read (each checks it on every run).
+		res := runJob(t, srv, runnerSetup{store: t.TempDir(), toolCache: t.TempDir()}, "v1.2.3", false)
+		wantGenuine(t, res, "1.2.3")
+		st, err := os.Stat(filepath.Join(res.Step("release").Outputs["dir"], archiveName))
+		if err != nil {
+			t.Fatalf("no archive in the tool cache: %v", err)
+		}
+		if perm := st.Mode().Perm(); perm&0o044 != 0o044 {
+			t.Errorf("the cached archive has mode %v: other runners' users cannot read it", perm)
+		}
+	})
+
 	t.Run("checksums out of reach", func(t *testing.T) {
 		// The cache cannot be checked: nothing runs.
 		tool := t.TempDir()

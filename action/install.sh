@@ -173,7 +173,10 @@ cached() {
 		warning "the tool cache holds $1/$2, not a regular file: not used; downloading it afresh"
 		return 1
 	fi
-	cp "$1/$2" "$3"
+	if ! cp "$1/$2" "$3"; then
+		warning "cannot copy $1/$2 out of the tool cache: not used; downloading it afresh"
+		return 1
+	fi
 }
 
 # keep DIR FILE SRC puts SRC, a checked archive, in the tool cache as DIR/FILE for the next job:

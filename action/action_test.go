@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +44,18 @@ type releaseServer struct {
 	releases map[string]map[string][]byte // tag -> file -> content
 	requests map[string]int               // path -> count
 	commits  map[string]string            // tag -> commit
+	status   map[string]int               // path -> the HTTP status it answers instead of its file
+}
+
+// answer makes the server answer requests for path with the HTTP status code (0: as before).
+func (s *releaseServer) answer(path string, code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if code == 0 {
+		delete(s.status, path)
+	} else {
+		s.status[path] = code
+	}
 }
 
 func (s *releaseServer) count(prefix string) int {
@@ -113,24 +126,40 @@ func newRelease(t testing.TB, version string) release {
 // packRelease is newRelease with only the named binaries in the archive.
 func packRelease(t testing.TB, version string, binaries ...string) release {
 	t.Helper()
-	type file struct {
-		name string
-		mode int64
-		data []byte
-	}
-	files := []file{{"README.md", 0o644, []byte("# agent-hooks\n")}}
+	files := []tarFile{{"README.md", []byte("# agent-hooks\n")}}
 	for _, name := range binaries {
 		bin, err := os.ReadFile(filepath.Join(releaseBinaries(t), name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, file{name, 0o755, bin})
+		files = append(files, tarFile{name, bin})
 	}
+	archive := tarGz(t, files...)
+	sum := sha256.Sum256(archive)
+	sums := fmt.Sprintf("%s  agent-hooks_amd64.deb\n%s  %s\n", strings.Repeat("0", 64), hex.EncodeToString(sum[:]), archiveName)
+	return release{version: version, files: map[string][]byte{archiveName: archive, "agent-hooks_checksums.txt": []byte(sums)}}
+}
+
+// archiveName is the name of the release archive for this machine.
+var archiveName = fmt.Sprintf("agent-hooks_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH)
+
+type tarFile struct {
+	name string
+	data []byte
+}
+
+// tarGz packs files as GoReleaser does: at the archive's root, mode 0755 for the programs.
+func tarGz(t testing.TB, files ...tarFile) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
 	for _, f := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: time.Unix(1777000000, 0)}); err != nil {
+		mode := int64(0o755)
+		if strings.HasSuffix(f.name, ".md") {
+			mode = 0o644
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: mode, Size: int64(len(f.data)), ModTime: time.Unix(1777000000, 0)}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := tw.Write(f.data); err != nil {
@@ -143,10 +172,7 @@ func packRelease(t testing.TB, version string, binaries ...string) release {
 	if err := gz.Close(); err != nil {
 		t.Fatal(err)
 	}
-	archive := fmt.Sprintf("agent-hooks_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH)
-	sum := sha256.Sum256(buf.Bytes())
-	sums := fmt.Sprintf("%s  agent-hooks_amd64.deb\n%s  %s\n", strings.Repeat("0", 64), hex.EncodeToString(sum[:]), archive)
-	return release{version: version, files: map[string][]byte{archive: buf.Bytes(), "agent-hooks_checksums.txt": []byte(sums)}}
+	return buf.Bytes()
 }
 
 // wantShipper checks that agent-hooks-otel is next to the agent-hooks at bin, as agent-hooks
@@ -228,7 +254,7 @@ func newReleaseServer(t testing.TB, releases map[string]release) *releaseServer 
 	root := t.TempDir()
 	work := filepath.Join(root, "work")
 	git(t, root, "init", "-q", "-b", "main", work)
-	s := &releaseServer{releases: map[string]map[string][]byte{}, requests: map[string]int{}, commits: map[string]string{}}
+	s := &releaseServer{releases: map[string]map[string][]byte{}, requests: map[string]int{}, commits: map[string]string{}, status: map[string]int{}}
 	commit := func(msg string, tags ...string) {
 		git(t, work, "commit", "-q", "--allow-empty", "-m", msg)
 		for _, tag := range tags {
@@ -258,7 +284,12 @@ func newReleaseServer(t testing.TB, releases map[string]release) *releaseServer 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.requests[r.URL.Path]++
+		code := s.status[r.URL.Path]
 		s.mu.Unlock()
+		if code != 0 {
+			http.Error(w, http.StatusText(code), code)
+			return
+		}
 		if strings.HasPrefix(r.URL.Path, "/"+actionRepo+".git/") {
 			backend.ServeHTTP(w, r)
 			return
@@ -318,6 +349,21 @@ func actionCopy(t testing.TB, runnerDir, ref string, full bool) string {
 // shared cache store) for a PostExecutionEnd whose hook prints firstHook and the binary's version.
 func runAction(t testing.TB, srv *releaseServer, store, ref string, full bool, extraEnv ...string) *runnertest.Result {
 	t.Helper()
+	return runJob(t, srv, runnerSetup{store: store}, ref, full, extraEnv...)
+}
+
+// runnerSetup is what a job of the action finds besides the action itself.
+type runnerSetup struct {
+	store     string // the actions/cache store, which outlives jobs
+	toolCache string // RUNNER_TOOL_CACHE: "" for a fresh one (a GitHub-hosted runner), else one that outlives jobs (a self-hosted runner)
+	// afterStep, if set, runs after each step of the action: what else writes to the machine meanwhile.
+	afterStep func(runnertest.Step)
+}
+
+// runJob is runAction on the runner setup.
+func runJob(t testing.TB, srv *releaseServer, setup runnerSetup, ref string, full bool, extraEnv ...string) *runnertest.Result {
+	t.Helper()
+	store := setup.store
 	if runtime.GOOS == "windows" {
 		t.Skip("the emulated runner runs bash with POSIX paths")
 	}
@@ -335,6 +381,10 @@ func runAction(t testing.TB, srv *releaseServer, store, ref string, full bool, e
 	goroot := strings.TrimSpace(string(must(exec.Command("go", "env", "GOROOT").Output())))
 	goVersion := strings.TrimSpace(string(must(exec.Command("go", "env", "GOVERSION").Output())))
 	actionDir := actionCopy(t, machine, ref, full)
+	toolCache := setup.toolCache
+	if toolCache == "" {
+		toolCache = filepath.Join(machine, "tool")
+	}
 	job := &runnertest.Job{
 		ActionDir: actionDir,
 		Inputs:    map[string]string{"event": "PostExecutionEnd", "payload": `{"issueNumber": 42}`},
@@ -346,8 +396,9 @@ func runAction(t testing.TB, srv *releaseServer, store, ref string, full bool, e
 		Env: append([]string{"PATH=" + pathWithout(filepath.Join(goroot, "bin")), "HOME=" + filepath.Join(machine, "home"),
 			"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}, extraEnv...),
 		OS: map[string]string{"linux": "Linux", "darwin": "macOS"}[runtime.GOOS], Arch: map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH],
-		Temp: filepath.Join(machine, "temp"), ToolCache: filepath.Join(machine, "tool"),
-		Secrets: []string{fakeToken},
+		Temp: filepath.Join(machine, "temp"), ToolCache: toolCache,
+		Secrets:   []string{fakeToken},
+		AfterStep: setup.afterStep,
 		Uses: map[string]runnertest.Uses{
 			"actions/cache@v4":    runnertest.Cache(store),
 			"actions/setup-go@v5": runnertest.SetupGo(goroot, goVersion),
@@ -463,18 +514,25 @@ func TestActionDownloadsTheRelease(t *testing.T) {
 		t.Logf("emulated download path: the first hook ran %v after the action's first step", toFirstHook(t, res))
 	})
 
-	t.Run("cached on the next runner", func(t *testing.T) {
-		before := srv.count("/" + actionRepo + "/releases/")
-		res := runAction(t, srv, store, "v1", false)
+	t.Run("from the tool cache on the next job", func(t *testing.T) {
+		// A self-hosted runner keeps its tool cache between jobs; only the checksums are fetched.
+		tool := t.TempDir()
+		runJob(t, srv, runnerSetup{store: store, toolCache: tool}, "v1", false)
+		sums, archive := srv.count(releaseFile("v1.2.3", checksumsName)), srv.count(releaseFile("v1.2.3", archiveName))
+		res := runJob(t, srv, runnerSetup{store: store, toolCache: tool}, "v1", false)
 		wantOutcomes(t, res, downloaded)
-		if n := srv.count("/"+actionRepo+"/releases/") - before; n != 0 {
-			t.Errorf("%d downloads with the binary in the cache", n)
+		if n := srv.count(releaseFile("v1.2.3", archiveName)) - archive; n != 0 {
+			t.Errorf("%d downloads of the archive with it in the tool cache", n)
 		}
-		if !strings.Contains(res.Log(), "v1.2.3 from the cache") || !strings.Contains(res.Log(), "agent-hooks v1.2.3\n") {
+		if n := srv.count(releaseFile("v1.2.3", checksumsName)) - sums; n != 1 {
+			t.Errorf("the checksums were fetched %d times, want once: the cache is checked against them on every run", n)
+		}
+		if !strings.Contains(res.Log(), "v1.2.3 from the cache") {
 			t.Errorf("not run from the cache:\n%s", res.Log())
 		}
+		wantGenuine(t, res, "1.2.3")
 		wantShipper(t, res.Step("download").Outputs["path"])
-		t.Logf("emulated cached path: the first hook ran %v after the action's first step", toFirstHook(t, res))
+		t.Logf("emulated tool-cache path: the first hook ran %v after the action's first step", toFirstHook(t, res))
 	})
 
 	t.Run("exact tag", func(t *testing.T) {
@@ -527,6 +585,287 @@ func TestActionDownloadsTheRelease(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(tampStore); len(entries) != 0 {
 			t.Errorf("a failed job saved a cache: %v", entries)
+		}
+	})
+}
+
+const (
+	checksumsName = "agent-hooks_checksums.txt"
+	planted       = "PLANTED-PROGRAM-RAN"
+)
+
+// plantedProgram is what an attacker leaves for the action to run: a program that says so and
+// succeeds, as one would that only pretends to gate.
+var plantedProgram = []byte("#!/bin/sh\necho " + planted + " \"$0\" \"$@\"\n")
+
+// releaseFile is the URL path of a release's file on the release server.
+func releaseFile(tag, name string) string {
+	return "/" + actionRepo + "/releases/download/" + tag + "/" + name
+}
+
+// wantGenuine checks that the job ran release version's own agent-hooks, that nothing planted
+// ran, and that the agent-hooks at the path the download step gave and the programs next to it
+// are the release's, byte for byte.
+func wantGenuine(t *testing.T, res *runnertest.Result, version string) {
+	t.Helper()
+	wantGenuineRun(t, res, version)
+	bin := res.Step("download").Outputs["path"]
+	for _, name := range programs {
+		want, err := os.ReadFile(filepath.Join(releaseBinaries(t), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join(filepath.Dir(bin), name)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("the %s next to %s is not the release's (%d bytes, %v)", name, bin, len(got), err)
+		}
+	}
+}
+
+// wantGenuineRun checks the log only: the release's agent-hooks ran the hook, nothing planted ran.
+func wantGenuineRun(t *testing.T, res *runnertest.Result, version string) {
+	t.Helper()
+	if _, ran := res.FirstLine(planted); ran {
+		t.Errorf("a planted program ran:\n%s", res.Log())
+	}
+	if !strings.Contains(res.Log(), "agent-hooks v"+version+"\n") {
+		t.Errorf("the hook did not run release %s:\n%s", version, res.Log())
+	}
+}
+
+// programs are the release's programs, as its archive holds them.
+var programs = []string{"agent-hooks", "agent-hooks-full", "agent-hooks-otel"}
+
+// plant leaves in dir what an attacker would for the action to run: the programs (those named in
+// genuine are the release's own, the others planted: the lean agent-hooks genuine and only
+// agent-hooks-full, which runs the action's command, or only the shipper planted), the marker of a
+// complete install, and an archive of the release's name and shape holding them with a checksums
+// file that vouches for it.
+func plant(t *testing.T, dir string, genuine ...string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	var packed []tarFile
+	for _, name := range programs {
+		data := plantedProgram
+		if slices.Contains(genuine, name) {
+			var err error
+			if data, err = os.ReadFile(filepath.Join(releaseBinaries(t), name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		files[name] = data
+		packed = append(packed, tarFile{name, data})
+	}
+	archive := tarGz(t, packed...)
+	sum := sha256.Sum256(archive)
+	files[".complete"] = []byte(hex.EncodeToString(sum[:]) + "\n")
+	files[archiveName] = archive
+	files[checksumsName] = []byte(hex.EncodeToString(sum[:]) + "  " + archiveName + "\n")
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestActionVerifiesTheCacheOnEveryRun: what a cache holds runs only once checked against the
+// release's checksums, fetched afresh on every run, and what runs is the copy that was checked.
+// The attacker is the gated agent in an earlier job, which wrote to the runner's tool cache (a
+// self-hosted runner keeps it between jobs, and may share it between runners) or to the directory
+// actions/cache saves at the end of its job.
+func TestActionVerifiesTheCacheOnEveryRun(t *testing.T) {
+	t.Parallel()
+	good := newRelease(t, "1.2.3")
+	srv := newReleaseServer(t, map[string]release{"v1.2.3": good})
+	// links plants in another folder and links the cache's files to it.
+	links := func(t *testing.T, dir string) {
+		elsewhere := t.TempDir()
+		plant(t, elsewhere)
+		for _, name := range append([]string{".complete", archiveName, checksumsName}, programs...) {
+			os.Remove(filepath.Join(dir, name))
+			if err := os.Symlink(filepath.Join(elsewhere, name), filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	for _, tt := range []struct {
+		name string
+		// tamper writes to the release's folder in the tool cache, dir, after a job filled it.
+		tamper func(t *testing.T, dir string)
+		// during: the tampering happens in the next job, right after its download step.
+		during bool
+		// linked: the release's folder is a link to one the attacker filled; the action must
+		// neither use nor write through it, and replaces it with a folder of its own.
+		linked bool
+	}{
+		{name: "programs planted with an archive and checksums", tamper: func(t *testing.T, dir string) { plant(t, dir) }},
+		{name: "only the full program planted", tamper: func(t *testing.T, dir string) { plant(t, dir, "agent-hooks", "agent-hooks-otel") }},
+		{name: "only the shipper planted", tamper: func(t *testing.T, dir string) { plant(t, dir, "agent-hooks", "agent-hooks-full") }},
+		{name: "links to planted files", tamper: links},
+		{name: "the folder a link", linked: true},
+		{name: "swapped after the check", during: true, tamper: func(t *testing.T, dir string) { plant(t, dir) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := t.TempDir()
+			first := runJob(t, srv, runnerSetup{store: t.TempDir(), toolCache: tool}, "v1.2.3", false)
+			wantGenuine(t, first, "1.2.3")
+			dir := first.Step("release").Outputs["dir"]
+			var elsewhere string
+			switch {
+			case tt.linked:
+				elsewhere = t.TempDir()
+				plant(t, elsewhere)
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(elsewhere, dir); err != nil {
+					t.Fatal(err)
+				}
+			case !tt.during:
+				tt.tamper(t, dir)
+			}
+			downloads := srv.count(releaseFile("v1.2.3", archiveName))
+			setup := runnerSetup{store: t.TempDir(), toolCache: tool}
+			if tt.during {
+				setup.afterStep = func(st runnertest.Step) {
+					if st.ID == "download" {
+						tt.tamper(t, dir)
+					}
+				}
+			}
+			res := runJob(t, srv, setup, "v1.2.3", false)
+			wantOutcomes(t, res, map[string]string{"download": "success", "run": "success"})
+			wantGenuine(t, res, "1.2.3")
+			n := srv.count(releaseFile("v1.2.3", archiveName)) - downloads
+			if tt.during {
+				if n != 0 {
+					t.Errorf("the archive was downloaded %d times with a genuine one in the cache", n)
+				}
+				return
+			}
+			if n != 1 {
+				t.Errorf("the archive was downloaded %d times, want once: what the cache held is not the release", n)
+			}
+			var said bool
+			for _, a := range res.Annotations {
+				said = said || a.Level == "warning" && strings.Contains(a.Message, "cache") && strings.Contains(a.Message, "afresh")
+			}
+			if !said {
+				t.Errorf("no warning that the cache was discarded: %+v", res.Annotations)
+			}
+			if tt.linked {
+				// Nothing written through the link: the attacker's folder is as planted.
+				if b, err := os.ReadFile(filepath.Join(elsewhere, archiveName)); err != nil || bytes.Equal(b, good.files[archiveName]) {
+					t.Errorf("the action wrote the release through a link in the tool cache (%v)", err)
+				}
+				if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+					t.Errorf("the link in the tool cache is still there: %v", err)
+				}
+			}
+			// The cache holds the release again, for the next job, and no program.
+			if b, err := os.ReadFile(filepath.Join(dir, archiveName)); err != nil || !bytes.Equal(b, good.files[archiveName]) {
+				t.Errorf("the tool cache was not repaired: %v", err)
+			}
+			for _, name := range append([]string{".complete"}, programs...) {
+				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+					t.Errorf("the tool cache still holds %s", name)
+				}
+			}
+		})
+	}
+
+	t.Run("actions/cache saved after the agent wrote to it", func(t *testing.T) {
+		// GitHub-hosted runners: a fresh tool cache every job, one actions/cache store. The agent
+		// writes to the release's folder after the action ran, before the job's end saves it.
+		store := t.TempDir()
+		var dir string
+		res := runJob(t, srv, runnerSetup{store: store, afterStep: func(st runnertest.Step) {
+			switch st.ID {
+			case "release":
+				dir = st.Outputs["dir"]
+			case "run":
+				plant(t, dir)
+			}
+		}}, "v1.2.3", false)
+		wantGenuineRun(t, res, "1.2.3")
+		res = runJob(t, srv, runnerSetup{store: store}, "v1.2.3", false)
+		wantOutcomes(t, res, map[string]string{"download": "success", "run": "success"})
+		wantGenuine(t, res, "1.2.3")
+	})
+
+	t.Run("a copy from the cache that fails", func(t *testing.T) {
+		// The copy out of the tool cache fails after it wrote (a disk error, a file that changes
+		// under cp): what it left is not a checked archive, whatever it holds. Here it holds the
+		// planted archive whole, and cp says it failed.
+		tool := t.TempDir()
+		first := runJob(t, srv, runnerSetup{store: t.TempDir(), toolCache: tool}, "v1.2.3", false)
+		wantGenuine(t, first, "1.2.3")
+		plant(t, first.Step("release").Outputs["dir"])
+		realCp, err := exec.LookPath("cp")
+		if err != nil {
+			t.Skip(err)
+		}
+		bin := t.TempDir()
+		script := "#!/bin/sh\n\"" + realCp + "\" \"$@\" || exit\ncase \"$1\" in \"" + tool + "\"/*) exit 1 ;; esac\n"
+		if err := os.WriteFile(filepath.Join(bin, "cp"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		goroot := strings.TrimSpace(string(must(exec.Command("go", "env", "GOROOT").Output())))
+		downloads := srv.count(releaseFile("v1.2.3", archiveName))
+		res := runJob(t, srv, runnerSetup{store: t.TempDir(), toolCache: tool}, "v1.2.3", false,
+			"PATH="+bin+string(os.PathListSeparator)+pathWithout(filepath.Join(goroot, "bin")))
+		wantOutcomes(t, res, map[string]string{"download": "success", "run": "success"})
+		wantGenuine(t, res, "1.2.3")
+		if n := srv.count(releaseFile("v1.2.3", archiveName)) - downloads; n != 1 {
+			t.Errorf("the archive was downloaded %d times, want once: the copy from the cache failed", n)
+		}
+		var said bool
+		for _, a := range res.Annotations {
+			said = said || a.Level == "warning" && strings.Contains(a.Message, "cannot copy") && strings.Contains(a.Message, "afresh")
+		}
+		if !said {
+			t.Errorf("no warning that the copy failed: %+v", res.Annotations)
+		}
+	})
+
+	t.Run("a tool cache shared by runners of other users", func(t *testing.T) {
+		// A self-hosted machine's runners may run as different users and share one tool cache:
+		// the archive one leaves is for all of them to read (each checks it on every run).
+		res := runJob(t, srv, runnerSetup{store: t.TempDir(), toolCache: t.TempDir()}, "v1.2.3", false)
+		wantGenuine(t, res, "1.2.3")
+		st, err := os.Stat(filepath.Join(res.Step("release").Outputs["dir"], archiveName))
+		if err != nil {
+			t.Fatalf("no archive in the tool cache: %v", err)
+		}
+		if perm := st.Mode().Perm(); perm&0o044 != 0o044 {
+			t.Errorf("the cached archive has mode %v: other runners' users cannot read it", perm)
+		}
+	})
+
+	t.Run("checksums out of reach", func(t *testing.T) {
+		// The cache cannot be checked: nothing runs.
+		tool := t.TempDir()
+		wantGenuine(t, runJob(t, srv, runnerSetup{store: t.TempDir(), toolCache: tool}, "v1.2.3", false), "1.2.3")
+		srv.answer(releaseFile("v1.2.3", checksumsName), http.StatusForbidden)
+		defer srv.answer(releaseFile("v1.2.3", checksumsName), 0)
+		res := runJob(t, srv, runnerSetup{store: t.TempDir(), toolCache: tool}, "v1.2.3", false)
+		wantOutcomes(t, res, map[string]string{"download": "failure", "build": "skipped", "run": "skipped"})
+		if _, ran := res.FirstLine(firstHook); ran {
+			t.Errorf("a hook ran with an unverified binary:\n%s", res.Log())
+		}
+		var said bool
+		for _, a := range res.Annotations {
+			said = said || a.Level == "error" && strings.Contains(a.Message, checksumsName) && strings.Contains(a.Message, "403")
+		}
+		if !said {
+			t.Errorf("no error naming the checksums: %+v", res.Annotations)
 		}
 	})
 }
@@ -617,8 +956,10 @@ func buildSetting(info *buildinfo.BuildInfo, key string) string {
 }
 
 // BenchmarkActionFirstHook measures, on the emulated runner, the time from the action's first
-// step to its hook's first line of output, per path: the release downloaded, the release from the
-// cache, a source build with an empty Go cache, and one with the cache restored. Reported as
+// step to its hook's first line of output, per path: the release downloaded (a GitHub-hosted
+// runner: a fresh tool cache), the release from the tool cache a self-hosted runner keeps (checked
+// against the checksums, fetched afresh, on every run), a source build with an empty Go cache,
+// and one with the cache restored. Reported as
 // ms-to-first-hook (the run's ns/op includes the emulation's own setup). Run it with
 // -benchtime=1x: a source build with an empty cache compiles everything.
 //
@@ -627,28 +968,27 @@ func BenchmarkActionFirstHook(b *testing.B) {
 	srv := newReleaseServer(b, map[string]release{"v1.2.3": newRelease(b, "1.2.3")})
 	modcache := strings.TrimSpace(string(must(exec.Command("go", "env", "GOMODCACHE").Output())))
 	sourceEnv := []string{"GOPROXY=file://" + filepath.ToSlash(filepath.Join(modcache, "cache", "download")), "GOSUMDB=off", "GOTOOLCHAIN=local"}
-	measure := func(b *testing.B, store func() string, ref string, full bool, env ...string) {
+	measure := func(b *testing.B, setup func() runnerSetup, ref string, full bool, env ...string) {
 		var total time.Duration
 		n := 0
 		for b.Loop() {
-			res := runAction(b, srv, store(), ref, full, env...)
+			res := runJob(b, srv, setup(), ref, full, env...)
 			total += toFirstHook(b, res)
 			n++
 		}
 		b.ReportMetric(float64(total.Milliseconds())/float64(n), "ms-to-first-hook")
 	}
-	b.Run("download", func(b *testing.B) { measure(b, func() string { return b.TempDir() }, "v1", false) })
-	b.Run("cached", func(b *testing.B) {
-		store := b.TempDir()
-		runAction(b, srv, store, "v1", false)
-		measure(b, func() string { return store }, "v1", false)
+	fresh := func() runnerSetup { return runnerSetup{store: b.TempDir()} }
+	b.Run("download", func(b *testing.B) { measure(b, fresh, "v1", false) })
+	b.Run("tool-cache", func(b *testing.B) {
+		kept := runnerSetup{store: b.TempDir(), toolCache: b.TempDir()}
+		runJob(b, srv, kept, "v1", false)
+		measure(b, func() runnerSetup { return kept }, "v1", false)
 	})
-	b.Run("source-empty-cache", func(b *testing.B) {
-		measure(b, func() string { return b.TempDir() }, "main", true, sourceEnv...)
-	})
+	b.Run("source-empty-cache", func(b *testing.B) { measure(b, fresh, "main", true, sourceEnv...) })
 	b.Run("source-restored-cache", func(b *testing.B) {
-		store := b.TempDir()
-		runAction(b, srv, store, "main", true, sourceEnv...)
-		measure(b, func() string { return store }, "main", true, sourceEnv...)
+		kept := runnerSetup{store: b.TempDir()}
+		runJob(b, srv, kept, "main", true, sourceEnv...)
+		measure(b, func() runnerSetup { return kept }, "main", true, sourceEnv...)
 	})
 }

@@ -2,15 +2,24 @@
 # How action.yml gets its agent-hooks binary: the release matching the action's ref, downloaded
 # and verified, else a build from the action's own source. One subcommand per step of action.yml:
 #
-#   resolve   which release matches the ref the action was used at; outputs tag, version, dir, key
-#   download  fetch that release's archive for this runner, check its SHA-256 against the
-#             release's checksums file, unpack agent-hooks, agent-hooks-full and agent-hooks-otel into dir; outputs
-#             path ("" when the release has no checksums file: not published, so build from source)
+#   resolve   which release matches the ref the action was used at; outputs tag, version, dir
+#   download  fetch that release's checksums file, take its archive for this runner from the tool
+#             cache (dir) or the release, check its SHA-256, unpack agent-hooks, agent-hooks-full
+#             and agent-hooks-otel into a folder of this run's own; outputs path ("" when the
+#             release has no checksums file: not published, so build from source)
 #   gocache   the Go build and module cache directories of a source build and their cache key
 #   build     go build the action's source (agent-hooks, agent-hooks-full, agent-hooks-otel); outputs path
 #
-# agent-hooks-otel, the telemetry shipper, always lands next to agent-hooks: that is where
-# agent-hooks looks for it.
+# agent-hooks-full and agent-hooks-otel (the telemetry shipper) always land next to agent-hooks:
+# that is where agent-hooks looks for them.
+#
+# Nothing runs from a cache. The tool cache outlives jobs on a self-hosted runner and may be shared
+# by its runners, and actions/cache takes what a job left in a path at its end: both are written by
+# whatever ran in an earlier job, the gated agent included. So the cache holds only the release's
+# archive, and every run fetches the release's checksums afresh, copies the cached archive into a
+# folder of its own, checks the copy and unpacks that: the bytes checked are the bytes run. The
+# release path uses no actions/cache at all: its restore unpacks with tar -P, so an entry someone
+# else saved under the key could write anywhere, this script included, before it runs.
 #
 # Everything comes from the environment the step sets (AGENT_HOOKS_*) and the runner's (RUNNER_*,
 # GITHUB_OUTPUT); nothing from a template substituted into this text. bash 3.2 (macOS) compatible.
@@ -29,6 +38,7 @@ die() {
 	exit 1
 }
 notice() { echo "::notice title=agent-hooks::$(escape "$*")"; }
+warning() { echo "::warning title=agent-hooks::$(escape "$*")"; }
 output() {
 	case $2 in *$'\n'* | *$'\r'*) die "output $1 holds a line break" ;; esac
 	printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"
@@ -139,23 +149,68 @@ resolve() {
 	output version "$version"
 	output repository "$repo"
 	output dir "$(native_path "$dir")"
-	output key "agent-hooks-$version-$os-$arch"
 }
 
 # fetch URL FILE prints the HTTP status of a GET of URL into FILE; it fails when curl gets no answer.
 fetch() { curl -sS -L --retry 3 --connect-timeout 20 --max-time 600 -o "$2" -w '%{http_code}' "$1"; }
 
+# cached DIR FILE COPY copies DIR/FILE, the archive the tool cache holds for the release, to COPY,
+# a file of this run's own, and says whether there was one: only a regular file reached through no
+# symbolic link from the cache's own folders (FILE, DIR = agent-hooks/<version>/<os>-<arch>, and
+# its parents) counts. A link could lead the copy anywhere, or the cache's writes later. What it
+# copies is checked afterwards, on the copy.
+cached() {
+	local p=$1/$2 i
+	[ -e "$p" ] || [ -L "$p" ] || return 1
+	for i in 1 2 3 4; do
+		if [ -L "$p" ]; then
+			warning "the tool cache holds a symbolic link, $p: not used; downloading $2 afresh"
+			return 1
+		fi
+		p=${p%/*}
+	done
+	if ! [ -f "$1/$2" ]; then
+		warning "the tool cache holds $1/$2, not a regular file: not used; downloading it afresh"
+		return 1
+	fi
+	if ! cp "$1/$2" "$3"; then
+		warning "cannot copy $1/$2 out of the tool cache: not used; downloading it afresh"
+		return 1
+	fi
+}
+
+# keep DIR FILE SRC puts SRC, a checked archive, in the tool cache as DIR/FILE for the next job:
+# written beside it and renamed over it, so that a link there is replaced, never followed. A link
+# in place of DIR or a parent of it within the cache is removed first (the link, not what it leads
+# to). The programs an older version of this script unpacked there go: nothing runs from the
+# cache. The archive is public: readable by all, as a tool cache shared by runners needs. A cache
+# that cannot be written is no error: this run has its own copy.
+keep() {
+	local dir=$1 p=$1 i part
+	for i in 1 2 3; do
+		if [ -L "$p" ]; then
+			echo "agent-hooks: removing the symbolic link $p from the tool cache"
+			rm -f "$p"
+		fi
+		p=${p%/*}
+	done
+	if ! mkdir -p "$dir" 2>/dev/null || ! part=$(mktemp "$dir/.$2.XXXXXX" 2>/dev/null); then
+		echo "agent-hooks: not cached: cannot write to $dir"
+		return 0
+	fi
+	if [ -d "$dir/$2" ] && ! [ -L "$dir/$2" ]; then rm -rf "$dir/$2"; fi
+	if ! cp "$3" "$part" || ! chmod 644 "$part" || ! mv -f "$part" "$dir/$2"; then
+		rm -f "$part"
+		echo "agent-hooks: not cached: cannot write to $dir"
+		return 0
+	fi
+	rm -f "$dir/$(exe agent-hooks)" "$dir/$(exe agent-hooks-full)" "$dir/$(exe agent-hooks-otel)" "$dir/.complete"
+}
+
 download() {
 	local tag=$AGENT_HOOKS_TAG os=$AGENT_HOOKS_OS arch=$AGENT_HOOKS_ARCH
-	local dir bin base sums asset code want got
+	local dir base sums asset code want got run
 	dir=$(posix_path "$AGENT_HOOKS_DIR")
-	bin="$dir/$(exe agent-hooks)"
-	if [ -x "$bin" ] && [ -x "$dir/$(exe agent-hooks-full)" ] && [ -x "$dir/$(exe agent-hooks-otel)" ] && [ -f "$dir/.complete" ]; then
-		echo "agent-hooks: $tag from the cache"
-		output path "$(native_path "$bin")"
-		return
-	fi
-
 	base="$AGENT_HOOKS_SERVER_URL/$AGENT_HOOKS_REPOSITORY/releases/download/$tag"
 	sums="agent-hooks_checksums.txt"
 	asset="agent-hooks_${os}_${arch}.tar.gz"
@@ -163,7 +218,9 @@ download() {
 	tmp=$(mktemp -d "$(posix_path "$RUNNER_TEMP")/agent-hooks-download.XXXXXX") # global: the trap sees it
 	trap 'rm -rf "$tmp"' EXIT
 
-	code=$(fetch "$base/$sums" "$tmp/$sums") || die "download $base/$sums failed"
+	# The checksums come from the release on every run, cache or not: nothing on this machine
+	# could vouch for the cache.
+	code=$(fetch "$base/$sums" "$tmp/$sums") || die "download $base/$sums failed: agent-hooks $tag cannot be verified"
 	case $code in
 	200) ;;
 	404)
@@ -171,26 +228,39 @@ download() {
 		output path ""
 		return
 		;;
-	*) die "download $base/$sums: HTTP $code" ;;
+	*) die "download $base/$sums: HTTP $code; agent-hooks $tag cannot be verified" ;;
 	esac
 	want=$(awk -v f="$asset" '$2 == f || $2 == "*" f { print $1; exit }' "$tmp/$sums")
 	[[ $want =~ ^[0-9a-f]{64}$ ]] || die "$sums of release $tag lists no SHA-256 for $asset"
 
-	code=$(fetch "$base/$asset" "$tmp/$asset") || die "download $base/$asset failed"
-	[ "$code" = 200 ] || die "download $base/$asset: HTTP $code"
-	got=$(sha256 <"$tmp/$asset")
-	[ "$got" = "$want" ] ||
-		die "checksum mismatch: $asset of release $tag has SHA-256 $got, its $sums says $want; not installed"
+	# checked is set once $tmp/$asset is the release's archive, and only then.
+	local checked=""
+	if cached "$dir" "$asset" "$tmp/$asset"; then
+		got=$(sha256 <"$tmp/$asset")
+		if [ "$got" = "$want" ]; then
+			checked=1
+			echo "agent-hooks: $tag from the cache (SHA-256 $got, as the release's $sums says)"
+		else
+			warning "the cached $asset of release $tag is not the release's (SHA-256 $got, its $sums says $want): discarded; downloading it afresh"
+		fi
+	fi
+	if [ -z "$checked" ]; then
+		rm -f "$tmp/$asset" # whatever a failed copy left
+		code=$(fetch "$base/$asset" "$tmp/$asset") || die "download $base/$asset failed"
+		[ "$code" = 200 ] || die "download $base/$asset: HTTP $code"
+		got=$(sha256 <"$tmp/$asset")
+		[ "$got" = "$want" ] ||
+			die "checksum mismatch: $asset of release $tag has SHA-256 $got, its $sums says $want; not installed"
+		echo "agent-hooks: downloaded $tag ($asset, SHA-256 $got)"
+		keep "$dir" "$asset" "$tmp/$asset"
+	fi
 
-	mkdir "$tmp/unpacked"
-	(cd "$tmp/unpacked" && tar -xzf "../$asset" "$(exe agent-hooks)" "$(exe agent-hooks-full)" "$(exe agent-hooks-otel)") ||
+	# The checked copy, unpacked into a folder of this run's own (the runner empties RUNNER_TEMP
+	# before each job): what runs is what was checked, whatever the cache holds by then.
+	run=$(mktemp -d "$(posix_path "$RUNNER_TEMP")/agent-hooks-bin.XXXXXX")
+	(cd "$run" && tar -xzf "../${tmp##*/}/$asset" "$(exe agent-hooks)" "$(exe agent-hooks-full)" "$(exe agent-hooks-otel)") ||
 		die "unpack $asset: no $(exe agent-hooks), $(exe agent-hooks-full) and $(exe agent-hooks-otel) in it"
-	printf '%s\n' "$got" >"$tmp/unpacked/.complete"
-	rm -rf "$dir"
-	mkdir -p "$(dirname "$dir")"
-	mv "$tmp/unpacked" "$dir"
-	echo "agent-hooks: installed $tag ($asset, SHA-256 $got)"
-	output path "$(native_path "$bin")"
+	output path "$(native_path "$run/$(exe agent-hooks)")"
 }
 
 gocache() {

@@ -48,6 +48,10 @@ type Job struct {
 	Secrets   []string          // masked from the start, as the runner masks secrets and github.token
 	Uses      map[string]Uses   // emulations of the actions the steps use, by "owner/name@ref"
 	Log       io.Writer         // if set, the log as the runner shows it (masked), line by line
+	// AfterStep, if set, is called after each step (run or skipped) and before the next one and
+	// the post steps: a test's stand-in for whatever else writes to the machine meanwhile, such as
+	// a later step of the job or a process an earlier job left behind.
+	AfterStep func(Step)
 }
 
 // Uses emulates one action a step uses. post, if not nil, runs after the action's steps, as the
@@ -292,7 +296,7 @@ func (r *run) step(ctx context.Context, i int, spec stepSpec) error {
 	return nil
 }
 
-// record adds a step's run to the result and the steps context.
+// record adds a step's run to the result and the steps context, and calls the job's AfterStep.
 func (r *run) record(st Step) {
 	r.res.Steps = append(r.res.Steps, st)
 	outputs := map[string]any{}
@@ -300,6 +304,9 @@ func (r *run) record(st Step) {
 		outputs[k] = v
 	}
 	r.steps[st.ID] = map[string]any{"outputs": outputs, "outcome": st.Outcome, "conclusion": st.Outcome}
+	if r.job.AfterStep != nil {
+		r.job.AfterStep(st)
+	}
 }
 
 // stepEnv evaluates a step's env: mapping, in order (a value may use the env context).

@@ -107,24 +107,41 @@ runs:
     - id: always
       if: always()
       shell: bash
-      run: echo "cleanup ran"
+      run: |
+        echo "cleanup ran"
+        [ ! -f "$RUNNER_TEMP/between" ] || cat "$RUNNER_TEMP/between"
 `
 	if err := os.WriteFile(filepath.Join(dir, "action.yml"), []byte(action), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws := t.TempDir()
+	ws, temp := t.TempDir(), t.TempDir()
+	var between []string
 	job := &Job{
 		ActionDir: dir, Inputs: map[string]string{"who": "octocat"},
 		GitHub: map[string]string{"token": "ghs_secret", "workspace": ws},
 		Env:    []string{"PATH=" + os.Getenv("PATH")},
-		OS:     "Linux", Arch: "X64", Temp: t.TempDir(), ToolCache: t.TempDir(),
+		OS:     "Linux", Arch: "X64", Temp: temp, ToolCache: t.TempDir(),
 		Secrets: []string{"ghs_secret"},
+		AfterStep: func(s Step) {
+			between = append(between, s.ID+"="+s.Outcome)
+			if s.ID == "fails" {
+				if err := os.WriteFile(filepath.Join(temp, "between"), []byte("written between steps\n"), 0o644); err != nil {
+					t.Error(err)
+				}
+			}
+		},
 	}
 	res, err := job.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got, want := strings.Join(between, " "), "env=success greet=success skipped=skipped fails=failure after=skipped always=success"; got != want {
+		t.Errorf("AfterStep saw %s, want %s", got, want)
+	}
 	log := res.Log()
+	if !strings.Contains(log, "written between steps") {
+		t.Errorf("what AfterStep wrote did not reach the next step:\n%s", log)
+	}
 	if strings.Contains(log, "ghs_secret") || !strings.Contains(log, "token is ***") {
 		t.Errorf("the token is not masked:\n%s", log)
 	}
@@ -230,5 +247,35 @@ func TestCache(t *testing.T) {
 	out, _ = call("k-1", "")
 	if out["cache-hit"] != "true" {
 		t.Errorf("exact key: %v", out)
+	}
+}
+
+// TestCacheLink: a path that is a symbolic link is saved and restored as the link, as tar does.
+func TestCacheLink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links")
+	}
+	store, target := t.TempDir(), t.TempDir()
+	path := filepath.Join(t.TempDir(), "data")
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	call := &UsesCall{With: map[string]string{"path": path, "key": "k"}}
+	_, post, err := Cache(store)(context.Background(), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := post(false); err != nil {
+		t.Fatalf("save: %v", err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := Cache(store)(context.Background(), call)
+	if err != nil || out["cache-hit"] != "true" {
+		t.Fatalf("restore: %v %v", out, err)
+	}
+	if got, err := os.Readlink(path); err != nil || got != target {
+		t.Errorf("restored %q (%v), want a link to %s", got, err, target)
 	}
 }

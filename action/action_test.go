@@ -358,6 +358,8 @@ type runnerSetup struct {
 	toolCache string // RUNNER_TOOL_CACHE: "" for a fresh one (a GitHub-hosted runner), else one that outlives jobs (a self-hosted runner)
 	// afterStep, if set, runs after each step of the action: what else writes to the machine meanwhile.
 	afterStep func(runnertest.Step)
+	// inputs, if set, are the action's inputs instead of a PostExecutionEnd with a payload.
+	inputs map[string]string
 }
 
 // runJob is runAction on the runner setup.
@@ -385,9 +387,13 @@ func runJob(t testing.TB, srv *releaseServer, setup runnerSetup, ref string, ful
 	if toolCache == "" {
 		toolCache = filepath.Join(machine, "tool")
 	}
+	inputs := setup.inputs
+	if inputs == nil {
+		inputs = map[string]string{"event": "PostExecutionEnd", "payload": `{"issueNumber": 42}`}
+	}
 	job := &runnertest.Job{
 		ActionDir: actionDir,
-		Inputs:    map[string]string{"event": "PostExecutionEnd", "payload": `{"issueNumber": 42}`},
+		Inputs:    inputs,
 		GitHub: map[string]string{
 			"server_url": srv.url, "action_repository": actionRepo, "action_ref": ref,
 			"workspace": ws, "repository": "octo/hello", "token": fakeToken,
@@ -599,6 +605,68 @@ const (
 var plantedProgram = []byte("#!/bin/sh\necho " + planted + " \"$0\" \"$@\"\n")
 
 // releaseFile is the URL path of a release's file on the release server.
+// TestActionSetsUp: without an event the action only sets agent-hooks up, for a later step of
+// the job (an agent's, whose hooks run agent-hooks hook <agent>): the release checked as ever, its
+// folder on the PATH of the later steps, its path as an output; the version input picks the
+// release, and a version that is no release's fails the step before anything is fetched.
+func TestActionSetsUp(t *testing.T) {
+	t.Parallel()
+	srv := newReleaseServer(t, map[string]release{"v1.2.2": newRelease(t, "1.2.2"), "v1.2.3": newRelease(t, "1.2.3")})
+	for _, tc := range []struct {
+		name, version, want string
+	}{
+		{"the action's own release", "", "1.2.3"},
+		{"the version input", "v1.2.2", "1.2.2"},
+		{"the version input without its v", "1.2.2", "1.2.2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inputs := map[string]string{}
+			if tc.version != "" {
+				inputs["version"] = tc.version
+			}
+			res := runJob(t, srv, runnerSetup{store: t.TempDir(), inputs: inputs}, "v1", false)
+			wantOutcomes(t, res, map[string]string{"release": "success", "download": "success", "path": "success", "run": "skipped"})
+			bin := res.Outputs["path"]
+			if bin == "" || len(res.Paths) != 1 || res.Paths[0] != filepath.Dir(bin) {
+				t.Fatalf("path output %q, GITHUB_PATH %q", bin, res.Paths)
+			}
+			for _, program := range []string{"agent-hooks", "agent-hooks-full", "agent-hooks-otel"} {
+				if _, err := os.Stat(filepath.Join(res.Paths[0], program)); err != nil {
+					t.Errorf("%s is not on the later steps' PATH: %v", program, err)
+				}
+			}
+			// What a later step runs as agent-hooks, found on PATH as it would be.
+			later := exec.Command("sh", "-c", "agent-hooks version")
+			later.Env = []string{"PATH=" + res.Paths[0] + string(os.PathListSeparator) + os.Getenv("PATH")}
+			out, err := later.CombinedOutput()
+			// (Every test release holds the same programs: the tag says which release was installed.)
+			if err != nil || !strings.HasPrefix(string(out), "agent-hooks v") {
+				t.Errorf("agent-hooks version on the later PATH: %v\n%s", err, out)
+			}
+			if tag := res.Step("release").Outputs["tag"]; tag != "v"+tc.want {
+				t.Errorf("installed release %q, want v%s", tag, tc.want)
+			}
+			if res.Outputs["decision"] != "" {
+				t.Errorf("no event was fired, yet decision = %q", res.Outputs["decision"])
+			}
+		})
+	}
+	t.Run("a version that is no release's", func(t *testing.T) {
+		before := srv.count("/" + actionRepo + "/releases/download/")
+		res := runJob(t, srv, runnerSetup{store: t.TempDir(), inputs: map[string]string{"version": "latest; rm -rf /"}}, "v1", false)
+		if !res.Failed || res.Step("release").Outcome != "failure" {
+			t.Fatalf("the step did not fail:\n%s", res.Log())
+		}
+		if !strings.Contains(res.Log(), `version: want a release such as v1.2.3, got \"latest; rm -rf /\"`) &&
+			!strings.Contains(res.Log(), "version: want a release such as v1.2.3") {
+			t.Errorf("no reason:\n%s", res.Log())
+		}
+		if n := srv.count("/"+actionRepo+"/releases/download/") - before; n != 0 {
+			t.Errorf("%d downloads for a bad version", n)
+		}
+	})
+}
+
 func releaseFile(tag, name string) string {
 	return "/" + actionRepo + "/releases/download/" + tag + "/" + name
 }

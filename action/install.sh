@@ -115,7 +115,11 @@ resolve() {
 		return
 	fi
 
-	if [[ $ref =~ $semver_re ]]; then
+	if [ -n "${AGENT_HOOKS_VERSION:-}" ]; then
+		# The version input: that release, whatever the action's own ref.
+		tag=v${AGENT_HOOKS_VERSION#v}
+		[[ $tag =~ $semver_re ]] || die "version: want a release such as v1.2.3, got \"$AGENT_HOOKS_VERSION\""
+	elif [[ $ref =~ $semver_re ]]; then
 		tag=$ref
 	elif [[ $ref =~ ^v[0-9]+(\.[0-9]+)?$ ]] || [[ $ref =~ ^[0-9a-f]{40}$ ]]; then
 		# A moving major (v1) or minor (v1.2) tag, or a commit: the release at the same commit.
@@ -306,8 +310,21 @@ build() {
 	output path "$(native_path "$bin")"
 }
 
+# onpath puts the folder of the programs (AGENT_HOOKS_BIN: agent-hooks, with agent-hooks-full
+# and agent-hooks-otel beside it) on the PATH of the job's later steps, so that an agent's step
+# can run `agent-hooks hook <agent>`, and outputs the path of agent-hooks.
+onpath() {
+	local bin dir
+	bin=$(posix_path "${AGENT_HOOKS_BIN:-}")
+	[ -n "$bin" ] && [ -x "$bin" ] || die "no agent-hooks was installed"
+	dir=$(dirname "$bin")
+	native_path "$dir" >>"$GITHUB_PATH"
+	echo "agent-hooks: $(native_path "$dir") is on the PATH of the job's later steps"
+	output path "$(native_path "$bin")"
+}
+
 case ${1:-} in
-resolve | download | gocache | build) "$1" ;;
+resolve | download | gocache | build | onpath) "$1" ;;
 *)
 	echo "usage: install.sh resolve|download|gocache|build" >&2
 	exit 2

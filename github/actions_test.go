@@ -69,13 +69,13 @@ func TestActionYAML(t *testing.T) {
 		t.Fatalf("action.yml does not match the action metadata schema: %v", err)
 	}
 	inputs := action["inputs"].(map[string]any)
-	for _, name := range []string{"event", "payload", "config", "working-directory", "github-token", "session-id", "fail-on-block"} {
+	for _, name := range []string{"event", "payload", "config", "working-directory", "github-token", "session-id", "fail-on-block", "version"} {
 		if inputs[name] == nil {
 			t.Errorf("input %s missing", name)
 		}
 	}
-	if len(inputs) != 7 {
-		t.Errorf("%d inputs, want exactly the 7 documented", len(inputs))
+	if len(inputs) != 8 {
+		t.Errorf("%d inputs, want exactly the 8 documented", len(inputs))
 	}
 	outputs := action["outputs"].(map[string]any)
 	for _, name := range OutputNames {
@@ -84,19 +84,33 @@ func TestActionYAML(t *testing.T) {
 			t.Errorf("output %s does not come from the run step: %v", name, outputs[name])
 		}
 	}
-	// A composite action's steps get no INPUT_* variables: the run step must pass every input.
+	// The set-up use: the path of what was installed, from the step that puts it on PATH.
+	if o, _ := outputs["path"].(map[string]any); o == nil || o["value"] != "${{ steps.path.outputs.path }}" {
+		t.Errorf("output path does not come from the path step: %v", outputs["path"])
+	}
+	// A composite action's steps get no INPUT_* variables: the run step must pass every input
+	// but version, which picks the release to install (the release step's).
 	steps := action["runs"].(map[string]any)["steps"].([]any)
-	var run map[string]any
+	var run, release map[string]any
 	for _, s := range steps {
-		if m := s.(map[string]any); m["id"] == "run" {
+		switch m := s.(map[string]any); m["id"] {
+		case "run":
 			run = m
+		case "release":
+			release = m
 		}
 	}
-	if run == nil {
-		t.Fatal("no step with id run")
+	if run == nil || release == nil {
+		t.Fatal("no step with id run, or none with id release")
+	}
+	if v := release["env"].(map[string]any)["AGENT_HOOKS_VERSION"]; v != "${{ inputs.version }}" {
+		t.Errorf("the release step does not get the version input: %v", v)
 	}
 	envs := run["env"].(map[string]any)
 	for name := range inputs {
+		if name == "version" {
+			continue
+		}
 		key := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 		if envs[key] != "${{ inputs."+name+" }}" {
 			t.Errorf("run step does not pass input %s as %s (got %v)", name, key, envs[key])

@@ -74,6 +74,9 @@ type Result struct {
 	Lines       []Line // the log, masked
 	Annotations []Annotation
 	Failed      bool
+	// Paths are the folders the steps added to GITHUB_PATH, newest first: what the job's later
+	// steps find first on PATH.
+	Paths []string
 }
 
 // Step is one step's run.
@@ -218,6 +221,7 @@ func (j *Job) Run(ctx context.Context) (*Result, error) {
 			return r.res, err
 		}
 	}
+	r.res.Paths = slices.Clone(r.paths)
 	for name, out := range af.Outputs {
 		v, err := r.ev.interpolate(out.Value)
 		if err != nil {

@@ -111,7 +111,8 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ReadSessionsConfig(cfg); err != nil {
+	sc, err := ReadSessionsConfig(cfg)
+	if err != nil {
 		return nil, err
 	}
 	dest, err := r.telemetryDestination(cfg)
@@ -123,8 +124,17 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		return nil, err
 	}
 	sess, err := r.attach(store, req, env.Workspace)
+	if err == nil {
+		sess, err = r.endIdleAttached(store, sess, req, env.Workspace, sc.idleEnd())
+	}
 	if err != nil {
 		return nil, err
+	}
+	// Held while the event runs: however long its hooks take, the session is not ended as idle.
+	if release, err := store.Hold(sess.id); err != nil {
+		r.Warn("%v", err)
+	} else {
+		defer release()
 	}
 	data := req.Data
 	if data == nil {

@@ -182,6 +182,7 @@ The trail is read line by line, so a trail of millions of lines shows at once in
 				if err != nil {
 					return err
 				}
+				sess = r.EndIdle(sess)
 				if pending, err = r.Store().PushPending(sess.ID); err != nil {
 					a.reportProblems([]error{err})
 				}
@@ -206,7 +207,11 @@ func printSession(out io.Writer, s *sessions.Session, pending *sessions.PendingP
 	if s.Name != "" {
 		row("name", s.Name)
 	}
-	row("status", string(s.Status))
+	if s.EndReason != "" {
+		row("status", string(s.Status)+" ("+sessLine(s.EndReason)+")")
+	} else {
+		row("status", string(s.Status))
+	}
 	row("workspace", s.Workspace)
 	row("started", sessTime(s.StartTime))
 	if !s.EndTime.IsZero() {
@@ -254,7 +259,13 @@ func (a *app) newSessionListCmd() *cobra.Command {
 		Short: "List sessions, newest first",
 		Long: `List sessions, newest first. Only the records shown are read, so a folder of thousands of
 sessions lists at once. A corrupt record or a file that is not a session is reported on stderr
-and skipped. The current session is marked with *.`,
+and skipped. The current session is marked with *.
+
+An active session listed that has had no event for "sessions": {"idleEnd"} of its workspace's
+config.json (default 24h, 0 never) is ended as interrupted first, with endReason "idle" (a
+warning says so): an agent that never sent SessionEnd does not leave it active forever. A process
+firing an event in it keeps it active. session show does the same for the session it shows, and
+a run that finds its workspace's active session idle ends it and starts a new one.`,
 		Example: `  agent-hooks session list
   agent-hooks session list --limit 0
   agent-hooks session list --json | jq -r '.[] | select(.status == "failed") | .id'`,
@@ -291,6 +302,9 @@ and skipped. The current session is marked with *.`,
 				return err
 			}
 			a.reportProblems(problems)
+			for i, sess := range list {
+				list[i] = r.EndIdle(sess)
+			}
 			marks, problems, err := store.PendingPushes()
 			if err != nil {
 				problems = append(problems, err)

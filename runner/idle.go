@@ -91,3 +91,25 @@ func (r *Runner) endIdleAttached(store *sessions.Store, sess *storedSession, req
 	}
 	return r.endIdleAttached(store, next, req, workspace, limit) // another active one may be found, idle too
 }
+
+// PruneSessions removes the sessions that ended more than olderThan ago (sessions.Store.Prune),
+// ending first the active ones idle past the limit of their workspace (IdleLimit, read once per
+// workspace). With dry it removes and ends nothing, and reports what it would do.
+func (r *Runner) PruneSessions(olderThan time.Duration, dry bool) (*sessions.PruneResult, error) {
+	type limit struct {
+		d   time.Duration
+		err error
+	}
+	limits := map[string]limit{}
+	return r.Store().Prune(sessions.PruneOptions{
+		OlderThan: olderThan, Dry: dry,
+		IdleLimit: func(s *sessions.Session) (time.Duration, error) {
+			l, ok := limits[s.Workspace]
+			if !ok {
+				l.d, l.err = r.IdleLimit(s.Workspace)
+				limits[s.Workspace] = l
+			}
+			return l.d, l.err
+		},
+	})
+}

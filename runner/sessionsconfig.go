@@ -27,7 +27,7 @@ type SessionsConfig struct {
 }
 
 // ReadSessionsConfig reads the "sessions" sections of the configuration: the user's, then the
-// project's over it, key by key. A duration must be positive, idleEnd not negative (0: never).
+// project's over it, key by key. A duration must be positive (idleEnd may be 0: never).
 func ReadSessionsConfig(cfg *hooks.Config) (SessionsConfig, error) {
 	if cfg == nil {
 		return SessionsConfig{}, nil
@@ -48,9 +48,6 @@ func decodeSessionsConfig(secs []hooks.Section) (SessionsConfig, error) {
 		if d.v != nil && *d.v <= 0 {
 			return c, fmt.Errorf("sessions.%s: must be positive, got %s", d.key, time.Duration(*d.v))
 		}
-	}
-	if c.IdleEnd != nil && *c.IdleEnd < 0 {
-		return c, fmt.Errorf("sessions.idleEnd: must be 0 (never) or positive, got %s", time.Duration(*c.IdleEnd))
 	}
 	return c, nil
 }

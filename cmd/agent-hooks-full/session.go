@@ -45,6 +45,7 @@ the same workspace, else starts one.`,
 		a.newSessionReplayCmd(),
 		a.newSessionPushCmd(),
 		a.newSessionPullCmd(),
+		a.newSessionPruneCmd(),
 	)
 	return cmd
 }

@@ -44,28 +44,41 @@ func (r *Runner) IdleLimit(workspace string) (time.Duration, error) {
 	return c.idleEnd(), nil
 }
 
-// EndIdle ends sess when it is active and has been idle for longer than the limit of its
-// workspace (sessions.Store.EndIdle), and returns the record as it is then. A failure is a
-// warning: the session is returned as it was.
-func (r *Runner) EndIdle(sess *sessions.Session) *sessions.Session {
-	if sess == nil || !sess.Active() {
-		return sess
+// EndIdle ends each session of list that is active and has been idle for longer than the limit
+// of its workspace (sessions.Store.EndIdle; the limit is read once per workspace), and puts the
+// record as it is then in its place. A failure is a warning: the session stays as it was.
+func (r *Runner) EndIdle(list []*sessions.Session) {
+	type limit struct {
+		d   time.Duration
+		err error
 	}
-	limit, err := r.IdleLimit(sess.Workspace)
-	if err != nil {
-		r.Warn("session %s is left active: %v", sess.ID, err)
-		return sess
-	}
-	after, ended, err := r.Store().EndIdle(sess.ID, limit)
-	if err != nil {
-		r.Warn("%v", err)
-		return sess
-	}
-	if ended {
+	limits := map[string]limit{}
+	store := r.Store()
+	for i, sess := range list {
+		if sess == nil || !sess.Active() {
+			continue
+		}
+		l, ok := limits[sess.Workspace]
+		if !ok {
+			l.d, l.err = r.IdleLimit(sess.Workspace)
+			limits[sess.Workspace] = l
+		}
+		if l.err != nil {
+			r.Warn("session %s is left active: %v", sess.ID, l.err)
+			continue
+		}
+		after, ended, err := store.EndIdle(sess.ID, l.d)
+		if err != nil {
+			r.Warn("%v", err)
+			continue
+		}
+		if !ended {
+			continue
+		}
 		r.Warn("session %s had no event since %s: ended it as interrupted (sessions.idleEnd; agent-hooks session resume %s takes it back)",
 			sess.ID, after.EndTime.Format(time.RFC3339), sess.ID)
+		list[i] = after
 	}
-	return after
 }
 
 // endIdleAttached ends the session attach found as the workspace's active one when it has been

@@ -97,11 +97,20 @@ func (s *Store) LastActivity(sess *Session) (time.Time, error) {
 // interrupted, which `session resume` and the agent's next event in it undo, with EndReason
 // "idle" and its end time its last activity. It decides under the folder's lock, and checks the
 // session's activity again once it holds the session, so that an event that begins meanwhile
-// keeps it. A limit of 0 or less never ends a session. sess is the record as it is after;
-// ended reports whether this call ended it.
+// keeps it. A limit of 0 or less never ends a session. sess is the record as it is after (nil
+// when the session is not ended because it was written to within the limit, or the limit is 0:
+// then nothing is read); ended reports whether this call ended it.
 func (s *Store) EndIdle(id string, limit time.Duration) (sess *Session, ended bool, err error) {
 	if !ValidID(id) {
 		return nil, false, fmt.Errorf("end idle session: invalid id %q", id)
+	}
+	if limit <= 0 {
+		return nil, false, nil
+	}
+	// Without the lock first: a session in use (every run that finds its workspace's session asks)
+	// costs three lstat calls, not the folder's lock and a read of its record.
+	if last, err := s.LastActivity(&Session{ID: id}); err == nil && !last.IsZero() && s.now().Sub(last) <= limit {
+		return nil, false, nil
 	}
 	err = s.locked(func() error {
 		cur, err := s.read(id)

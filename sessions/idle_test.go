@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -92,7 +93,7 @@ func TestEndIdle(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !tt.ended {
-				if !stored.Active() || stored.EndReason != "" || got.Status != StatusActive {
+				if !stored.Active() || stored.EndReason != "" || (got != nil && got.Status != StatusActive) {
 					t.Errorf("session = %s (%q), want it left active", stored.Status, stored.EndReason)
 				}
 				return
@@ -171,6 +172,48 @@ func TestEndIdleActivityCounts(t *testing.T) {
 			}
 			if _, ended, err := s.EndIdle(sess.ID, 24*time.Hour); err != nil || ended {
 				t.Errorf("ended = %v, %v; want the recent %s to keep it", ended, err, file)
+			}
+		})
+	}
+}
+
+// BenchmarkHold is what holding its session costs every event (agent-hooks hook <agent> on every
+// tool call): open (creating) .live/<id>, a shared flock, its release. The folder's size does not
+// enter into it.
+func BenchmarkHold(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			ids := populate(b, dir, n, 1700000000000)
+			s := New(dir)
+			id := ids[len(ids)-1]
+			for b.Loop() {
+				release, err := s.Hold(id)
+				if err != nil {
+					b.Fatal(err)
+				}
+				release()
+			}
+		})
+	}
+}
+
+// BenchmarkEndIdleInUse is the idle check of a run that finds its workspace's session in use (its
+// files written within the limit): what every such `agent-hooks run` pays.
+func BenchmarkEndIdleInUse(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			populate(b, dir, n, 1700000000000)
+			s := New(dir)
+			sess, err := s.Create(Params{Workspace: "/w"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, ended, err := s.EndIdle(sess.ID, 24*time.Hour); err != nil || ended {
+					b.Fatal(ended, err)
+				}
 			}
 		})
 	}

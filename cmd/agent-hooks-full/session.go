@@ -183,7 +183,9 @@ The trail is read line by line, so a trail of millions of lines shows at once in
 				if err != nil {
 					return err
 				}
-				sess = r.EndIdle(sess)
+				one := []*sessions.Session{sess}
+				r.EndIdle(one)
+				sess = one[0]
 				if pending, err = r.Store().PushPending(sess.ID); err != nil {
 					a.reportProblems([]error{err})
 				}
@@ -303,9 +305,7 @@ a run that finds its workspace's active session idle ends it and starts a new on
 				return err
 			}
 			a.reportProblems(problems)
-			for i, sess := range list {
-				list[i] = r.EndIdle(sess)
-			}
+			r.EndIdle(list)
 			marks, problems, err := store.PendingPushes()
 			if err != nil {
 				problems = append(problems, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/hooks"
+	waitprogress "github.com/autoagent/agent-hooks/internal/progress"
 	gh "github.com/google/go-github/v60/github"
 )
 
@@ -248,6 +249,8 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 	} else if done {
 		return out
 	}
+	status := waitprogress.Start(a.inv.Progress, "approval in "+a.t.String(), a.request.GetHTMLURL())
+	defer status.Done()
 	var last approval.LastCheck
 	errorsInARow := 0
 	for first := true; ; first = false {
@@ -275,6 +278,7 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 		case err == nil:
 			errorsInARow = 0
 			a.last = v
+			status.Detail(fmt.Sprintf("%d of %d approvals", len(v.approvals), a.minApprovals))
 			if v.decided {
 				return a.finish(ctx, v)
 			}

@@ -156,7 +156,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 		Config: cfg, Workspace: env.Workspace, SessionID: sess.id,
 		Getenv: r.Getenv, Environ: r.Environ, Stderr: r.Stderr, Messages: r.Stderr,
 		Observer: sess, State: store.SessionState(sess.id), Now: r.Now, CanAsk: req.CanAsk,
-		AsksAgain: req.AsksAgain,
+		AsksAgain: req.AsksAgain, Progress: r.Progress,
 	}
 	// The Stop cap runs before the formats' extensions, so that they see a capped Stop as allowed.
 	eng.Extensions = []hooks.Extension{&stopLimit{store: store, warn: r.Warn}}

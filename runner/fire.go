@@ -130,7 +130,11 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Held while the event runs: however long its hooks take, the session is not ended as idle.
+	// Held while the event runs: however long its hooks take, the session is not ended as idle
+	// or pruned. Between the attach above and the hold, a `session list` could still end a
+	// session that had been idle past its limit until this very event: its status then reads
+	// interrupted while this event runs, and the agent's next event takes it back (OpenAgent). A
+	// check after the hold would cost every tool call a read of the record for that moment.
 	if release, err := store.Hold(sess.id); err != nil {
 		r.Warn("%v", err)
 	} else {

@@ -1,15 +1,20 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package sessions
 
-import "os"
+import (
+	"errors"
+	"os"
+	"runtime"
+)
 
-// holdsWork reports whether Hold keeps a session from being ended as idle on this system: not
-// here (no flock); a session is then told busy by its files' times alone.
-const holdsWork = false
+// Without file locks nothing tells a session an event is running in: none is ended as idle or
+// pruned (tryLockExclusive says so), rather than one be ended under a running event.
 
 func lockShared(*os.File) error { return nil }
 
-func tryLockExclusive(*os.File) (bool, error) { return true, nil }
+func tryLockExclusive(*os.File) (bool, error) {
+	return false, errors.New("cannot tell whether a process is firing an event in it: no file locks on " + runtime.GOOS)
+}
 
 func unlockFile(*os.File) {}

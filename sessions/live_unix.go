@@ -9,9 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// holdsWork reports whether Hold keeps a session from being ended as idle on this system.
-const holdsWork = true
-
 // lockShared takes a shared flock(2) on f, waiting for it (only while a process that ends or
 // removes the session holds it exclusively, which takes moments).
 func lockShared(f *os.File) error {

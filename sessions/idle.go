@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // EndReasonIdle is the EndReason of a session ended by EndIdle.
@@ -23,16 +25,17 @@ func (s *Store) livePath(id string) string { return filepath.Join(s.dir, liveDir
 // Hold marks session id as in use by this process until release is called: EndIdle does not end
 // it and Prune does not remove it meanwhile. A process holds the session it fires an event in
 // for as long as the event runs. The file is opened close-on-exec, so no hook process inherits
-// the hold.
+// the hold, and never through a link (atomicfile.OpenFile): a link planted in its place cannot
+// make agent-hooks lock a file elsewhere.
 func (s *Store) Hold(id string) (release func(), err error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("hold session: invalid id %q", id)
 	}
 	path := s.livePath(id)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := atomicfile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-			f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+			f, err = atomicfile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 		}
 	}
 	if err != nil {
@@ -52,7 +55,7 @@ func (s *Store) Hold(id string) (release func(), err error) {
 // a process holds it (it is firing an event in the session). The caller calls release when done
 // (it removes nothing: a process may be opening the file to hold it).
 func (s *Store) unheld(id string) (free bool, release func(), err error) {
-	f, err := os.OpenFile(s.livePath(id), os.O_RDWR, 0)
+	f, err := atomicfile.OpenFile(s.livePath(id), os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, func() {}, nil // never held, or held only before it was removed
 	}

@@ -218,3 +218,34 @@ func BenchmarkEndIdleInUse(b *testing.B) {
 		})
 	}
 }
+
+// TestHoldThroughNoLink: a link planted as a session's hold file is not followed: the hold is
+// refused (the event goes on, with a warning) rather than lock the file it points at, and the
+// ender takes a planted link for a hold it cannot check, ending nothing.
+func TestHoldThroughNoLink(t *testing.T) {
+	t.Parallel()
+	s, clk := newWallStore(t)
+	sess, err := s.Create(Params{Workspace: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(elsewhere, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(s.Dir(), liveDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, s.livePath(sess.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if release, err := s.Hold(sess.ID); err == nil {
+		release()
+		t.Fatal("held through a symbolic link")
+	}
+	clk.add(48 * time.Hour)
+	age(t, s, sess.ID, clk.now().Add(-47*time.Hour))
+	if _, ended, err := s.EndIdle(sess.ID, time.Hour); err == nil || ended {
+		t.Errorf("EndIdle = %v, %v; want an error and nothing ended", ended, err)
+	}
+}

@@ -30,7 +30,7 @@ func Main() int {
 	}
 	a := &app{App: ca}
 	ca.Types = a.registerTypes
-	ca.Progress = progress.ForStderr(ca.Stderr, ca.Getenv)
+	ca.Progress, ca.Stderr = progress.ForStderr(ca.Stderr, ca.Getenv)
 	if ca.HandOffProblem != nil {
 		return ca.Refuse(os.Args[1:], ca.HandOffProblem)
 	}

@@ -57,19 +57,22 @@ func (nop) Done()         {}
 // ForStderr is the Reporter of a process whose standard error is w: a Terminal drawing on w when
 // w is a terminal that can erase a line (TERM is not "dumb"), else nil: no progress at all. A
 // command whose standard error is read by a program (agent-hooks hook <agent>: the agent reads
-// it) must not be handed one, whatever this says.
-func ForStderr(w io.Writer, getenv func(string) string) Reporter {
+// it) must not be handed one, whatever this says. stderr is what the process writes its standard
+// error through from then on: the Terminal, which erases a status line before anything else is
+// written under it (w itself when there is no Terminal).
+func ForStderr(w io.Writer, getenv func(string) string) (r Reporter, stderr io.Writer) {
 	f, ok := w.(interface{ Fd() uintptr })
 	if !ok || !term.IsTerminal(int(f.Fd())) || getenv("TERM") == "dumb" {
-		return nil
+		return nil, w
 	}
 	fd := int(f.Fd())
-	return NewTerminal(w, WithWidth(func() int {
+	t := NewTerminal(w, WithWidth(func() int {
 		if cols, _, err := term.GetSize(fd); err == nil {
 			return cols
 		}
 		return 0
 	}))
+	return t, t
 }
 
 // Interval is how often a Terminal redraws its line: often enough that the time waited moves,
@@ -148,6 +151,15 @@ func (t *Terminal) loop(c <-chan time.Time, done <-chan struct{}) {
 			return
 		}
 	}
+}
+
+// Write writes p to the terminal, the status line erased first (it is drawn again at the next
+// redraw), so that what a hook or agent-hooks prints while a wait goes on is not glued to it.
+func (t *Terminal) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.eraseLocked()
+	return t.w.Write(p)
 }
 
 // drawLocked draws the status line; the caller holds mu.

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -166,8 +167,9 @@ func TestForStderrNotATerminal(t *testing.T) {
 	}
 	defer f.Close()
 	for name, w := range map[string]any{"file": f, "buffer": &bytes.Buffer{}} {
-		if r := ForStderr(w.(interface{ Write([]byte) (int, error) }), getenv); r != nil {
-			t.Errorf("%s: a Reporter (%T) for what is not a terminal", name, r)
+		out := w.(io.Writer)
+		if r, stderr := ForStderr(out, getenv); r != nil || stderr != out {
+			t.Errorf("%s: a Reporter (%T) and %T for what is not a terminal", name, r, stderr)
 		}
 	}
 }
@@ -185,4 +187,34 @@ func TestElapsed(t *testing.T) {
 			t.Errorf("Elapsed(%s) = %q, want %q", tt.d, got, tt.want)
 		}
 	}
+}
+
+// TestTerminalWriteErasesTheStatus: what is written while a wait is shown starts on an erased
+// line, and the status comes back at the next redraw.
+func TestTerminalWriteErasesTheStatus(t *testing.T) {
+	term, scr, _, tk := newTest(0)
+	task := term.Begin("push to origin", "")
+	<-scr.writes
+	scr.reset()
+	if _, err := term.Write([]byte("hook output\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := scr.String(), "\r\x1b[Khook output\n"; got != want {
+		t.Fatalf("write = %q, want %q", got, want)
+	}
+	<-scr.writes
+	scr.reset()
+	if _, err := term.Write([]byte("more\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := scr.String(); got != "more\n" {
+		t.Errorf("second write = %q, want it alone (nothing drawn to erase)", got)
+	}
+	<-scr.writes
+	scr.reset()
+	tick(t, tk, scr)
+	if got := scr.String(); !strings.HasPrefix(got, "\ragent-hooks: push to origin") {
+		t.Errorf("redraw = %q", got)
+	}
+	task.Done()
 }

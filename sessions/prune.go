@@ -44,9 +44,12 @@ type PruneResult struct {
 	Kept    []PruneKept
 	// EndedIdle are the sessions ended as idle on the way (EndIdle).
 	EndedIdle []string
-	// Problems are the records that could not be read and the sessions that could not be
-	// removed, each left as it was.
+	// Problems are what left a session as it was without a decision: a record that could not
+	// be read, an idle limit that could not be.
 	Problems []error
+	// Failed are the removals that failed part way (the record, removed last, is left, so that
+	// the next prune finds the session again).
+	Failed []error
 }
 
 // Prune removes the sessions that ended more than o.OlderThan ago: their record, audit trail,
@@ -155,12 +158,14 @@ func (s *Store) pruneOne(id string, o PruneOptions, cutoff time.Time, files []st
 	}
 	if !o.Dry {
 		if err := s.removeSession(sess, p.Files); err != nil {
-			return err
+			res.Failed = append(res.Failed, fmt.Errorf("prune session %s: %w", sess.ID, err))
+			return nil
 		}
 		// The hold's file goes once nothing of the session is left to hold; a process that
 		// opened it meanwhile waits for the release and then holds a removed session.
 		if err := os.Remove(s.livePath(sess.ID)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			res.Failed = append(res.Failed, fmt.Errorf("prune session %s: %w", sess.ID, err))
+			return nil
 		}
 	}
 	res.Removed = append(res.Removed, p)

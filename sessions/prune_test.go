@@ -246,3 +246,35 @@ func TestPruneFailsClosed(t *testing.T) {
 		t.Errorf("%s ended without a limit", abandoned.ID)
 	}
 }
+
+// TestPruneFailedRemoval: a session whose files cannot all be removed is reported as failed, not
+// as removed, and keeps its record (removed last), so that the next prune finds it again.
+func TestPruneFailedRemoval(t *testing.T) {
+	t.Parallel()
+	s, clk := newWallStore(t)
+	sess, err := s.Create(Params{ID: "session-1000-stuck", Workspace: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(sess.ID, func(x *Session) error { x.End(StatusCompleted, clk.now()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(s.Dir(), CurrentLink)); err != nil {
+		t.Fatal(err)
+	}
+	// Something that is not a file in place of its trail: os.Remove cannot remove it.
+	if err := os.MkdirAll(filepath.Join(s.EventsPath(sess.ID), "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(30 * 24 * time.Hour)
+	res, err := s.Prune(PruneOptions{OlderThan: 7 * 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Removed) != 0 || len(res.Failed) != 1 || !strings.Contains(res.Failed[0].Error(), sess.ID) {
+		t.Fatalf("removed %+v, failed %v; want the session failed", res.Removed, res.Failed)
+	}
+	if _, err := s.Get(sess.ID); err != nil {
+		t.Errorf("the record went before the rest: %v", err)
+	}
+}

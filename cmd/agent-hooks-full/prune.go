@@ -49,45 +49,18 @@ current or firing an event meanwhile is kept.`,
 			res, err := r.PruneSessions(age, dry)
 			if res != nil {
 				a.reportProblems(res.Problems)
+				a.reportProblems(res.Failed)
 			}
 			if err != nil {
 				return err
 			}
-			removed, kept, ended := res.Removed, res.Kept, res.EndedIdle
-			if asJSON {
-				doc := struct {
-					DryRun    bool                 `json:"dryRun"`
-					Removed   []sessions.Pruned    `json:"removed"`
-					Kept      []sessions.PruneKept `json:"kept"`
-					EndedIdle []string             `json:"endedIdle"`
-				}{dry, removed, kept, ended}
-				if doc.Removed == nil {
-					doc.Removed = []sessions.Pruned{}
-				}
-				if doc.Kept == nil {
-					doc.Kept = []sessions.PruneKept{}
-				}
-				if doc.EndedIdle == nil {
-					doc.EndedIdle = []string{}
-				}
-				return cli.WriteJSON(a.Stdout, doc)
+			if err := a.printPruned(res, dry, asJSON, olderThan); err != nil {
+				return err
 			}
-			w := bufio.NewWriter(a.Stdout)
-			verb, endVerb := "removed", "ended as idle"
-			if dry {
-				verb, endVerb = "would remove", "would end as idle"
+			if len(res.Failed) > 0 {
+				return &cli.SilentError{Code: cli.ExitFailure} // each failure was said on stderr
 			}
-			for _, id := range ended {
-				fmt.Fprintf(w, "%s %s\n", endVerb, id)
-			}
-			for _, p := range removed {
-				fmt.Fprintf(w, "%s %s (%s, ended %s, %d file(s))\n", verb, p.ID, p.Status, sessTime(p.Ended), len(p.Files))
-			}
-			for _, k := range kept {
-				fmt.Fprintf(w, "kept %s: %s\n", k.ID, k.Reason)
-			}
-			fmt.Fprintf(w, "%s %d session(s) that ended more than %s ago\n", verb, len(removed), olderThan)
-			return w.Flush()
+			return nil
 		},
 	}
 	fl := cmd.Flags()
@@ -95,6 +68,46 @@ current or firing an event meanwhile is kept.`,
 	fl.BoolVar(&dry, "dry-run", false, "remove nothing; print what would be removed")
 	fl.BoolVar(&asJSON, "json", false, `print {"dryRun", "removed": [{"id", "status", "ended", "files"}], "kept": [{"id", "reason"}], "endedIdle"}`)
 	return cmd
+}
+
+// printPruned prints what prune removed (or, dry, would remove), ended and kept; --json: one
+// object.
+func (a *app) printPruned(res *sessions.PruneResult, dry, asJSON bool, olderThan string) error {
+	removed, kept, ended := res.Removed, res.Kept, res.EndedIdle
+	if asJSON {
+		doc := struct {
+			DryRun    bool                 `json:"dryRun"`
+			Removed   []sessions.Pruned    `json:"removed"`
+			Kept      []sessions.PruneKept `json:"kept"`
+			EndedIdle []string             `json:"endedIdle"`
+		}{dry, removed, kept, ended}
+		if doc.Removed == nil {
+			doc.Removed = []sessions.Pruned{}
+		}
+		if doc.Kept == nil {
+			doc.Kept = []sessions.PruneKept{}
+		}
+		if doc.EndedIdle == nil {
+			doc.EndedIdle = []string{}
+		}
+		return cli.WriteJSON(a.Stdout, doc)
+	}
+	w := bufio.NewWriter(a.Stdout)
+	verb, endVerb := "removed", "ended as idle"
+	if dry {
+		verb, endVerb = "would remove", "would end as idle"
+	}
+	for _, id := range ended {
+		fmt.Fprintf(w, "%s %s\n", endVerb, id)
+	}
+	for _, p := range removed {
+		fmt.Fprintf(w, "%s %s (%s, ended %s, %d file(s))\n", verb, p.ID, p.Status, sessTime(p.Ended), len(p.Files))
+	}
+	for _, k := range kept {
+		fmt.Fprintf(w, "kept %s: %s\n", k.ID, k.Reason)
+	}
+	fmt.Fprintf(w, "%s %d session(s) that ended more than %s ago\n", verb, len(removed), olderThan)
+	return w.Flush()
 }
 
 // parseAge reads a duration as Go writes them (720h, 90m) or a number of days (30d).

@@ -25,6 +25,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/httpurl"
+	"github.com/autoagent/agent-hooks/internal/progress"
 	"github.com/autoagent/agent-hooks/notify"
 )
 
@@ -285,12 +286,15 @@ func (r *callbackRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 
 	timer := time.NewTimer(max(by.Sub(r.p.now()), 0))
 	defer timer.Stop()
+	wait := progress.Start(inv.Progress, "approval request sent", fmt.Sprintf("its callback on %s", ln.Addr()))
+	wait.Detail("until " + by.Format("15:04:05"))
 	var ans callbackAnswer
 	select {
 	case ans = <-srv.decided:
 	case <-timer.C:
 	case <-ctx.Done():
 	}
+	wait.Done()
 	if !ans.done {
 		ans = srv.close() // a callback that came at the last moment wins
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/autoagent/agent-hooks/hooks/template"
 	"github.com/autoagent/agent-hooks/internal/httpurl"
 	"github.com/autoagent/agent-hooks/internal/httpx"
+	"github.com/autoagent/agent-hooks/internal/progress"
 )
 
 // HTTPPoll is the "http-poll" approval provider, the agent-pipelines seed's await_poll: it GETs
@@ -113,11 +114,14 @@ func (r *httpPollRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.O
 	}
 	fmt.Fprintf(inv.Stderr, "agent-hooks: waiting for approval (polling every %s until %s): %s\n",
 		hooks.RoundDuration(r.interval), by.Format("15:04:05"), oneLine(r.c.Render(inv.Payload)))
+	wait := progress.Start(inv.Progress, "approval (http-poll)", "")
+	defer wait.Done()
 	var last LastCheck
 	for polls := 1; ; polls++ {
 		details["polls"] = polls
 		doc, retryAfter, status, err := r.poll(ctx, target, headers, by)
 		details["httpStatus"] = status
+		wait.Detail(pollDetail(polls, status, err))
 		last.Record(err, !r.p.now().Before(by))
 		switch {
 		case err != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -273,4 +277,15 @@ func percentEncode(s string) string {
 		b.WriteByte(hex[c&15])
 	}
 	return b.String()
+}
+
+// pollDetail is the status of a wait after its polls: how many, and what the last one got.
+func pollDetail(polls, status int, err error) string {
+	switch {
+	case err != nil && status != 0:
+		return fmt.Sprintf("%d polls, the last HTTP %d", polls, status)
+	case err != nil:
+		return fmt.Sprintf("%d polls, the last failed", polls)
+	}
+	return fmt.Sprintf("%d polls, no decision yet", polls)
 }

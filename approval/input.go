@@ -16,6 +16,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/template"
+	"github.com/autoagent/agent-hooks/internal/progress"
 )
 
 // InputOptions configure the input provider.
@@ -146,6 +147,13 @@ func (in *Input) run(ctx context.Context, inv *hooks.Invocation, c inputConfig, 
 		fmt.Fprintf(inv.Stderr, "\n%s\n\nAnswer (approve or reject, and a reason): ", Printable(message))
 	}
 
+	reporter := inv.Progress
+	if lines != nil && in.o.StdinTerminal {
+		reporter = nil // asked at the terminal: the prompt is what the person sees
+	}
+	wait := progress.Start(reporter, "waiting for an answer", strings.Join(where, " or "))
+	wait.Detail("until " + by.Format("15:04:05"))
+	defer wait.Done()
 	timer := time.NewTimer(max(by.Sub(in.o.Now()), 0))
 	defer timer.Stop()
 	var poll <-chan time.Time

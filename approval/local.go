@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/progress"
 )
 
 // Terminal is the person's terminal: where the local provider prompts and reads the answer.
@@ -129,7 +130,17 @@ func (l *Local) run(ctx context.Context, inv *hooks.Invocation, c Common) hooks.
 		fmt.Fprintln(inv.Stderr, `agent-hooks: note: in GitHub Actions nobody can answer a local approval on the runner; use "provider": "github"`)
 	}
 
+	// Asked at the terminal, the prompt is what the person sees; otherwise the wait's status.
+	reporter := inv.Progress
+	if l.o.Terminal != nil {
+		reporter = nil
+	}
+	status := progress.Start(reporter, "approval "+req.ID+" pending", "agent-hooks approvals approve "+req.ID)
+	if !open {
+		status.Detail("until " + by.Format("15:04:05"))
+	}
 	a, err := l.wait(ctx, req, by, c)
+	status.Done()
 	if err != nil {
 		return Undecided("local", err, details)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/progress/progresstest"
 )
 
 func localRunner(t *testing.T, l *Local, timeout time.Duration, opts string) (hooks.Task, *hooks.Hook) {
@@ -362,5 +363,57 @@ func TestStoreIDFromFileName(t *testing.T) {
 	}
 	if len(list) != 0 || len(problems) != 1 {
 		t.Errorf("list: got %d requests and problems %v, want the file reported as a problem", len(list), problems)
+	}
+}
+
+// TestLocalProgress: without a terminal to ask on, the wait reports its status (what, where to
+// approve, until when) and ends it when decided; asking at the terminal, it reports nothing, the
+// prompt being what the person sees.
+func TestLocalProgress(t *testing.T) {
+	t.Parallel()
+	for _, onTerminal := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no terminal", true: "asked at the terminal"}[onTerminal], func(t *testing.T) {
+			t.Parallel()
+			o := LocalOptions{Dir: t.TempDir(), PollInterval: 10 * time.Millisecond}
+			if onTerminal {
+				o.Terminal = &Terminal{In: strings.NewReader("y fine\n"), Out: io.Discard}
+			}
+			l := NewLocal(o)
+			r, h := localRunner(t, l, time.Minute, `{}`)
+			rec := &progresstest.Recorder{}
+			inv := localInvocation(h, hooks.Payload{}, io.Discard)
+			inv.Progress = rec
+			done := runAsync(context.Background(), r, inv)
+			if !onTerminal {
+				req := pending(t, l.Store())
+				if _, err := NewStore(l.Store().Dir).Decide(req.ID, StateApproved, Decision{By: "ann", Via: "cli"}); err != nil {
+					t.Fatal(err)
+				}
+				if out := <-done; out.Status != hooks.StatusOK {
+					t.Fatalf("outcome %+v", out)
+				}
+				waits := rec.Waits()
+				if len(waits) != 1 {
+					t.Fatalf("%d waits reported, want 1", len(waits))
+				}
+				w := waits[0]
+				if w.What != "approval "+req.ID+" pending" || w.Where != "agent-hooks approvals approve "+req.ID {
+					t.Errorf("wait %q at %q", w.What, w.Where)
+				}
+				if d := w.Details(); len(d) != 1 || !strings.HasPrefix(d[0], "until ") {
+					t.Errorf("details %q, want the deadline", d)
+				}
+				if w.DoneCount() != 1 {
+					t.Errorf("ended %d times, want once", w.DoneCount())
+				}
+				return
+			}
+			if out := <-done; out.Status != hooks.StatusOK {
+				t.Fatalf("outcome %+v", out)
+			}
+			if waits := rec.Waits(); len(waits) != 0 {
+				t.Errorf("a status under the terminal's prompt: %+v", waits[0])
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/template"
+	waitprogress "github.com/autoagent/agent-hooks/internal/progress"
 )
 
 // ApprovalProvider is the "github" provider of the approval hook type: it asks for approval in
@@ -250,6 +251,8 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 	} else if done {
 		return out
 	}
+	status := waitprogress.Start(a.inv.Progress, "approval in "+a.t.String(), a.request.GetHTMLURL())
+	defer status.Done()
 	var last approval.LastCheck
 	errorsInARow := 0
 	for first := true; ; first = false {
@@ -277,6 +280,7 @@ func (a *approvalRun) run(ctx context.Context) hooks.Outcome {
 		case err == nil:
 			errorsInARow = 0
 			a.last = v
+			status.Detail(fmt.Sprintf("%d of %d approvals", len(v.approvals), a.minApprovals))
 			if v.decided {
 				return a.finish(ctx, v)
 			}

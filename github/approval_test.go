@@ -15,6 +15,7 @@ import (
 	"github.com/autoagent/agent-hooks/approval"
 	"github.com/autoagent/agent-hooks/github/githubtest"
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/progress/progresstest"
 )
 
 // answerRequest makes the fake GitHub react to the approval request comment the moment it is
@@ -960,5 +961,37 @@ func TestApprovalWithoutIdentityBlocks(t *testing.T) {
 	want := "github approval could not be decided: tell which account the token acts as: ask GraphQL's viewer: 502 from POST /graphql (Server Error)"
 	if out.Status != hooks.StatusBlocked || !strings.Contains(out.Reason, want) {
 		t.Fatalf("got %s %q, want blocked: %q", out.Status, out.Reason, want)
+	}
+}
+
+// TestApprovalProgress: the wait reports where to approve (the request comment) and how many
+// approvals it has, and ends its status when it returns.
+func TestApprovalProgress(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, "")
+	r := configureApproval(t, Options{}, `{"wait": false}`)
+	inv, _ := invocation(serverEnv(s), hooks.PreExecutionStart, time.Minute, nil)
+	rec := &progresstest.Recorder{}
+	inv.Progress = rec
+	if out := r.Run(context.Background(), inv); out.Details["pending"] != true {
+		t.Fatalf("got %s %v, want pending", out.Status, out.Details)
+	}
+	c := requestComment(t, s)
+	waits := rec.Waits()
+	if len(waits) != 1 {
+		t.Fatalf("%d waits, want 1", len(waits))
+	}
+	w := waits[0]
+	if want := fmt.Sprintf("https://github.com/octo/hello/pull/%d#issuecomment-%d", prNumber, c.ID); w.Where != want {
+		t.Errorf("approve at %q, want the request comment %q", w.Where, want)
+	}
+	if want := fmt.Sprintf("approval in octo/hello#%d", prNumber); w.What != want {
+		t.Errorf("wait %q, want %q", w.What, want)
+	}
+	if d := w.Details(); len(d) != 1 || d[0] != "0 of 1 approvals" {
+		t.Errorf("details %q", d)
+	}
+	if w.DoneCount() != 1 {
+		t.Errorf("ended %d times, want once", w.DoneCount())
 	}
 }

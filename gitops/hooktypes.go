@@ -413,7 +413,7 @@ func (p *pushRunner) Run(ctx context.Context, inv *hooks.Invocation) hooks.Outco
 		return failed("git-push: %v", err)
 	}
 	o := PushOptions{Remote: p.cfg.Remote, Branch: p.cfg.Branch, Force: p.cfg.Force, SetUpstream: true,
-		Retries: 3, RetryDelay: p.delay, Progress: inv.Stderr,
+		Retries: 3, RetryDelay: p.delay, Progress: inv.Stderr, Status: inv.Progress,
 		AllowSyntheticMerge: p.cfg.AllowSyntheticMerge, AllowForkToBase: p.cfg.AllowForkToBase,
 		AllowSecrets: topGlobs(base, p.cfg.AllowSecrets)}
 	env := envOf(inv)

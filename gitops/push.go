@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/autoagent/agent-hooks/gitops/internal/gitindex"
+	"github.com/autoagent/agent-hooks/internal/progress"
 	"github.com/autoagent/agent-hooks/internal/redact"
 )
 
@@ -45,6 +47,10 @@ type PushOptions struct {
 	RetryDelay time.Duration
 	// Progress receives the remote's messages.
 	Progress io.Writer
+	// Status shows the push's progress to a person watching a terminal (nil: nobody): the remote,
+	// the time it has taken and the remote's latest message. The remote's messages then reach
+	// Progress once the push is over, not under the status line.
+	Status progress.Reporter
 	// PullRequest is the pull request of the GitHub Actions run, nil outside one. Push then
 	// refuses a commit built on the pull request's synthetic merge commit, and for a pull request
 	// from a fork a push to the branch of the same name anywhere but the fork, unless allowed:
@@ -176,8 +182,20 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	res := &PushResult{Remote: o.Remote, URL: redact.URL(rawURL), RemoteRef: t.dst.String(), Hash: t.hash.String()}
 	spec := config.RefSpec(t.src + ":" + t.dst.String())
 	opts := &git.PushOptions{RemoteName: o.Remote, RemoteURL: pushURL, RefSpecs: []config.RefSpec{spec}, Auth: auth}
-	if o.Progress != nil {
-		opts.Progress = &redact.Writer{W: o.Progress, Secrets: secrets}
+	progressOut := o.Progress
+	if o.Status != nil {
+		status := progress.Start(o.Status, "push to "+o.Remote, res.URL)
+		messages := &remoteMessages{status: status}
+		defer func() {
+			status.Done()
+			if o.Progress != nil {
+				_, _ = o.Progress.Write(messages.all.Bytes())
+			}
+		}()
+		progressOut = messages
+	}
+	if progressOut != nil {
+		opts.Progress = &redact.Writer{W: progressOut, Secrets: secrets}
 	}
 	// RetryDelay doubling, without jitter or a cap (Retries is at most 10), and no limit of its
 	// own on the time spent: the hook's timeout (ctx) bounds it. Cancelled while it waits, the
@@ -208,8 +226,8 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 		return struct{}{}, backoff.Permanent(err)
 	}, backoff.WithBackOff(delays), backoff.WithMaxTries(uint(max(o.Retries, 0))+1), backoff.WithMaxElapsedTime(0),
 		backoff.WithNotify(func(err error, delay time.Duration) {
-			if o.Progress != nil {
-				fmt.Fprintf(o.Progress, "push to %s failed (%s); retrying in %s\n", o.Remote, redact.String(err.Error(), secrets), delay)
+			if progressOut != nil {
+				fmt.Fprintf(progressOut, "push to %s failed (%s); retrying in %s\n", o.Remote, redact.String(err.Error(), secrets), delay)
 			}
 		}))
 	var secretErr *SecretError
@@ -414,4 +432,28 @@ func urlError(raw string, err error) error {
 		}
 	}
 	return fmt.Errorf("remote URL %s: %s", shown, msg)
+}
+
+// remoteMessages keeps what a push writes while its status is shown (the remote's messages, the
+// retries), to be written once the push is over, and shows the latest line of it as the status's
+// detail.
+type remoteMessages struct {
+	status progress.Task
+	all    bytes.Buffer
+	line   []byte // the line being written, up to its \r or \n
+}
+
+func (m *remoteMessages) Write(p []byte) (int, error) {
+	m.all.Write(p)
+	for _, c := range p {
+		if c != '\r' && c != '\n' {
+			m.line = append(m.line, c)
+			continue
+		}
+		if line := strings.TrimSpace(string(m.line)); line != "" {
+			m.status.Detail(line)
+		}
+		m.line = m.line[:0]
+	}
+	return len(p), nil
 }

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/progress/progresstest"
 )
 
 // newBare makes an empty bare repository that accepts pushes over every transport.
@@ -465,6 +467,45 @@ func TestPushTokenOnlyForGitHubHosts(t *testing.T) {
 		}
 		if got := a != nil; got != tc.want {
 			t.Errorf("%s (GITHUB_SERVER_URL %q): token sent = %v, want %v", tc.url, tc.serverURL, got, tc.want)
+		}
+	}
+}
+
+// TestPushStatus: with a Status, the push reports one wait (the remote, its URL without the
+// token) whose detail is the latest line of what the push says meanwhile (here a retry); that
+// text still reaches Progress, once the push is over, and the token nowhere.
+func TestPushStatus(t *testing.T) {
+	t.Parallel()
+	const token = "ghs_S3cretTokenValue0123456789"
+	e := newTestEnv(t)
+	dir, _, url, _ := httpRepo(t, e, token, 1)
+	e.git(t, dir, "remote", "add", "origin", url)
+	commitFile(t, e, dir, "b.txt", "b\n")
+	e.vars["GITHUB_TOKEN"] = token
+	var out bytes.Buffer
+	rec := &progresstest.Recorder{}
+	res, err := openRepo(t, e, dir).Push(context.Background(), PushOptions{Retries: 3, RetryDelay: time.Millisecond, Progress: &out, Status: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waits := rec.Waits()
+	if len(waits) != 1 {
+		t.Fatalf("%d waits, want 1", len(waits))
+	}
+	w := waits[0]
+	if w.What != "push to origin" || w.Where != res.URL || w.DoneCount() != 1 {
+		t.Errorf("wait %q at %q, ended %d times", w.What, w.Where, w.DoneCount())
+	}
+	details := strings.Join(w.Details(), "\n")
+	if !strings.Contains(details, "push to origin failed") || !strings.Contains(details, "retrying in") {
+		t.Errorf("details %q say nothing of the retry", details)
+	}
+	if !strings.Contains(out.String(), "retrying in") {
+		t.Errorf("Progress did not get what the push said: %q", out.String())
+	}
+	for _, s := range []string{details, out.String(), w.Where} {
+		if strings.Contains(s, token) {
+			t.Errorf("the token leaked: %q", s)
 		}
 	}
 }

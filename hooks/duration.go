@@ -38,6 +38,10 @@ const (
 	// "sessions.push" at the end of a session may take in all before the session is left marked
 	// to push later, so that ending a session never waits on the network for longer.
 	DefaultSessionPushTimeout = 30 * time.Second
+	// DefaultSessionIdleEnd is "sessions.idleEnd" of config.json: how long an active session may
+	// go without any event before it is ended as interrupted (an agent that never sent
+	// SessionEnd). 0 keeps sessions active until they are ended.
+	DefaultSessionIdleEnd = 24 * time.Hour
 )
 
 // Duration is the type of every duration option: a JSON number is milliseconds (1500, also

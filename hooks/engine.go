@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/autoagent/agent-hooks/internal/progress"
+
 	"github.com/sourcegraph/conc"
 
 	"github.com/autoagent/agent-hooks/hooks/process"
@@ -33,6 +35,9 @@ type Engine struct {
 	Stderr io.Writer
 	// Messages receives agent-hooks' own warnings (skipped gates, ignored blocks); nil: discarded.
 	Messages io.Writer
+	// Progress is where built-ins that wait (an approval, a push) show how the wait goes: set
+	// only when a person watches a terminal; nil shows nothing (Invocation.Progress).
+	Progress progress.Reporter
 	Observer Observer
 	State    SessionState // handed to extensions as EventInfo.State; nil keeps no state
 	Now      func() time.Time
@@ -376,7 +381,7 @@ func (e *Engine) runOne(ctx context.Context, event string, payload Payload, h *H
 		inv := &Invocation{
 			Hook: h, Event: event, Payload: payload, Workspace: e.Workspace, SessionID: e.SessionID,
 			Getenv: e.Getenv, Environ: append(slices.Clip(e.Environ), traceEnv...), Stdout: orDiscard(stdout), Stderr: orDiscard(stderr), Result: sofar,
-			traceEnv: traceEnv, AsksAgain: e.AsksAgain,
+			traceEnv: traceEnv, AsksAgain: e.AsksAgain, Progress: e.Progress,
 			Fire: func(ctx context.Context, ev string, data Payload) (*Result, error) {
 				c, err := ResolveEvent(ev, e.Config.CustomEvents)
 				if err != nil {

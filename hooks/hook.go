@@ -16,6 +16,8 @@ import (
 	"regexp"
 	"sync"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/progress"
 )
 
 // Payload is the event data a hook receives: eventName, sessionId, workspace, timestamp and
@@ -177,6 +179,10 @@ type Invocation struct {
 	Environ   []string  // the base environment handed to processes
 	Stdout    io.Writer // live output shown to the user (progress lines of built-ins)
 	Stderr    io.Writer
+	// Progress shows a long wait's status (progress.Start) on the terminal of a person who
+	// watches; nil when nobody does (not a terminal, or a program reads Stderr: an agent), and
+	// then nothing more than Stderr's lines may be written.
+	Progress progress.Reporter
 	// Result is the event's outcome so far; set only for an OutcomeReporter.
 	Result *Result
 	// Fire runs the hooks of another event with the same configuration, e.g. PreGitCommit from

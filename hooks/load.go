@@ -39,45 +39,11 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 	cfg := &Config{Hooks: map[string][]*Hook{}}
 	var errs []Diagnostic
 
-	// The native files in run order: managed, project, the extra config, user. A missing managed,
-	// project or user file configures nothing; a missing extra config was named explicitly, so it
-	// is an error.
-	var files []*nativeFile
-	read := func(path, scope string, required bool) (*nativeFile, error) {
-		f, diags, err := readNative(path, scope)
-		switch {
-		case err != nil:
-			return nil, err
-		case f == nil && len(diags) == 0 && required:
-			return nil, fmt.Errorf("read %s: %w", path, fs.ErrNotExist)
-		}
-		errs = append(errs, diags...)
-		if f != nil {
-			files = append(files, f)
-		}
-		return f, nil
-	}
-	if env.ManagedConfig != "" {
-		if _, err := read(env.ManagedConfig, ScopeManaged, false); err != nil {
-			return nil, fmt.Errorf("managed configuration: %w", err)
-		}
-	}
-	project := filepath.Join(env.Workspace, filepath.FromSlash(ProjectConfigPath))
-	pf, err := read(project, "project", false)
+	files, pf, diags, err := readNativeFiles(env)
 	if err != nil {
 		return nil, err
 	}
-	if env.ExtraConfig != "" {
-		if _, err := read(env.ExtraConfig, "extra", true); err != nil {
-			return nil, err
-		}
-	}
-	if user := filepath.Join(env.AutoagentHome, UserConfigName); env.AutoagentHome != "" &&
-		(pf == nil || !pf.disableUserHooks) && !samePath(user, project) {
-		if _, err := read(user, "user", false); err != nil {
-			return nil, err
-		}
-	}
+	errs = append(errs, diags...)
 	for _, f := range files {
 		for _, sec := range f.sections {
 			if cfg.Sections == nil {
@@ -149,6 +115,73 @@ func Load(reg *Registry, env LoadEnv) (*Config, error) {
 		return nil, &ConfigError{Diagnostics: errs}
 	}
 	return cfg, nil
+}
+
+// readNativeFiles reads the native files in run order: managed, project, the extra config, user
+// (unless the project's disableUserHooks). A missing managed, project or user file configures
+// nothing; a missing extra config was named explicitly, so it is an error. pf is the project's
+// file (nil when it has none); diags are the files' parse errors (a file with any is left out).
+func readNativeFiles(env LoadEnv) (files []*nativeFile, pf *nativeFile, diags []Diagnostic, err error) {
+	read := func(path, scope string, required bool) (*nativeFile, error) {
+		f, ds, err := readNative(path, scope)
+		switch {
+		case err != nil:
+			return nil, err
+		case f == nil && len(ds) == 0 && required:
+			return nil, fmt.Errorf("read %s: %w", path, fs.ErrNotExist)
+		}
+		diags = append(diags, ds...)
+		if f != nil {
+			files = append(files, f)
+		}
+		return f, nil
+	}
+	if env.ManagedConfig != "" {
+		if _, err := read(env.ManagedConfig, ScopeManaged, false); err != nil {
+			return nil, nil, nil, fmt.Errorf("managed configuration: %w", err)
+		}
+	}
+	project := filepath.Join(env.Workspace, filepath.FromSlash(ProjectConfigPath))
+	pf, err = read(project, "project", false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if env.ExtraConfig != "" {
+		if _, err := read(env.ExtraConfig, "extra", true); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if user := filepath.Join(env.AutoagentHome, UserConfigName); env.AutoagentHome != "" &&
+		(pf == nil || !pf.disableUserHooks) && !samePath(user, project) {
+		if _, err := read(user, "user", false); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return files, pf, diags, nil
+}
+
+// Sections reads the top-level key of every native file of env (the managed, project, extra
+// and user files, as Load reads them) without loading any hook: what a command that needs one
+// setting of a workspace (a "sessions" limit) reads instead of its whole configuration. The
+// sections are in run order, as Config.Sections holds them; a file that does not parse is a
+// *ConfigError, as Load would report it.
+func Sections(env LoadEnv, key string) ([]Section, error) {
+	files, _, diags, err := readNativeFiles(env)
+	if err != nil {
+		return nil, err
+	}
+	if len(diags) > 0 {
+		return nil, &ConfigError{Diagnostics: diags}
+	}
+	var out []Section
+	for _, f := range files {
+		for _, sec := range f.sections {
+			if sec.Key == key {
+				out = append(out, sec)
+			}
+		}
+	}
+	return out, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

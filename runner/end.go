@@ -60,6 +60,7 @@ func (r *Runner) Resume(id string) (*sessions.Session, error) {
 		}
 		x.Status = sessions.StatusActive
 		x.EndTime = time.Time{}
+		x.EndReason = ""
 		x.Metadata.TotalDuration = 0
 		return nil
 	})

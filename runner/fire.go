@@ -111,7 +111,8 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Fired, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ReadSessionsConfig(cfg); err != nil {
+	sc, err := ReadSessionsConfig(cfg)
+	if err != nil {
 		return nil, err
 	}
 	dest, err := r.telemetryDestination(cfg)
@@ -123,8 +124,21 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Fired, error) {
 		return nil, err
 	}
 	sess, err := r.attach(store, req, env.Workspace)
+	if err == nil {
+		sess, err = r.endIdleAttached(store, sess, req, env.Workspace, sc.idleEnd())
+	}
 	if err != nil {
 		return nil, err
+	}
+	// Held while the event runs: however long its hooks take, the session is not ended as idle
+	// or pruned. Between the attach above and the hold, a `session list` could still end a
+	// session that had been idle past its limit until this very event: its status then reads
+	// interrupted while this event runs, and the agent's next event takes it back (OpenAgent). A
+	// check after the hold would cost every tool call a read of the record for that moment.
+	if release, err := store.Hold(sess.id); err != nil {
+		r.Warn("%v", err)
+	} else {
+		defer release()
 	}
 	data := req.Data
 	if data == nil {
@@ -146,7 +160,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Fired, error) {
 		Config: cfg, Workspace: env.Workspace, SessionID: sess.id,
 		Getenv: r.Getenv, Environ: r.Environ, Stderr: r.Stderr, Messages: r.Stderr,
 		Observer: sess, State: store.SessionState(sess.id), Now: r.Now, CanAsk: req.CanAsk,
-		AsksAgain: req.AsksAgain,
+		AsksAgain: req.AsksAgain, Progress: r.Progress,
 	}
 	// The Stop cap runs before the formats' extensions, so that they see a capped Stop as allowed.
 	eng.Extensions = []hooks.Extension{&stopLimit{store: store, warn: r.Warn}}

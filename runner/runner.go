@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/autoagent/agent-hooks/internal/progress"
+
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/sessions"
 )
@@ -45,6 +47,9 @@ type Runner struct {
 	UserHome string
 	// ManagedConfig is the managed layer's configuration file (hooks.LoadEnv.ManagedConfig).
 	ManagedConfig string
+	// Progress is handed to the hooks that wait (hooks.Engine.Progress): the terminal of a
+	// person watching Stderr, nil when nobody is (and always under an agent, which reads it).
+	Progress progress.Reporter
 
 	memo *configMemo // see Once
 	// NewRegistry builds the registry of hook types and formats for one event (nil: command

@@ -25,6 +25,7 @@ func (r *Runner) attach(store *sessions.Store, req Request, workspace string) (*
 	}
 	var sess *sessions.Session
 	var err error
+	found := false // the workspace's active session, found rather than named or created
 	switch {
 	case id != "":
 		sess, err = attachNamed(store, id, workspace)
@@ -41,14 +42,16 @@ func (r *Runner) attach(store *sessions.Store, req Request, workspace string) (*
 			return newSessionParams(workspace, req.Agent, nil, req.Agent)
 		})
 	default:
-		sess, _, err = store.OpenActive(workspace, findActiveScan, func() sessions.Params {
+		var created bool
+		sess, created, err = store.OpenActive(workspace, findActiveScan, func() sessions.Params {
 			return newSessionParams(workspace, "agent-hooks", []string{"run"}, "")
 		})
+		found = err == nil && !created
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	return &storedSession{store: store, id: sess.ID, record: sess, toolUseID: req.ToolUseID, warn: r.Warn}, nil
+	return &storedSession{store: store, id: sess.ID, record: sess, toolUseID: req.ToolUseID, warn: r.Warn, found: found}, nil
 }
 
 // attachNamed reads session id, creating it (as a session of workspace) when it has no record.
@@ -84,6 +87,7 @@ type storedSession struct {
 	record    *sessions.Session // as it was when the event was attached to it
 	toolUseID string            // written on every audit line
 	warn      func(format string, args ...any)
+	found     bool // the workspace's active session, found by looking (see endIdleAttached)
 
 	warnOnce sync.Once
 }

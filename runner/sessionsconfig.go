@@ -9,6 +9,9 @@ import (
 
 // SessionsConfig is the "sessions" key of config.json.
 type SessionsConfig struct {
+	// IdleEnd ends an active session that has had no event for this long (default
+	// hooks.DefaultSessionIdleEnd; 0 never does): see idle.go.
+	IdleEnd *hooks.Duration `json:"idleEnd"`
 	// Push pushes the session to the remote when it ends (SessionEnd), as `session push` does.
 	Push bool `json:"push"`
 	// Remote is the remote sessions are pushed to and read from (default origin).
@@ -24,10 +27,18 @@ type SessionsConfig struct {
 }
 
 // ReadSessionsConfig reads the "sessions" sections of the configuration: the user's, then the
-// project's over it, key by key. A duration must be positive.
+// project's over it, key by key. A duration must be positive (idleEnd may be 0: never).
 func ReadSessionsConfig(cfg *hooks.Config) (SessionsConfig, error) {
+	if cfg == nil {
+		return SessionsConfig{}, nil
+	}
+	return decodeSessionsConfig(cfg.Sections["sessions"])
+}
+
+// decodeSessionsConfig is ReadSessionsConfig of the "sessions" sections secs, in run order.
+func decodeSessionsConfig(secs []hooks.Section) (SessionsConfig, error) {
 	var c SessionsConfig
-	if err := decodeSections(cfg, "sessions", &c); err != nil {
+	if err := decodeSectionList(secs, "sessions", &c); err != nil {
 		return c, err
 	}
 	for _, d := range []struct {
@@ -48,7 +59,11 @@ func decodeSections(cfg *hooks.Config, key string, v any) error {
 	if cfg == nil {
 		return nil
 	}
-	secs := cfg.Sections[key]
+	return decodeSectionList(cfg.Sections[key], key, v)
+}
+
+// decodeSectionList is decodeSections of the sections secs of key, in run order.
+func decodeSectionList(secs []hooks.Section, key string, v any) error {
 	for i := len(secs) - 1; i >= 0; i-- {
 		s := secs[i]
 		if err := hooks.DecodeOptions(s.Value, v); err != nil {

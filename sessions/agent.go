@@ -38,7 +38,7 @@ func (s *Store) OpenAgent(agent, agentID string, params func() Params) (sess *Se
 			if found.Active() {
 				return nil
 			}
-			found.Status, found.EndTime, found.Metadata.TotalDuration = StatusActive, time.Time{}, 0
+			found.Status, found.EndTime, found.Metadata.TotalDuration, found.EndReason = StatusActive, time.Time{}, 0, ""
 			if err := s.write(found); err != nil {
 				return err
 			}

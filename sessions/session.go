@@ -55,8 +55,11 @@ type Session struct {
 	IssuesFailed    []int     `json:"issuesFailed"`
 	CurrentIssue    *int      `json:"currentIssue,omitempty"`
 	Status          Status    `json:"status"`
-	Provider        string    `json:"provider"`
-	Metadata        Metadata  `json:"metadata"`
+	// EndReason says why a session ended other than by `session end` or the agent's
+	// SessionEnd: "idle" for one ended after its idle limit (Store.EndIdle). Empty otherwise.
+	EndReason string   `json:"endReason,omitempty"`
+	Provider  string   `json:"provider"`
+	Metadata  Metadata `json:"metadata"`
 	// StopBlockCount is the number of consecutive blocked Stop events (agent-hooks' own field).
 	StopBlockCount int `json:"stopBlockCount,omitempty"`
 	// SubagentStopBlockCount is the same count for SubagentStop.
@@ -125,6 +128,7 @@ func (s *Session) AddFiles(paths ...string) bool {
 // End sets the final status, the end time and metadata.totalDuration.
 func (s *Session) End(status Status, at time.Time) {
 	s.Status = status
+	s.EndReason = ""
 	s.EndTime = at.UTC().Truncate(time.Millisecond)
 	s.Metadata.TotalDuration = max(0, s.EndTime.Sub(s.StartTime).Milliseconds())
 }

@@ -549,7 +549,7 @@ func TestKnownKeysAreTheEncodedOnes(t *testing.T) {
 		Args: []string{"a"}, IssuesPlanned: []int{1}, IssuesCompleted: []int{1}, IssuesFailed: []int{2},
 		CurrentIssue: &n, Status: StatusActive, Provider: "p", StopBlockCount: 1, SubagentStopBlockCount: 1,
 		Agent: "claude", AgentSessionID: "s", FilesModified: []string{"f"}, AuditHead: &AuditHead{Seq: 1},
-		Name: "n", Metadata: Metadata{GitBranch: "b", GitCommit: "c", TotalDuration: 1},
+		Name: "n", EndReason: EndReasonIdle, Metadata: Metadata{GitBranch: "b", GitCommit: "c", TotalDuration: 1},
 	}
 	b, err := json.Marshal(full)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/internal/cli"
+	"github.com/autoagent/agent-hooks/internal/progress"
 )
 
 // Stamped by the release build (.goreleaser.yaml): see cli.Stamp.
@@ -29,6 +30,7 @@ func Main() int {
 	}
 	a := &app{App: ca}
 	ca.Types = a.registerTypes
+	ca.Progress, ca.Stderr = progress.ForStderr(ca.Stderr, ca.Getenv)
 	if ca.HandOffProblem != nil {
 		return ca.Refuse(os.Args[1:], ca.HandOffProblem)
 	}

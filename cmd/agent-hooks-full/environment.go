@@ -20,6 +20,7 @@ var environment = []struct{ name, meaning string }{
 	{"GH_HOST, GITHUB_SERVER_URL, GITHUB_API_URL", "the GitHub host (GitHub Enterprise Server)"},
 	{"GITHUB_ACTIONS, GITHUB_*, RUNNER_*", "GitHub Actions: the event, repository, ref, run and the runner's files (agent-hooks action)"},
 	{"CI", "set: a local approval never prompts on the terminal (it waits for agent-hooks approvals approve|reject)"},
+	{"TERM", "dumb: no status line for a long wait (an approval, a push) even when standard error is a terminal"},
 	{"HOME, USERPROFILE", "the user's home (~): the user's and agents' settings"},
 	{"XDG_CONFIG_HOME", "the user's configuration folder of agent-pipelines and babysitter hooks (default ~/.config)"},
 	{"CLAUDE_PLUGIN_ROOT", "the babysitter plugin Claude Code installed"},

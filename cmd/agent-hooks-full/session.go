@@ -47,6 +47,7 @@ the same workspace, else starts one.`,
 		a.newSessionReplayCmd(),
 		a.newSessionPushCmd(),
 		a.newSessionPullCmd(),
+		a.newSessionPruneCmd(),
 	)
 	return cmd
 }
@@ -216,6 +217,9 @@ constant memory.`,
 				if err != nil {
 					return err
 				}
+				one := []*sessions.Session{sess}
+				r.EndIdle(one)
+				sess = one[0]
 				if pending, err = r.Store().PushPending(sess.ID); err != nil {
 					a.reportProblems([]error{err})
 				}
@@ -240,7 +244,11 @@ func printSession(out io.Writer, s *sessions.Session, pending *sessions.PendingP
 	if s.Name != "" {
 		row("name", s.Name)
 	}
-	row("status", string(s.Status))
+	if s.EndReason != "" {
+		row("status", string(s.Status)+" ("+sessLine(s.EndReason)+")")
+	} else {
+		row("status", string(s.Status))
+	}
 	row("workspace", s.Workspace)
 	row("started", sessTime(s.StartTime))
 	if !s.EndTime.IsZero() {
@@ -287,8 +295,14 @@ func (a *app) newSessionListCmd() *cobra.Command {
 		Use:   "list",
 		Short: "List sessions, newest first",
 		Long: `List sessions, newest first, with their name and agent (- for none). Only the records shown
-are read, so a folder of thousands of sessions lists at once. A corrupt record or a file that is not a session is reported on stderr
-and skipped. The current session is marked with *.`,
+are read, so a folder of thousands of sessions lists at once. A corrupt record or a file that is
+not a session is reported on stderr and skipped. The current session is marked with *.
+
+An active session listed that has had no event for "sessions": {"idleEnd"} of its workspace's
+config.json (default 24h, 0 never) is ended as interrupted first, with endReason "idle" (a
+warning says so): an agent that never sent SessionEnd does not leave it active forever. A process
+firing an event in it keeps it active. session show does the same for the session it shows, and
+a run that finds its workspace's active session idle ends it and starts a new one.`,
 		Example: `  agent-hooks session list
   agent-hooks session list --limit 0
   agent-hooks session list --json | jq -r '.[] | select(.status == "failed") | .id'`,
@@ -325,6 +339,7 @@ and skipped. The current session is marked with *.`,
 				return err
 			}
 			a.reportProblems(problems)
+			r.EndIdle(list)
 			marks, problems, err := store.PendingPushes()
 			if err != nil {
 				problems = append(problems, err)

@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/autoagent/agent-hooks/internal/progress"
+
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/hooks/process"
 )
@@ -50,6 +52,10 @@ type App struct {
 	// Types registers the hook types of this program beyond the lean ones (the full program's:
 	// git, GitHub, approvals, notifications); nil: none.
 	Types func(a *App, reg *hooks.Registry)
+	// Progress shows long waits (approvals, pushes) on the terminal of a person watching
+	// Stderr (progress.ForStderr, decided by the program); nil shows nothing. Never handed to
+	// `hook <agent>`, whose stderr the agent reads.
+	Progress progress.Reporter
 	// HandOffProblem is why this program must not run the command the lean program handed it
 	// (a program of another release); nil when there is none.
 	HandOffProblem error

@@ -33,6 +33,7 @@ func (a *App) Hook(ctx context.Context, f HookFlags) error {
 	if err != nil {
 		return a.HookError(f.Agent, "agent-hooks hook: "+err.Error())
 	}
+	r.Progress = nil // the agent reads stderr: not a line more, terminal or not
 	reply := agents.Handle(ctx, agents.Options{
 		Agent: host, Runner: r, Stdin: a.Stdin, Getenv: a.Getenv, Timeout: limit,
 		Event: f.Event, Start: a.Start, Messages: a.Stderr,

@@ -23,7 +23,7 @@ func (a *App) NewRunner() (*runner.Runner, error) {
 	return &runner.Runner{
 		Getenv: a.Getenv, Environ: a.Environ, Cwd: a.Cwd, Stdout: a.Stdout, Stderr: a.Stderr,
 		AutoagentHome: home, UserHome: userHome, ManagedConfig: a.ManagedConfig(), NewRegistry: a.Registry,
-		Executable: a.Executable, Version: a.Version.Version, Lean: a.Lean,
+		Executable: a.Executable, Version: a.Version.Version, Lean: a.Lean, Progress: a.Progress,
 	}, nil
 }
 

@@ -293,6 +293,16 @@ func (r *Repo) newCommits(ctx context.Context, tip plumbing.Hash, have []plumbin
 		heap.Push(q, c)
 		return nil
 	}
+	// A shallow clone's boundary commits have parents this repository never had (actions/checkout
+	// fetches one commit by default): as git's rev-list does, they are walked as roots.
+	boundary, err := r.repo.Storer.Shallow()
+	if err != nil {
+		return nil, fmt.Errorf("read the shallow commits: %w", err)
+	}
+	shallow := make(map[plumbing.Hash]bool, len(boundary))
+	for _, h := range boundary {
+		shallow[h] = true
+	}
 	for _, h := range have {
 		if err := push(h, fromRemote); err != nil {
 			return nil, err
@@ -311,6 +321,9 @@ func (r *Repo) newCommits(ctx context.Context, tip plumbing.Hash, have []plumbin
 		if f == fromTip {
 			tipOnly--
 			out = append(out, c)
+		}
+		if shallow[c.Hash] {
+			continue
 		}
 		for _, p := range c.ParentHashes {
 			if err := push(p, f); err != nil {

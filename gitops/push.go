@@ -215,6 +215,10 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 				return struct{}{}, backoff.Permanent(err)
 			}
 			if err := r.checkPush(ctx, o.Remote, refs, t.hash, newSecretCheck(o.AllowSecrets)); err != nil {
+				var se *SecretError
+				if !errors.As(err, &se) {
+					err = &uncheckedError{err}
+				}
 				return struct{}{}, backoff.Permanent(err)
 			}
 			checked = true
@@ -231,11 +235,15 @@ func (r *Repo) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 			}
 		}))
 	var secretErr *SecretError
+	var unchecked *uncheckedError
 	switch {
 	case errors.Is(err, git.NoErrAlreadyUpToDate):
 		res.UpToDate = true
 	case errors.As(err, &secretErr):
 		return res, secretErr
+	case errors.As(err, &unchecked):
+		// Not the remote's answer: nothing was sent, and no push error's words fit.
+		return res, fmt.Errorf("push to %s: nothing pushed: the commits to push could not be checked for secrets: %w", o.Remote, unchecked.err)
 	case err != nil:
 		return res, explainPushError(o.Remote, t, err, secrets, res.Attempts)
 	}
@@ -288,6 +296,13 @@ func (r *Repo) pushOnce(ctx context.Context, rem *git.Remote, opts *git.PushOpti
 }
 
 var errStaleLease = errors.New("stale lease")
+
+// uncheckedError is a failure of the check of the commits a push would send (reading them), as
+// opposed to the remote's refusal: the push is not made.
+type uncheckedError struct{ err error }
+
+func (e *uncheckedError) Error() string { return e.err.Error() }
+func (e *uncheckedError) Unwrap() error { return e.err }
 
 // explainPushError turns go-git's errors into messages a user can act on, without credentials.
 func explainPushError(remote string, t target, err error, secrets []string, attempts int) error {

@@ -1,8 +1,8 @@
 package shellwalk
 
 import (
+	"slices"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -10,97 +10,169 @@ import (
 // The programs the walker knows, as data. A program not listed here is opaque
 // ([Command.Opaque]): the walker yields it and nothing of its arguments.
 
-// wrapperSpecs are the wrappers: they run the command that follows their own options and operands.
-func wrapperSpecs() map[string]spec {
-	return map[string]spec{
-		// Shell builtins.
-		"command": {noCmd: "-v -V"},
-		"exec":    {valued: "-a"},
-		"builtin": {},
-		// Privileges, users, namespaces.
-		"sudo": {valued: "-u -g -C -D -h -p -U -r -t -T -R --user --group --close-from --chdir --host --prompt --other-user --role --type --command-timeout --chroot",
+// wrapperSpec is the wrapper called name, which runs the command that follows its own options
+// and operands; false if name is none.
+func wrapperSpec(name string) (spec, bool) {
+	switch name {
+	// Shell builtins.
+	case "command":
+		return spec{noCmd: "-v -V"}, true
+	case "exec":
+		return spec{valued: "-a"}, true
+	case "builtin":
+		return spec{}, true
+	// Privileges, users, namespaces.
+	case "sudo":
+		return spec{valued: "-u -g -C -D -h -p -U -r -t -T -R --user --group --close-from --chdir --host --prompt --other-user --role --type --command-timeout --chroot",
 			noCmd: "-e -l -v -K -V --edit --list --validate --remove-timestamp --version", assigns: true,
-			login: "-s -i --shell --login"},
-		"doas":     {valued: "-a -C -u", login: "-s"},
-		"pkexec":   {valued: "--user"},
-		"gosu":     {operands: 1},
-		"su-exec":  {operands: 1},
-		"setpriv":  {valued: "--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps --bounding-set --securebits --selinux-label --apparmor-profile --landlock-access --landlock-rule --pdeathsig"},
-		"unshare":  {valued: "-S -G -R -w --setuid --setgid --root --wd", alone: true},
-		"nsenter":  {valued: "-t -S -G --target --setuid --setgid", alone: true},
-		"chroot":   {valued: "--userspec --groups", operands: 1, alone: true},
-		"chpst":    {valued: "-u -U -e -/ -n -l -L -m -d -o -p -f -c -r -t"},
-		"firejail": {},
-		// Scheduling, limits, timing.
-		"nice":     {valued: "-n --adjustment"},
-		"ionice":   {valued: "-c -n -p -P -u --class --classdata --pid --pgid --uid", noCmd: "-p -P -u --pid --pgid --uid"},
-		"chrt":     {valued: "-T -P -D --sched-runtime --sched-period --sched-deadline", noCmd: "-p --pid", operands: 1},
-		"taskset":  {noCmd: "-p --pid", operands: 1},
-		"timeout":  {valued: "-s -k --signal --kill-after", operands: 1},
-		"time":     {valued: "-f -o --format --output"},
-		"prlimit":  {valued: "-p --pid"},
-		"cpulimit": {valued: "-l -p -e --limit --pid --exe"},
-		"trickle":  {valued: "-u -d -w -t -l -n"},
-		"faketime": {operands: 1},
-		// Process and terminal plumbing.
-		"nohup":            {},
-		"setsid":           {},
-		"stdbuf":           {valued: "-i -o -e --input --output --error"},
-		"unbuffer":         {},
-		"chronic":          {},
-		"ifne":             {},
-		"nocache":          {},
-		"eatmydata":        {},
-		"catchsegv":        {},
-		"rlwrap":           {valued: "-a -b -C -D -e -f -H -l -o -O -p -P -q -s -S -t -w -z"},
-		"winpty":           {},
-		"fakeroot":         {valued: "-l -s -i -b --lib --faked"},
-		"strace":           {valued: "-a -b -e -E -I -o -O -p -P -s -S -u -U -X"},
-		"ltrace":           {valued: "-a -A -D -e -F -l -n -o -p -s -u -x -w"},
-		"xvfb-run":         {valued: "-e -f -n -p -s -w --error-file --auth-file --server-num --xauth-protocol --server-args --wait"},
-		"dbus-run-session": {},
-		"systemd-run":      {valued: "-p -E -M -H -u --property --setenv --machine --host --unit --description --slice"},
-		"torsocks":         {valued: "-u -p -a -P"},
-		"proxychains":      {valued: "-f"},
-		"proxychains4":     {valued: "-f"},
-		"caffeinate":       {valued: "-w -t"},
-		"entr":             {shell: "-s"},
-		// Commands whose arguments are one script, joined by spaces and run by a shell.
-		"watch": {valued: "-n -q --interval --equexit", joined: true, argv: "-x --exec"},
-		"ssh": {valued: "-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B", noCmd: "-N -O -V",
-			operands: 1, joined: true, alone: true},
-		// zsh's precommand modifiers.
-		"noglob":    {},
-		"nocorrect": {},
+			login: "-s -i --shell --login"}, true
+	case "doas":
+		return spec{valued: "-a -C -u", login: "-s"}, true
+	case "pkexec":
+		return spec{valued: "--user"}, true
+	case "gosu":
+		return spec{operands: 1}, true
+	case "su-exec":
+		return spec{operands: 1}, true
+	case "setpriv":
+		return spec{valued: "--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps --bounding-set --securebits --selinux-label --apparmor-profile --landlock-access --landlock-rule --pdeathsig"}, true
+	case "unshare":
+		return spec{valued: "-S -G -R -w --setuid --setgid --root --wd", alone: true}, true
+	case "nsenter":
+		return spec{valued: "-t -S -G --target --setuid --setgid", alone: true}, true
+	case "chroot":
+		return spec{valued: "--userspec --groups", operands: 1, alone: true}, true
+	case "chpst":
+		return spec{valued: "-u -U -e -/ -n -l -L -m -d -o -p -f -c -r -t"}, true
+	case "firejail":
+		return spec{}, true
+	// Scheduling, limits, timing.
+	case "nice":
+		return spec{valued: "-n --adjustment"}, true
+	case "ionice":
+		return spec{valued: "-c -n -p -P -u --class --classdata --pid --pgid --uid", noCmd: "-p -P -u --pid --pgid --uid"}, true
+	case "chrt":
+		return spec{valued: "-T -P -D --sched-runtime --sched-period --sched-deadline", noCmd: "-p --pid", operands: 1}, true
+	case "taskset":
+		return spec{noCmd: "-p --pid", operands: 1}, true
+	case "timeout":
+		return spec{valued: "-s -k --signal --kill-after", operands: 1}, true
+	case "time":
+		return spec{valued: "-f -o --format --output"}, true
+	case "prlimit":
+		return spec{valued: "-p --pid"}, true
+	case "cpulimit":
+		return spec{valued: "-l -p -e --limit --pid --exe"}, true
+	case "trickle":
+		return spec{valued: "-u -d -w -t -l -n"}, true
+	case "faketime":
+		return spec{operands: 1}, true
+	// Process and terminal plumbing.
+	case "nohup":
+		return spec{}, true
+	case "setsid":
+		return spec{}, true
+	case "stdbuf":
+		return spec{valued: "-i -o -e --input --output --error"}, true
+	case "unbuffer":
+		return spec{}, true
+	case "chronic":
+		return spec{}, true
+	case "ifne":
+		return spec{}, true
+	case "nocache":
+		return spec{}, true
+	case "eatmydata":
+		return spec{}, true
+	case "catchsegv":
+		return spec{}, true
+	case "rlwrap":
+		return spec{valued: "-a -b -C -D -e -f -H -l -o -O -p -P -q -s -S -t -w -z"}, true
+	case "winpty":
+		return spec{}, true
+	case "fakeroot":
+		return spec{valued: "-l -s -i -b --lib --faked"}, true
+	case "strace":
+		return spec{valued: "-a -b -e -E -I -o -O -p -P -s -S -u -U -X"}, true
+	case "ltrace":
+		return spec{valued: "-a -A -D -e -F -l -n -o -p -s -u -x -w"}, true
+	case "xvfb-run":
+		return spec{valued: "-e -f -n -p -s -w --error-file --auth-file --server-num --xauth-protocol --server-args --wait"}, true
+	case "dbus-run-session":
+		return spec{}, true
+	case "systemd-run":
+		return spec{valued: "-p -E -M -H -u --property --setenv --machine --host --unit --description --slice"}, true
+	case "torsocks":
+		return spec{valued: "-u -p -a -P"}, true
+	case "proxychains":
+		return spec{valued: "-f"}, true
+	case "proxychains4":
+		return spec{valued: "-f"}, true
+	case "caffeinate":
+		return spec{valued: "-w -t"}, true
+	case "entr":
+		return spec{shell: "-s"}, true
+	// Commands whose arguments are one script, joined by spaces and run by a shell.
+	case "watch":
+		return spec{valued: "-n -q --interval --equexit", joined: true, argv: "-x --exec"}, true
+	case "ssh":
+		return spec{valued: "-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B", noCmd: "-N -O -V",
+			operands: 1, joined: true, alone: true}, true
+	// zsh's precommand modifiers.
+	case "noglob":
+		return spec{}, true
+	case "nocorrect":
+		return spec{}, true
 	}
+	return spec{}, false
 }
 
 // shells read a script: `-c SCRIPT`, a file, or their standard input.
 var shells = []string{"sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "lksh", "oksh", "pdksh",
 	"ash", "yash", "posh", "hush", "rbash", "fish", "csh", "tcsh"}
 
-// interpreterSpecs are the interpreters: they run inline code: the options whose value is code, the options that take a value.
-func interpreterSpecs() map[string]interp {
-	return map[string]interp{
-		"python":     {code: "-c", valued: "-W -X -Q", stop: "-m"},
-		"node":       {code: "-e -p --eval --print", valued: "-r --require --import --loader --experimental-loader -C --conditions"},
-		"nodejs":     {code: "-e -p --eval --print", valued: "-r --require --import --loader --experimental-loader -C --conditions"},
-		"bun":        {code: "-e -p --eval --print", valued: "-r --preload"},
-		"perl":       {code: "-e -E", valued: "-I -M -m -x -l -0"},
-		"ruby":       {code: "-e", valued: "-I -r -C -E -F"},
-		"php":        {code: "-r", valued: "-c -d -z", file: "-f"},
-		"lua":        {code: "-e", valued: "-l"},
-		"luajit":     {code: "-e", valued: "-l"},
-		"Rscript":    {code: "-e"},
-		"osascript":  {code: "-e"},
-		"expect":     {code: "-c"},
-		"pwsh":       {code: "-c -Command -command -EncodedCommand"},
-		"powershell": {code: "-c -Command -command -EncodedCommand"},
-		"awk":        {code: "-e --source", valued: "-v -F -i -l --assign --field-separator --include --load", file: "-f -E --file --exec", program: true},
-		"gawk":       {code: "-e --source", valued: "-v -F -i -l --assign --field-separator --include --load", file: "-f -E --file --exec", program: true},
-		"mawk":       {valued: "-v -F -W", file: "-f", program: true},
-		"nawk":       {valued: "-v -F", file: "-f", program: true},
+// interpreterSpec is the interpreter called name, which runs inline code: the options whose
+// value is code, the options that take a value; false if name is none.
+func interpreterSpec(name string) (interp, bool) {
+	switch name {
+	case "python":
+		return interp{code: "-c", valued: "-W -X -Q", stop: "-m"}, true
+	case "node":
+		return interp{code: "-e -p --eval --print", valued: "-r --require --import --loader --experimental-loader -C --conditions"}, true
+	case "nodejs":
+		return interp{code: "-e -p --eval --print", valued: "-r --require --import --loader --experimental-loader -C --conditions"}, true
+	case "bun":
+		return interp{code: "-e -p --eval --print", valued: "-r --preload"}, true
+	case "perl":
+		return interp{code: "-e -E", valued: "-I -M -m -x -l -0"}, true
+	case "ruby":
+		return interp{code: "-e", valued: "-I -r -C -E -F"}, true
+	case "php":
+		return interp{code: "-r", valued: "-c -d -z", file: "-f"}, true
+	case "lua":
+		return interp{code: "-e", valued: "-l"}, true
+	case "luajit":
+		return interp{code: "-e", valued: "-l"}, true
+	case "Rscript":
+		return interp{code: "-e"}, true
+	case "osascript":
+		return interp{code: "-e"}, true
+	case "expect":
+		return interp{code: "-c"}, true
+	case "pwsh":
+		return interp{code: "-c -Command -command -EncodedCommand"}, true
+	case "powershell":
+		return interp{code: "-c -Command -command -EncodedCommand"}, true
+	case "awk":
+		return interp{code: "-e --source", valued: "-v -F -i -l --assign --field-separator --include --load", file: "-f -E --file --exec", program: true}, true
+	case "gawk":
+		return interp{code: "-e --source", valued: "-v -F -i -l --assign --field-separator --include --load", file: "-f -E --file --exec", program: true}, true
+	case "mawk":
+		return interp{valued: "-v -F -W", file: "-f", program: true}, true
+	case "nawk":
+		return interp{valued: "-v -F", file: "-f", program: true}, true
 	}
+	return interp{}, false
 }
 
 // inert run nothing of their arguments: the shell's builtins that run no command, and the
@@ -149,45 +221,67 @@ type program struct {
 	run func(w *walker, c Command, f frame, stdin *input) // nil: runs nothing of its arguments
 }
 
-// programs are the programs the walker knows, built on first use (lookup): a start-up that reads
-// no shell command pays nothing for them.
-var (
-	programsOnce sync.Once
-	programs     map[string]program
-)
-
-// lookup is the program known by name.
+// lookup is the program known by name. The tables are code and data, not maps built at start
+// or on first use: a call reads a few names, and building every table cost each tool call more
+// than the walk. Where two tables name a program, the first looked at here wins.
 func lookup(name string) (program, bool) {
-	programsOnce.Do(buildPrograms)
-	p, ok := programs[name]
-	return p, ok
+	if run := special(name); run != nil {
+		return program{run: run}, true
+	}
+	if it, ok := interpreterSpec(name); ok {
+		return program{run: func(w *walker, c Command, f frame, stdin *input) { it.compile().runInterp(w, c, f, stdin) }}, true
+	}
+	if slices.Contains(shells, name) {
+		return program{run: runShell}, true
+	}
+	if s, ok := wrapperSpec(name); ok {
+		return program{run: func(w *walker, c Command, f frame, stdin *input) { s.compile().runWrapper(w, c, f, stdin) }}, true
+	}
+	if slices.Contains(inert, name) {
+		return program{}, true
+	}
+	return program{}, false
 }
 
-func buildPrograms() {
-	programs = map[string]program{}
-	for _, name := range inert {
-		programs[name] = program{}
+// special are the programs with a walk of their own.
+func special(name string) func(*walker, Command, frame, *input) {
+	switch name {
+	case "env":
+		return runEnv
+	case "eval":
+		return runEval
+	case "source", ".":
+		return runSource
+	case "trap":
+		return runTrap
+	case "xargs":
+		return runXargs
+	case "find":
+		return runFind
+	case "fd", "fdfind":
+		return runFd
+	case "parallel", "sem":
+		return runParallel
+	case "busybox", "toybox":
+		return runBusybox
+	case "su", "runuser":
+		return runSu
+	case "sg":
+		return runSg
+	case "script":
+		return runScript
+	case "flock":
+		return runFlock
+	case "pee":
+		return runPee
+	case "at", "batch":
+		return runAt
+	case "alias":
+		return runAlias
+	case "hash", "enable":
+		return runHash
 	}
-	for name, s := range wrapperSpecs() {
-		o := s.compile()
-		programs[name] = program{run: o.runWrapper}
-	}
-	for _, name := range shells {
-		programs[name] = program{run: runShell}
-	}
-	for name, it := range interpreterSpecs() {
-		o := it.compile()
-		programs[name] = program{run: o.runInterp}
-	}
-	for name, run := range map[string]func(*walker, Command, frame, *input){
-		"env": runEnv, "eval": runEval, "source": runSource, ".": runSource, "trap": runTrap,
-		"xargs": runXargs, "find": runFind, "fd": runFd, "fdfind": runFd, "parallel": runParallel,
-		"sem": runParallel, "busybox": runBusybox, "toybox": runBusybox, "su": runSu,
-		"runuser": runSu, "sg": runSg, "script": runScript, "flock": runFlock, "pee": runPee,
-		"at": runAt, "batch": runAt, "alias": runAlias, "hash": runHash, "enable": runHash,
-	} {
-		programs[name] = program{run: run}
-	}
+	return nil
 }
 
 // options is a compiled option table.

@@ -7,7 +7,8 @@
 # The 40 rules: 20 command patterns, 10 globs over the files the call writes, 10 expressions; none
 # of them denies the call (every rule is evaluated). The script does what a careful user writes:
 # one jq reads the fields, then one case per gate.
-# Usage: [AGENT_HOOKS=path/to/binary] bench/rules.sh [ROUNDS=30]
+# Usage: [AGENT_HOOKS=path/to/binary] [INSTR=runs] bench/rules.sh [ROUNDS=30]
+#   INSTR also counts instructions under valgrind (pairtime -instr), which load does not change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-30}
@@ -45,22 +46,13 @@ for ws in none rules; do
   printf '{"hook_event_name":"PreToolUse","session_id":"bench-%s","tool_name":"Bash","tool_input":{"command":"ls -la src && grep -rn TODO ."},"cwd":"%s"}\n' "$ws" "$work/$ws" > "$work/$ws.json"
   "$work/agent-hooks" hook claude < "$work/$ws.json" > /dev/null # the session exists before timing
 done
-cat > "$work/hook" <<SH
-#!/bin/sh
-exec "$work/agent-hooks" hook claude < "$work/\$1.json"
-SH
-cat > "$work/script" <<SH
-#!/bin/sh
-exec "$work/gate.sh" < "$work/rules.json"
-SH
-chmod +x "$work/hook" "$work/script"
-
-pair() { "$work/pairtime" -n "$rounds" "$@"; }
+# Every command is run directly with its input (pairtime's <FILE), none behind a shell.
+pair() { "$work/pairtime" -n "$rounds" ${INSTR:+-instr "$INSTR"} "$@"; }
 echo "1. hook claude with 40 rules vs a Go hello world (target <= 2x)"
-pair -- hello "$work/hello-bin" -- rules "$work/hook" rules
+pair -- hello "$work/hello-bin" -- rules "<$work/rules.json" "$work/agent-hooks" hook claude
 echo "2. 40 rules vs no rules (target <= 1.05x)"
-pair -- none "$work/hook" none -- rules "$work/hook" rules
+pair -- none "<$work/none.json" "$work/agent-hooks" hook claude -- rules "<$work/rules.json" "$work/agent-hooks" hook claude
 if command -v jq >/dev/null; then
   echo "3. 40 rules vs the same gates as a sh+jq script (target <= 0.5x)"
-  pair -- sh-jq "$work/script" -- rules "$work/hook" rules
+  pair -- sh-jq "<$work/rules.json" "$work/gate.sh" -- rules "<$work/rules.json" "$work/agent-hooks" hook claude
 fi

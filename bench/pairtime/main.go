@@ -9,7 +9,10 @@
 //
 // Usage:
 //
-//	pairtime [-n rounds] [-instr runs] [-dir dir] -- NAME [VAR=VALUE...] CMD ARGS... -- NAME ...
+//	pairtime [-n rounds] [-instr runs] [-dir dir] -- NAME [VAR=VALUE...] [<FILE] CMD ARGS... -- NAME ...
+//
+// <FILE gives the command FILE as its standard input (otherwise it has none), so that a program
+// reading its input is timed alone, not behind the shell a redirection would need.
 //
 // A command's output is discarded; a command that fails ends pairtime with its stderr, so that a
 // benchmark never times an error. Output, one line a command:
@@ -22,6 +25,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -35,6 +39,7 @@ type command struct {
 	name       string
 	env        []string // NAME=VALUE words before the command, added to the environment
 	argv       []string
+	stdin      string // file given as standard input; "" for none
 	times, cpu []time.Duration
 	instr      int64
 }
@@ -91,7 +96,7 @@ func main() {
 	}
 }
 
-// parse reads "-- NAME [VAR=VALUE...] CMD ARGS... -- NAME ...".
+// parse reads "-- NAME [VAR=VALUE...] [<FILE] CMD ARGS... -- NAME ...".
 func parse(args []string) ([]*command, error) {
 	var cmds []*command
 	for len(args) > 0 {
@@ -110,6 +115,9 @@ func parse(args []string) ([]*command, error) {
 			c.env = append(c.env, c.argv[0])
 			c.argv = c.argv[1:]
 		}
+		if len(c.argv) > 1 && strings.HasPrefix(c.argv[0], "<") {
+			c.stdin, c.argv = c.argv[0][1:], c.argv[1:]
+		}
 		cmds = append(cmds, c)
 		args = args[end:]
 	}
@@ -127,6 +135,10 @@ func run(c *command, dir string) (wall, cpu time.Duration, err error) {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), c.env...)
 	cmd.Stderr = &stderr
+	if cmd.Stdin, err = c.input(); err != nil {
+		return 0, 0, err
+	}
+	defer closeInput(cmd.Stdin)
 	start := time.Now()
 	err = cmd.Run()
 	wall = time.Since(start)
@@ -150,6 +162,12 @@ func instructions(c *command, dir string) (int64, error) {
 	cmd := exec.Command(vg[0], vg[1:]...)
 	cmd.Dir = dir
 	cmd.Stderr = &stderr
+	in, err := c.input()
+	if err != nil {
+		return 0, err
+	}
+	defer closeInput(in)
+	cmd.Stdin = in
 	// valgrind does not know RDTSCP, which the Go runtime's locks use when they spin
 	cmd.Env = append(append(os.Environ(), c.env...), "GODEBUG=cpu.rdtscp=off,"+os.Getenv("GODEBUG"))
 	if err := cmd.Run(); err != nil {
@@ -167,6 +185,20 @@ func instructions(c *command, dir string) (int64, error) {
 		return 0, fmt.Errorf("valgrind reported no instruction count: %s", stderr.Bytes())
 	}
 	return total, nil
+}
+
+// input opens the command's standard input: its <FILE, or nothing (nil: the null device).
+func (c *command) input() (io.Reader, error) {
+	if c.stdin == "" {
+		return nil, nil
+	}
+	return os.Open(c.stdin)
+}
+
+func closeInput(r io.Reader) {
+	if f, ok := r.(*os.File); ok {
+		f.Close()
+	}
 }
 
 // isAssignment reports whether word is NAME=VALUE, as a shell reads one before a command.

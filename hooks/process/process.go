@@ -95,6 +95,7 @@ func (r *Local) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) 
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	starting()
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -298,6 +299,33 @@ func newHookTag() string {
 
 // running are the hook processes started and not yet waited for, for StopAll; tags are the
 // tags of the hook executions not yet swept.
+// firstStart is what BeforeFirstStart was given, until the first process starts.
+var firstStart struct {
+	sync.Mutex
+	f func()
+}
+
+// BeforeFirstStart has f called once, just before the first process this program starts
+// through Local (and not at all if it starts none): the place for work that matters only while
+// processes run, such as watching signals to stop them. A later call replaces an f not yet
+// called.
+func BeforeFirstStart(f func()) {
+	firstStart.Lock()
+	firstStart.f = f
+	firstStart.Unlock()
+}
+
+// starting runs BeforeFirstStart's f, the first time.
+func starting() {
+	firstStart.Lock()
+	f := firstStart.f
+	firstStart.f = nil
+	firstStart.Unlock()
+	if f != nil {
+		f()
+	}
+}
+
 var running = struct {
 	sync.Mutex
 	procs map[*os.Process]struct{}

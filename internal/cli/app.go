@@ -187,40 +187,85 @@ func InstallCrashHandling() { debug.SetTraceback("crash") }
 // does), with ErrInterrupted as the cause; and on SIGQUIT with ErrQuit, after writing every
 // goroutine's stack to stderr. The returned stop may be called more than once.
 func (a *App) WatchSignals(parent context.Context) (context.Context, func()) {
+	ctx, w := a.signalWatch(parent)
+	w.start()
+	return ctx, w.stop
+}
+
+// WatchSignalsWhileProcessesRun is WatchSignals from just before the program's first process
+// starts (process.BeforeFirstStart). Until then a signal has its default effect: it ends
+// agent-hooks, which has nothing of its own to stop yet, and a call that starts no process
+// (one decided by rules alone) never pays for watching, a thread and its wake-ups, about a
+// sixth of the lean program's start.
+func (a *App) WatchSignalsWhileProcessesRun(parent context.Context) (context.Context, func()) {
+	ctx, w := a.signalWatch(parent)
+	process.BeforeFirstStart(w.start)
+	return ctx, w.stop
+}
+
+// signalWatch is WatchSignals' watcher, not yet started.
+type signalWatch struct {
+	a       *App
+	cancel  context.CancelCauseFunc
+	mu      sync.Mutex
+	stopped bool
+	sigs    chan os.Signal // nil until started
+	done    chan struct{}
+}
+
+func (a *App) signalWatch(parent context.Context) (context.Context, *signalWatch) {
 	ctx, cancel := context.WithCancelCause(parent)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case sig := <-sigs:
-				if sig != syscall.SIGQUIT {
-					cancel(ErrInterrupted)
-					continue
-				}
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				fmt.Fprintf(a.Stderr, "SIGQUIT: stopping the hooks\n\n%s\n", buf)
-				cancel(ErrQuit)
-				time.AfterFunc(quitGrace, func() {
-					process.StopAll()
-					fmt.Fprintf(a.Stderr, "agent-hooks: %v: hooks stopped\n", ErrQuit)
-					os.Exit(ExitFailure)
-				})
-			}
-		}
-	}()
-	var once sync.Once
-	return ctx, func() {
-		once.Do(func() {
-			signal.Stop(sigs)
-			close(done)
-			cancel(nil)
-		})
+	return ctx, &signalWatch{a: a, cancel: cancel, done: make(chan struct{})}
+}
+
+// start watches the signals, unless stop came first; a second start does nothing.
+func (w *signalWatch) start() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped || w.sigs != nil {
+		return
 	}
+	w.sigs = make(chan os.Signal, 1)
+	signal.Notify(w.sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	go w.loop(w.sigs)
+}
+
+func (w *signalWatch) loop(sigs chan os.Signal) {
+	for {
+		select {
+		case <-w.done:
+			return
+		case sig := <-sigs:
+			if sig != syscall.SIGQUIT {
+				w.cancel(ErrInterrupted)
+				continue
+			}
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			fmt.Fprintf(w.a.Stderr, "SIGQUIT: stopping the hooks\n\n%s\n", buf)
+			w.cancel(ErrQuit)
+			time.AfterFunc(quitGrace, func() {
+				process.StopAll()
+				fmt.Fprintf(w.a.Stderr, "agent-hooks: %v: hooks stopped\n", ErrQuit)
+				os.Exit(ExitFailure)
+			})
+		}
+	}
+}
+
+// stop ends the watching and cancels the context; it may be called more than once.
+func (w *signalWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	w.stopped = true
+	if w.sigs != nil {
+		signal.Stop(w.sigs)
+	}
+	close(w.done)
+	w.cancel(nil)
 }
 
 // AutoagentHome is $AUTOAGENT_HOME, else ~/.autoagent.

@@ -41,7 +41,7 @@ func (a *App) LeanMain(args []string) (code int) {
 	// whatever is left when agent-hooks exits is ended then.
 	process.AdoptOrphans()
 	defer process.StopAll()
-	ctx, stop := a.WatchSignals(context.Background())
+	ctx, stop := a.WatchSignalsWhileProcessesRun(context.Background())
 	defer stop()
 	err := command(ctx, a)
 	var handOff *HandOffError

@@ -207,7 +207,7 @@ const MaxDepth = 10000
 // reported at its last non-blank byte, the place where it stops.
 func Parse(src []byte) (*Doc, error) {
 	d := &Doc{Src: src}
-	p := &parser{doc: d, src: src}
+	p := &parser{doc: d, src: src, text: string(src)}
 	p.ws()
 	root, err := p.value()
 	if err != nil {
@@ -257,8 +257,22 @@ type step struct {
 type parser struct {
 	doc  *Doc
 	src  []byte
+	text string // src, copied once: every decoded string without an escape is a slice of it
 	pos  int
 	path []step
+	slab []Value // where new Values are taken from, a block at a time
+}
+
+// newValue is a Value from the slab: a configuration has hundreds, and one allocation each was
+// a tenth of what a hook call allocates.
+func (p *parser) newValue(kind Kind, start int) *Value {
+	if len(p.slab) == 0 {
+		p.slab = make([]Value, 64)
+	}
+	v := &p.slab[0]
+	p.slab = p.slab[1:]
+	v.Kind, v.Start = kind, start
+	return v
 }
 
 func (p *parser) errorAt(offset int, format string, args ...any) *SyntaxError {
@@ -310,7 +324,8 @@ func (p *parser) value() (*Value, error) {
 		kind Kind
 	}{{"true", True}, {"false", False}, {"null", Null}} {
 		if bytes.HasPrefix(p.src[p.pos:], []byte(lit.text)) {
-			v := &Value{Kind: lit.kind, Start: p.pos, End: p.pos + len(lit.text)}
+			v := p.newValue(lit.kind, p.pos)
+			v.End = p.pos + len(lit.text)
 			p.pos = v.End
 			return v, nil
 		}
@@ -320,8 +335,8 @@ func (p *parser) value() (*Value, error) {
 }
 
 func (p *parser) object() (*Value, error) {
-	v := &Value{Kind: Object, Start: p.pos}
-	var seen map[string]int // key: offset of its first occurrence
+	v := p.newValue(Object, p.pos)
+	var seen map[string]int // key: offset of its first occurrence, once the object is large
 	err := p.list('}', "an object", func() error {
 		if p.pos >= len(p.src) {
 			return p.eof("an object")
@@ -330,38 +345,63 @@ func (p *parser) object() (*Value, error) {
 			return p.errorf("expected a string key")
 		}
 		keyStart := p.pos
-		k, err := p.string()
+		key, _, err := p.stringLit()
 		if err != nil {
 			return err
 		}
-		if first, dup := seen[k.Str]; dup {
-			p.duplicate(k.Str, keyStart, first)
-		} else {
-			if seen == nil {
-				seen = map[string]int{}
-			}
-			seen[k.Str] = keyStart
+		if first, dup := p.seen(v.Members, &seen, key); dup {
+			p.duplicate(key, keyStart, first)
+		} else if seen != nil {
+			seen[key] = keyStart
 		}
 		p.ws()
 		if p.pos >= len(p.src) {
 			return p.eof("an object")
 		}
 		if p.src[p.pos] != ':' {
-			return p.errorf("expected ':' after key %q", k.Str)
+			return p.errorf("expected ':' after key %q", key)
 		}
 		p.pos++
 		p.ws()
-		p.path = append(p.path, step{key: k.Str, index: -1})
+		p.path = append(p.path, step{key: key, index: -1})
 		val, err := p.value()
 		p.path = p.path[:len(p.path)-1]
 		if err != nil {
 			return err
 		}
-		v.Members = append(v.Members, Member{Key: k.Str, KeyStart: keyStart, Value: val})
+		v.Members = append(v.Members, Member{Key: key, KeyStart: keyStart, Value: val})
 		return nil
 	})
 	v.End = p.pos
 	return v, err
+}
+
+// seenAfter is how many members an object has before seen keeps its keys in a map; below it a
+// look through the members is quicker than making one.
+const seenAfter = 16
+
+// seen reports whether key is among an object's members so far, and the offset of its first
+// occurrence; *index is the map of the keys of an object with more than seenAfter members,
+// made when it reaches that size.
+func (p *parser) seen(members []Member, index *map[string]int, key string) (int, bool) {
+	if *index != nil {
+		first, ok := (*index)[key]
+		return first, ok
+	}
+	for _, m := range members {
+		if m.Key == key {
+			return m.KeyStart, true
+		}
+	}
+	if len(members) >= seenAfter {
+		*index = make(map[string]int, 2*len(members))
+		for _, m := range members {
+			if _, dup := (*index)[m.Key]; !dup {
+				(*index)[m.Key] = m.KeyStart
+			}
+		}
+	}
+	return 0, false
 }
 
 func (p *parser) duplicate(key string, offset, first int) {
@@ -383,7 +423,7 @@ func (p *parser) duplicate(key string, offset, first int) {
 }
 
 func (p *parser) array() (*Value, error) {
-	v := &Value{Kind: Array, Start: p.pos}
+	v := p.newValue(Array, p.pos)
 	err := p.list(']', "an array", func() error {
 		p.path = append(p.path, step{index: len(v.Elems)})
 		el, err := p.value()
@@ -432,6 +472,19 @@ func (p *parser) list(closer byte, what string, item func() error) error {
 
 func (p *parser) string() (*Value, error) {
 	start := p.pos
+	str, end, err := p.stringLit()
+	if err != nil {
+		return nil, err
+	}
+	v := p.newValue(String, start)
+	v.End, v.Str = end, str
+	return v, nil
+}
+
+// stringLit reads the string literal at p.pos and returns its decoded value and the offset just
+// past it.
+func (p *parser) stringLit() (string, int, error) {
+	start := p.pos
 	escaped := false
 	for p.pos++; p.pos < len(p.src); {
 		switch c := p.src[p.pos]; {
@@ -440,23 +493,22 @@ func (p *parser) string() (*Value, error) {
 			p.pos += 2
 		case c == '"':
 			p.pos++
-			v := &Value{Kind: String, Start: start, End: p.pos}
 			lit := p.src[start:p.pos]
 			if !escaped && utf8.Valid(lit) {
-				v.Str = string(lit[1 : len(lit)-1])
-				return v, nil
+				return p.text[start+1 : p.pos-1], p.pos, nil
 			}
-			if err := json.Unmarshal(lit, &v.Str); err != nil {
-				return nil, p.errorAt(start, "bad string: %v", strings.TrimPrefix(err.Error(), "json: "))
+			var str string
+			if err := json.Unmarshal(lit, &str); err != nil {
+				return "", 0, p.errorAt(start, "bad string: %v", strings.TrimPrefix(err.Error(), "json: "))
 			}
-			return v, nil
+			return str, p.pos, nil
 		case c < 0x20:
-			return nil, p.errorf("control character %q in a string", rune(c))
+			return "", 0, p.errorf("control character %q in a string", rune(c))
 		default:
 			p.pos++
 		}
 	}
-	return nil, p.errorAt(start, "unterminated string")
+	return "", 0, p.errorAt(start, "unterminated string")
 }
 
 func (p *parser) number() (*Value, error) {
@@ -467,7 +519,9 @@ func (p *parser) number() (*Value, error) {
 	if !json.Valid(p.src[start:p.pos]) {
 		return nil, p.errorAt(start, "bad number %q", p.src[start:p.pos])
 	}
-	return &Value{Kind: Number, Start: start, End: p.pos}, nil
+	v := p.newValue(Number, start)
+	v.End = p.pos
+	return v, nil
 }
 
 // StringOffset is where byte i of the decoded value of the JSON string literal at the start of

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -245,4 +246,52 @@ func FuzzParse(f *testing.F) {
 		}
 		walk(doc.Root)
 	})
+}
+
+// TestDuplicatesInLargeObjects: an object of many members (which keeps its keys in a map past a
+// size) reports every repeated key with its first occurrence, as a look through all the keys
+// before it would.
+func TestDuplicatesInLargeObjects(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{seenAfter - 1, seenAfter, seenAfter + 1, 3 * seenAfter} {
+		// keys k0, k1, … with every third one a repeat of a key some way back
+		var keys []string
+		for i := range n {
+			k := fmt.Sprintf("k%d", i)
+			if i%3 == 2 {
+				k = keys[i/2]
+			}
+			keys = append(keys, k)
+		}
+		var b strings.Builder
+		b.WriteString("{")
+		offsets := make([]int, n)
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			offsets[i] = b.Len()
+			fmt.Fprintf(&b, "%q: %d", k, i)
+		}
+		b.WriteString("}")
+		doc, err := Parse([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got []string
+		for i, k := range keys {
+			if first := slices.Index(keys, k); first < i {
+				want = append(want, fmt.Sprintf("%s at %d, first at %d", k, offsets[i], offsets[first]))
+			}
+		}
+		for _, d := range doc.Duplicates {
+			got = append(got, fmt.Sprintf("%s at %d, first at %d", d.Key, d.Offset, d.First))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%d members: duplicates\n%s\nwant\n%s", n, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if len(doc.Root.Members) != n {
+			t.Errorf("%d members kept, want %d", len(doc.Root.Members), n)
+		}
+	}
 }

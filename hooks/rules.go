@@ -101,8 +101,12 @@ func (f *nativeFile) buildRule(reg *Registry, raw rawRule, customEvents []string
 		}
 		return v.Start
 	}
-	label := raw.path
+	named := "" // the rule's name, once read: errors say "file (name)"
 	fail := func(v *jsonpos.Value, format string, args ...any) ([]*Hook, *Diagnostic) {
+		label := raw.path
+		if named != "" {
+			label = fmt.Sprintf("%s (%s)", raw.path, named)
+		}
 		d := f.diag(at(v), "%s: "+format, append([]any{label}, args...)...)
 		return nil, &d
 	}
@@ -136,7 +140,7 @@ func (f *nativeFile) buildRule(reg *Registry, raw rawRule, customEvents []string
 	if raw.set != "" {
 		name = raw.set + "/" + c.Name
 	}
-	label = fmt.Sprintf("%s (%s)", raw.path, name)
+	named = name
 	if names[name] {
 		return fail(v, "a rule named %q comes earlier in this file: names must be unique", name)
 	}

@@ -47,7 +47,7 @@ func parseCommandPattern(src string) (*commandPattern, error) {
 			return nil, fmt.Errorf("command pattern %q: one simple command per pattern (no pipes, lists, redirections or expansions: %q); write one rule per program", src, w)
 		}
 	}
-	p := &commandPattern{source: src, short: map[byte]bool{}, long: map[string]*glob{}, longRaw: map[string]string{}}
+	p := &commandPattern{source: src} // its maps are made when a flag or option needs them
 	prog := words[0]
 	if strings.Contains(prog, "/") {
 		prog = path.Base(prog)
@@ -70,7 +70,7 @@ func parseCommandPattern(src string) (*commandPattern, error) {
 		case strings.HasPrefix(w, "--"):
 			name, value, hasValue := strings.Cut(w[2:], "=")
 			if short, ok := syn.long[name]; ok && !hasValue {
-				p.short[short] = true
+				p.addShort(short)
 				continue
 			}
 			var g *glob
@@ -79,15 +79,25 @@ func parseCommandPattern(src string) (*commandPattern, error) {
 					return nil, fmt.Errorf("command pattern %q: %v", src, err)
 				}
 			}
+			if p.long == nil {
+				p.long, p.longRaw = map[string]*glob{}, map[string]string{}
+			}
 			p.long[name] = g
 			p.longRaw[name] = w
 		default:
 			for i := 1; i < len(w); i++ {
-				p.short[syn.short(w[i])] = true
+				p.addShort(syn.short(w[i]))
 			}
 		}
 	}
 	return p, nil
+}
+
+func (p *commandPattern) addShort(flag byte) {
+	if p.short == nil {
+		p.short = map[byte]bool{}
+	}
+	p.short[flag] = true
 }
 
 // match reports whether the command matches the pattern: yes, no, or "could" when the command

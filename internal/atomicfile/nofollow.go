@@ -79,13 +79,20 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	size := 512
-	if st.Size() > 0 && st.Size() < 1<<30 {
-		size = int(st.Size()) + 1 // one more byte, so that the read that finds the end needs no growth
+	return ReadAll(f, st.Size())
+}
+
+// ReadAll is io.ReadAll of a file fstat says holds size bytes: one read at that size, and one
+// more that finds the end, where io.ReadAll grows from 512 bytes. The file may have grown or
+// shrunk meanwhile; all of it is read either way.
+func ReadAll(r io.Reader, size int64) ([]byte, error) {
+	n := 512
+	if size > 0 && size < 1<<30 {
+		n = int(size) + 1 // one more byte, so that the read that finds the end needs no growth
 	}
-	b := make([]byte, 0, size)
+	b := make([]byte, 0, n)
 	for {
-		n, err := f.Read(b[len(b):cap(b)])
+		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if errors.Is(err, io.EOF) {
 			return b, nil

@@ -11,6 +11,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/autoagent/agent-hooks/internal/atomicfile"
 )
 
 // MaxSize is the largest configuration file read: 16 MiB, thousands of times a large real config,
@@ -46,7 +48,9 @@ func Read(path string) ([]byte, error) {
 	if st.Size() > MaxSize {
 		return nil, tooBig()
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1)) // the file may grow while it is read
+	// Read at the size fstat gave, in one read, not ReadAll's doubling from 512 bytes; the file may
+	// grow while it is read.
+	data, err := atomicfile.ReadAll(io.LimitReader(f, MaxSize+1), st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -23,6 +23,7 @@ type ruleSetRef struct {
 // ConfigPather is a Format that can name the files and folders it reads configuration from for a
 // workspace, whether they exist yet or not: the agent agent-hooks gates may write none of them.
 type ConfigPather interface {
+	// ConfigPaths are the format's files, and its folders ending in a separator.
 	ConfigPaths(env LoadEnv) []string
 }
 
@@ -99,6 +100,12 @@ func protect(reg *Registry, cfg *Config, env LoadEnv, files []*nativeFile) []Dia
 	globs := make([]string, len(paths))
 	realWS := realPath(env.Workspace)
 	for i, p := range paths {
+		// A file's glob covers what is below it too ("p/**" matches p itself): a file replaced by a
+		// folder of the same name stays protected, and no path has to be looked up to know which
+		// it is (some forty stat calls on every tool call).
+		if !strings.HasSuffix(p, string(filepath.Separator)+"**") {
+			p += string(filepath.Separator) + "**"
+		}
 		globs[i] = protectGlob(p, env.Workspace, realWS)
 	}
 	opts, _ := json.Marshal(map[string]any{
@@ -119,14 +126,9 @@ func protect(reg *Registry, cfg *Config, env LoadEnv, files []*nativeFile) []Dia
 	return nil
 }
 
-// isDirPath reports whether a format's path names a folder: it ends in a separator, or exists as
-// one.
+// isDirPath reports whether a format's path names a folder: it ends in a separator.
 func isDirPath(p string) bool {
-	if strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator)) {
-		return true
-	}
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
+	return strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator))
 }
 
 // protectGlob is a protected path as a rule's "writes" glob: relative to the workspace inside it

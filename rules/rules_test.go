@@ -183,7 +183,8 @@ func TestProtectConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{".autoagent/config.json", ".autoagent/gate.sh", ".autoagent/hooks/new.sh", "home/config.json"} {
+	// A protected file's name covers what is below it: replaced by a folder, it is still protected.
+	for _, p := range []string{".autoagent/config.json", ".autoagent/gate.sh", ".autoagent/hooks/new.sh", "home/config.json", ".autoagent/config.json/x.json", ".autoagent/gate.sh/x"} {
 		res := fire(t, cfg, ws, hooks.PreToolUse, writePayload("Write", p))
 		if !res.Blocked || res.Hooks[0].Name != hooks.ProtectRuleName {
 			t.Errorf("write %s: %+v", p, res)

@@ -32,7 +32,7 @@ func (format) ConfigPaths(env hooks.LoadEnv) []string {
 		if f.Scope == hostsettings.User && env.UserHome == "" {
 			continue
 		}
-		out = append(out, f.Path)
+		out = append(out, f.Path+string(filepath.Separator)) // a folder of plugins
 	}
 	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
 		out = append(out, filepath.Join(env.Workspace, name), filepath.Join(env.Workspace, ".opencode", name))

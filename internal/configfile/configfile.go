@@ -25,9 +25,17 @@ const MaxSize = 16 << 20
 // MaxSize are errors that name the file and do not match it. Nothing blocks: the file is opened
 // without waiting for a FIFO's writer and checked before it is read.
 func Read(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	// Most of the files looked for do not exist. Opened without following a link at the name
+	// first, a missing one is told apart from a link to nothing without a readlink: only a name
+	// that is a link (ELOOP; EMLINK on FreeBSD), or another failure, is opened again, following it.
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags|noFollow, 0)
+	maybeLink := noFollow == 0
+	if err != nil && noFollow != 0 && !errors.Is(err, fs.ErrNotExist) {
+		f, err = os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+		maybeLink = true
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if maybeLink && errors.Is(err, fs.ErrNotExist) {
 			if target, lerr := os.Readlink(path); lerr == nil {
 				return nil, fmt.Errorf("read %s: it is a symbolic link to %s, which does not exist", path, target)
 			}

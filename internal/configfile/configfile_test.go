@@ -49,6 +49,9 @@ func TestRead(t *testing.T) {
 	}{
 		{name: "regular", path: regular},
 		{name: "through a link", path: link("link.json", regular)},
+		{name: "through a link to a link", path: link("link2.json", filepath.Join(dir, "link.json"))},
+		{name: "in a folder reached through a link", path: filepath.Join(link("dirlink", dir), filepath.Base(regular))},
+		{name: "missing in a folder reached through a link", path: filepath.Join(dir, "dirlink", "missing.json"), want: "missing.json", notExist: true},
 		{name: "at the limit", path: atMax},
 		{name: "missing", path: filepath.Join(dir, "missing.json"), want: "missing.json", notExist: true},
 		{name: "dangling link", path: link("dangling.json", "gone.json"), want: "dangling.json: it is a symbolic link to gone.json, which does not exist"},

@@ -52,7 +52,7 @@ func (p *Place) NormalizeIn(dir, path string) string {
 		}
 		path = filepath.Join(dir, path)
 	}
-	path = resolve(filepath.Clean(path))
+	path = p.resolve(filepath.Clean(path))
 	for _, ws := range []string{p.realWorkspace, filepath.Clean(p.Workspace)} {
 		if ws == "" || ws == "." {
 			continue
@@ -65,6 +65,44 @@ func (p *Place) NormalizeIn(dir, path string) string {
 		}
 	}
 	return filepath.ToSlash(path)
+}
+
+// resolve is resolve(path), which for a path inside the workspace looks up only the names below
+// the workspace, whose own links NewPlace resolved: a call's paths are mostly there, and resolving
+// each from the root looked up every folder of the workspace's path again, some twenty lstat
+// calls a tool call.
+func (p *Place) resolve(path string) string {
+	ws := filepath.Clean(p.Workspace)
+	if p.realWorkspace == "" || ws == "." || !filepath.IsAbs(ws) {
+		return resolve(path)
+	}
+	if path == ws {
+		return p.realWorkspace
+	}
+	if rel, ok := strings.CutPrefix(path, ws+string(filepath.Separator)); ok {
+		return resolveBelow(p.realWorkspace, rel)
+	}
+	return resolve(path)
+}
+
+// resolveBelow is resolve(filepath.Join(base, rel)) for a clean rel and a base whose links are
+// resolved: each name of rel is looked up in turn; the first that does not exist ends the walk
+// (the rest is kept as it is), and a link hands the rest to resolve.
+func resolveBelow(base, rel string) string {
+	cur := base
+	for rest := rel; rest != ""; {
+		name, next, _ := strings.Cut(rest, string(filepath.Separator))
+		at := filepath.Join(cur, name)
+		st, err := os.Lstat(at)
+		switch {
+		case err != nil:
+			return filepath.Join(at, next)
+		case st.Mode()&os.ModeSymlink != 0:
+			return resolve(filepath.Join(at, next))
+		}
+		cur, rest = at, next
+	}
+	return cur
 }
 
 // resolve resolves the symbolic links of the longest part of path that exists; the rest is kept

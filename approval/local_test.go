@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/autoagent/agent-hooks/hooks"
 	"github.com/autoagent/agent-hooks/internal/progress/progresstest"
+	"github.com/autoagent/agent-hooks/internal/testkit"
 )
 
 func localRunner(t *testing.T, l *Local, timeout time.Duration, opts string) (hooks.Task, *hooks.Hook) {
@@ -190,23 +190,8 @@ func TestLocalOptions(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer goroutine and a reading test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the tests' shared buffer for concurrent writes.
+type syncBuffer = testkit.Buffer
 
 func TestStoreResolve(t *testing.T) {
 	t.Parallel()

@@ -11,38 +11,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks/process"
 	"github.com/autoagent/agent-hooks/hooks/template"
+	"github.com/autoagent/agent-hooks/internal/testkit"
 )
 
-// engineFor loads a project config text and returns an engine over it.
-// syncBuffer is a buffer that a hook's stdout and stderr copiers may write to at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *syncBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Reset()
-}
+// syncBuffer is the tests' shared buffer for concurrent writes.
+type syncBuffer = testkit.Buffer
 
 func engineFor(t *testing.T, config string, reg *Registry, env map[string]string) (*Engine, *syncBuffer) {
 	t.Helper()

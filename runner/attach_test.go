@@ -41,7 +41,7 @@ func TestAttachRules(t *testing.T) {
 		t.Errorf("back in the workspace: attached to %s, want %s", got, first)
 	}
 	// An ended session is not attached to: the next run starts a new one.
-	if _, err := h.r.Store().Update(first, func(s *sessions.Session) error { s.End(sessions.StatusCompleted, h.clock.now()); return nil }); err != nil {
+	if _, err := h.r.Store().Update(first, func(s *sessions.Session) error { s.End(sessions.StatusCompleted, h.clock.Now()); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	third := h.fire(Request{Event: "PostExecutionStart"}).Result.SessionID

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -13,40 +12,15 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/hooks"
+	"github.com/autoagent/agent-hooks/internal/testkit"
 	"github.com/autoagent/agent-hooks/sessions"
 )
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of hooks and goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// clock advances by a second on every reading, so that sessions created one after the other have
-// distinct, ordered ids.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
-}
+// syncBuffer and clock are the tests' shared ones.
+type (
+	syncBuffer = testkit.Buffer
+	clock      = testkit.Clock
+)
 
 // harness is a Runner over temporary directories: a workspace (the working directory), an
 // AUTOAGENT_HOME, and an environment of its own.
@@ -66,7 +40,7 @@ func newHarness(t *testing.T, config string) *harness {
 	h := &harness{
 		t: t, ws: filepath.Join(root, "ws"), env: map[string]string{},
 		stdout: &syncBuffer{}, stderr: &syncBuffer{},
-		clock: &clock{t: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)},
+		clock: &clock{T: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)},
 	}
 	h.writeConfig(h.ws, config)
 	h.r = &Runner{
@@ -75,7 +49,7 @@ func newHarness(t *testing.T, config string) *harness {
 		Cwd:           h.ws,
 		Stdout:        h.stdout,
 		Stderr:        h.stderr,
-		Now:           h.clock.now,
+		Now:           h.clock.Now,
 		AutoagentHome: filepath.Join(root, "home", ".autoagent"),
 	}
 	return h

@@ -126,7 +126,7 @@ type stager struct {
 	err         error
 
 	wg  sync.WaitGroup
-	sem chan struct{} // bounds the directories read at once
+	sem chan struct{} // bounds the goroutines reading directories
 }
 
 // stage brings idx, which has no unresolved conflicts, in line with the work tree for the selected
@@ -189,12 +189,21 @@ type dirRules struct {
 	attrs   gitattr.Stack
 }
 
-// spawn reads a directory in a goroutine of its own, as soon as the bound allows.
+// spawn reads a directory in a goroutine of its own if the bound allows one more, else in this
+// one (a goroutine a directory, waiting for its turn, would hold a goroutine's memory for each
+// directory of the tree found before it was read).
 func (s *stager) spawn(dir string, inIgnored bool, rules dirRules) {
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		if err := s.walk(dir, inIgnored, rules); err != nil {
+			s.fail(err)
+		}
+		return
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.sem <- struct{}{}
 		defer func() { <-s.sem }()
 		if err := s.walk(dir, inIgnored, rules); err != nil {
 			s.fail(err)

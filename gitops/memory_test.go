@@ -83,3 +83,32 @@ func TestReadTreeEntries(t *testing.T) {
 		t.Error("a blob read as a tree")
 	}
 }
+
+// TestStagedIndexLetGoOnceStored: once the staged index is stored, the commit being made holds
+// neither its entries nor its trees' (the pre-commit hook's index is read meanwhile: holding
+// both doubled a commit's peak memory with a pre-commit hook), and what it commits is unchanged.
+func TestStagedIndexLetGoOnceStored(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	dir := e.newRepo(t, map[string]string{"a.txt": "a\n", "sub/b.txt": "b\n"})
+	writeFiles(t, dir, map[string]string{"sub/c.txt": "c\n"})
+	r := openRepo(t, e, dir)
+	res := &CommitResult{}
+	p, err := r.stageForCommit(context.Background(), CommitOptions{Message: "m"}, res, newSecretCheck(nil))
+	if err != nil || p == nil {
+		t.Fatalf("stageForCommit = %v, %v", p, err)
+	}
+	if p.idx != nil || p.trees == nil || len(p.trees.Entries) > 0 || len(p.trees.Nodes) > 0 || len(p.trees.Dirs) > 0 {
+		t.Errorf("the commit still holds its staged index once stored (idx %v, trees %+v)", p.idx != nil, p.trees)
+	}
+	id, err := r.writeCommit(p, "m\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.git(t, dir, "rev-parse", id.String()+"^{tree}"), e.git(t, dir, "write-tree"); got != want {
+		t.Errorf("tree %s, the index's is %s", got, want)
+	}
+	if got := filesString(p.files); got != "A\tsub/c.txt" {
+		t.Errorf("files = %q", got)
+	}
+}

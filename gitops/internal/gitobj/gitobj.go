@@ -64,8 +64,8 @@ func header(typ plumbing.ObjectType, size int64) []byte {
 	return append(b, 0)
 }
 
-// zlibWriters are the compressors of the blobs written as they are read (WriteBlobFrom), one a
-// write at a time.
+// zlibWriters are the compressors of the objects larger than smallObject and of the blobs written
+// as they are read (WriteBlobFrom), one a write at a time.
 var zlibWriters = sync.Pool{New: func() any { return newZlibWriter() }}
 
 func newZlibWriter() *zlib.Writer {
@@ -73,11 +73,14 @@ func newZlibWriter() *zlib.Writer {
 	return w
 }
 
-// small compresses the objects held in memory (WriteLoose), one at a time: a compressor weighs
-// about 1 MB (compress/flate's hash tables), compressing a small object takes microseconds, and
-// creating its file, which the writes do in parallel, is most of their cost. It is kept for the
-// process, not pooled: a garbage collection empties a sync.Pool, and a commit would then make a
-// new one for its last objects.
+// smallObject is the size up to which an object held in memory is compressed by small.
+const smallObject = 64 << 10
+
+// small compresses the objects of up to smallObject bytes (WriteLoose), one at a time: a
+// compressor weighs about 1 MB (compress/flate's hash tables), compressing a small object takes
+// microseconds, and creating its file, which the writes do in parallel, is most of their cost. It
+// is kept for the process, not pooled: a garbage collection empties a sync.Pool, and a commit
+// would then make a new one for its last objects (its commit object, after staging).
 var small struct {
 	mu sync.Mutex
 	zw *zlib.Writer
@@ -85,12 +88,18 @@ var small struct {
 
 // compress appends the zlib stream of the object header hdr and data to buf.
 func compress(buf *bytes.Buffer, hdr, data []byte) error {
-	small.mu.Lock()
-	defer small.mu.Unlock()
-	if small.zw == nil {
-		small.zw = newZlibWriter()
+	var zw *zlib.Writer
+	if len(data) <= smallObject {
+		small.mu.Lock()
+		defer small.mu.Unlock()
+		if small.zw == nil {
+			small.zw = newZlibWriter()
+		}
+		zw = small.zw
+	} else {
+		zw = zlibWriters.Get().(*zlib.Writer)
+		defer zlibWriters.Put(zw)
 	}
-	zw := small.zw
 	zw.Reset(buf)
 	if _, err := zw.Write(hdr); err != nil {
 		return err

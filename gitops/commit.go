@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -356,12 +357,24 @@ func (r *Repo) now(o CommitOptions) time.Time {
 }
 
 // storeStaged writes the trees of p, then its index under index.lock: the index's cache tree
-// must name only trees the repository has. ok false: the index changed on disk meanwhile.
+// must name only trees the repository has. ok false: the index changed on disk meanwhile. Once
+// stored, p lets go of the index (dropIndex).
 func (r *Repo) storeStaged(p *pending) (ok bool, err error) {
 	if err := r.writeTrees(p.trees); err != nil {
 		return false, err
 	}
-	return r.writeIndex(p.idx, p.trees)
+	if ok, err = r.writeIndex(p.idx, p.trees); ok && err == nil {
+		p.dropIndex()
+	}
+	return ok, err
+}
+
+// dropIndex lets go of the entries of p's index and trees once the index is stored: the commit
+// needs only the top tree's id and the tree objects not yet written from here on, and the
+// pre-commit hook's index is read while p is held, which would otherwise hold two indexes.
+func (p *pending) dropIndex() {
+	p.idx = nil
+	p.trees = &gitindex.Trees{Objs: p.trees.Objs}
 }
 
 // runPreCommit runs the pre-commit hook. A hook that ran may have staged or unstaged files, so
@@ -378,6 +391,10 @@ func (r *Repo) runPreCommit(ctx context.Context, p *pending, allowEmpty bool, ch
 	if !run.ran {
 		return p, nil
 	}
+	// The staged index, let go of once stored (dropIndex), is most of the heap and garbage now:
+	// collected before the hook's index is read, the two are never in memory together. With
+	// little else live, the collection takes a millisecond or two, less than starting the hook.
+	runtime.GC()
 	idx, err := gitindex.Read(r.indexPath())
 	if err != nil {
 		return nil, err

@@ -126,7 +126,7 @@ type stager struct {
 	err         error
 
 	wg  sync.WaitGroup
-	sem chan struct{} // bounds the directories read at once
+	sem chan struct{} // bounds the goroutines reading directories
 }
 
 // stage brings idx, which has no unresolved conflicts, in line with the work tree for the selected
@@ -172,18 +172,38 @@ func (s *stager) hasTrackedUnder(dir string) bool {
 	return i < len(es) && strings.HasPrefix(es[i].Name, p)
 }
 
+// dirLists are the buffers the walk reads directories into, one a directory being read.
+var dirLists = sync.Pool{New: func() any { return new(gitindex.DirList) }}
+
+// joinOwned is dir/name in a string of its own: name may point into a DirList's buffer.
+func joinOwned(dir, name string) string {
+	if dir == "" {
+		return strings.Clone(name)
+	}
+	return dir + "/" + name
+}
+
 // dirRules are the ignore patterns and attribute files that apply in a directory.
 type dirRules struct {
 	ignores []gitignore.Pattern
 	attrs   gitattr.Stack
 }
 
-// spawn reads a directory in a goroutine of its own, as soon as the bound allows.
+// spawn reads a directory in a goroutine of its own if the bound allows one more, else in this
+// one (a goroutine a directory, waiting for its turn, would hold a goroutine's memory for each
+// directory of the tree found before it was read).
 func (s *stager) spawn(dir string, inIgnored bool, rules dirRules) {
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		if err := s.walk(dir, inIgnored, rules); err != nil {
+			s.fail(err)
+		}
+		return
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.sem <- struct{}{}
 		defer func() { <-s.sem }()
 		if err := s.walk(dir, inIgnored, rules); err != nil {
 			s.fail(err)
@@ -217,10 +237,12 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 	}
 	abs := filepath.Join(s.r.Root, filepath.FromSlash(dir))
 	d, err := os.Open(abs)
-	var names []string
+	var names []string // pointing into list: a name kept is copied (joinOwned)
 	if err == nil {
 		defer d.Close()
-		names, err = d.Readdirnames(-1)
+		list := dirLists.Get().(*gitindex.DirList)
+		defer dirLists.Put(list)
+		names, err = list.Names(d)
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && dir != "":
@@ -280,7 +302,7 @@ func (s *stager) walk(dir string, inIgnored bool, rules dirRules) error {
 		}
 		switch typ := st.Mode.Type(); {
 		case typ.IsDir():
-			if err := s.dir(gitindex.JoinPath(dir, name), inIgnored, rules); err != nil {
+			if err := s.dir(joinOwned(dir, name), inIgnored, rules); err != nil {
 				return err
 			}
 		case typ.IsRegular() || typ&fs.ModeSymlink != 0:
@@ -365,7 +387,7 @@ func (s *stager) file(dir, name string, st gitindex.FileStat, inIgnored bool, ru
 		s.seen[i] = true
 		rel = s.idx.Entries[i].Name
 	} else {
-		rel = gitindex.JoinPath(dir, name)
+		rel = joinOwned(dir, name)
 	}
 	if !s.sel.selects(rel) {
 		return nil

@@ -221,9 +221,8 @@ func decode(r io.Reader, size int64) (*Index, error) {
 	}
 	slab := make([]Entry, n)
 	idx.Entries = make([]*Entry, n)
-	ends := make([]uint32, n) // where each name ends in arena
-	arena := make([]byte, 0, max(0, d.end-12-n*62))
-	prevStart := 0
+	var names nameArena
+	prev := ""
 	for i := range slab {
 		e := &slab[i]
 		idx.Entries[i] = e
@@ -254,37 +253,30 @@ func decode(r io.Reader, size int64) (*Index, error) {
 			e.Ext = binary.BigEndian.Uint16(x) & (ExtSkipWorktree | ExtIntentToAdd)
 			hdrLen = 64
 		}
-		start := len(arena)
+		b := names.start(int(flags & flagNameMask))
 		if idx.Version == 4 {
 			strip, err := d.varint()
 			if err != nil {
 				return nil, err
 			}
-			prevLen := start - prevStart
-			if strip > prevLen {
+			if strip > len(prev) {
 				return nil, ErrCorrupt
 			}
-			arena = append(arena, arena[prevStart:prevStart+prevLen-strip]...)
-			if arena, err = d.name(arena); err != nil {
+			b = append(b, prev[:len(prev)-strip]...)
+			if b, err = d.name(b); err != nil {
 				return nil, err
 			}
 		} else {
-			if arena, err = d.name(arena); err != nil {
+			if b, err = d.name(b); err != nil {
 				return nil, err
 			}
-			n := hdrLen + len(arena) - start + 1 // with the NUL read
+			n := hdrLen + len(b) + 1 // with the NUL read
 			if err := d.discard(int64((n+7)&^7 - n)); err != nil {
 				return nil, err
 			}
 		}
-		ends[i], prevStart = uint32(len(arena)), start
-	}
-	// arena is not written to again: its bytes can be the names' without a copy.
-	names := unsafe.String(unsafe.SliceData(arena), len(arena))
-	start := uint32(0)
-	for i, end := range ends {
-		slab[i].Name = names[start:end]
-		start = end
+		e.Name = names.end(b)
+		prev = e.Name
 	}
 	for d.pos+8 <= d.end {
 		x, err := d.read(8)
@@ -336,6 +328,39 @@ func decode(r io.Reader, size int64) (*Index, error) {
 		return nil, fmt.Errorf("%w: bad checksum", ErrCorrupt)
 	}
 	return idx, nil
+}
+
+// nameArena holds the names of a decoded index: appended to chunks that are never moved nor
+// written again once a name is taken from them, so that every name is a string pointing into a
+// chunk, without a copy or an allocation of its own, and the chunks hold little more than the
+// names (the file's size bounds them only with its padding and extensions).
+type nameArena struct {
+	chunk []byte
+}
+
+// arenaChunk is the size of a chunk of names.
+const arenaChunk = 64 << 10
+
+// start returns the buffer to append a name of about size bytes to (its length as the entry's
+// flags say; a longer name still fits, the buffer growing by append).
+func (a *nameArena) start(size int) []byte {
+	if cap(a.chunk)-len(a.chunk) < size+1 {
+		a.chunk = make([]byte, 0, max(arenaChunk, size+1))
+	}
+	return a.chunk[len(a.chunk):len(a.chunk)]
+}
+
+// end takes the name appended to b, which start returned, as a string and moves past it.
+func (a *nameArena) end(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if &b[0] == &a.chunk[:cap(a.chunk)][len(a.chunk)] && len(b) <= cap(a.chunk)-len(a.chunk) {
+		a.chunk = a.chunk[:len(a.chunk)+len(b)] // b is in the chunk: move past it
+	} else {
+		a.chunk = nil // b outgrew the chunk into an array of its own
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // varint reads git's offset varint (index v4 name prefixes).

@@ -5,6 +5,7 @@ package gitindex
 import (
 	"io/fs"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,7 +16,7 @@ import (
 func StatAt(dir *os.File, name string) (FileStat, error) {
 	var s unix.Stat_t
 	if err := unix.Fstatat(int(dir.Fd()), name, &s, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return FileStat{}, &fs.PathError{Op: "lstat", Path: name, Err: err}
+		return FileStat{}, &fs.PathError{Op: "lstat", Path: strings.Clone(name), Err: err} // name may be a DirList's
 	}
 	return FileStat{
 		Stat: Stat{

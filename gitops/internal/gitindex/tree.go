@@ -1,6 +1,7 @@
 package gitindex
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,9 @@ type Trees struct {
 	Nodes   []TreeNode               // every directory, pre-order (the cache-tree extension)
 	Dirs    map[string]plumbing.Hash // every directory's tree id
 	cache   CacheTree
+	// scratch holds the trees being encoded, a directory's after its parent's: one buffer
+	// for all of them, each copied out at its exact size once complete.
+	scratch []byte
 }
 
 // BuildTrees computes the trees of entries (stage 0, sorted), reusing the valid nodes of cache,
@@ -36,8 +40,12 @@ type Trees struct {
 // the cache-tree nodes of every directory above it are invalid (git trusts a valid node's entry
 // count to skip that many index entries).
 func BuildTrees(entries []*Entry, cache CacheTree) (*Trees, plumbing.Hash) {
-	tb := &Trees{Entries: entries, cache: cache, Objs: map[plumbing.Hash][]byte{}, Dirs: map[string]plumbing.Hash{}}
+	// Every directory has had a node of the cache tree, unless the tree changed since.
+	dirs := len(cache) + 16
+	tb := &Trees{Entries: entries, cache: cache, Objs: map[plumbing.Hash][]byte{},
+		Nodes: make([]TreeNode, 0, dirs), Dirs: make(map[string]plumbing.Hash, dirs)}
 	h, _ := tb.build("", 0, len(entries))
+	tb.scratch = nil
 	return tb, h
 }
 
@@ -48,7 +56,7 @@ func (tb *Trees) build(dir string, lo, hi int) (h plumbing.Hash, ita bool) {
 	tb.Nodes = append(tb.Nodes, TreeNode{Dir: dir, Count: hi - lo})
 	cached, ok := tb.cache[dir]
 	useCache := ok && cached.Count == hi-lo && !tb.hasIntentToAdd(lo, hi)
-	var buf []byte
+	start := len(tb.scratch) // this tree is tb.scratch[start:]
 	prefix := ""
 	if dir != "" {
 		prefix = dir + "/"
@@ -68,10 +76,10 @@ func (tb *Trees) build(dir string, lo, hi int) (h plumbing.Hash, ita bool) {
 			subs++
 			ita = ita || subITA
 			if !useCache && !(subITA && h == gitobj.EmptyTree) {
-				buf = append(buf, "40000 "...)
-				buf = append(buf, sub...)
-				buf = append(buf, 0)
-				buf = append(buf, h[:]...)
+				tb.scratch = append(tb.scratch, "40000 "...)
+				tb.scratch = append(tb.scratch, sub...)
+				tb.scratch = append(tb.scratch, 0)
+				tb.scratch = append(tb.scratch, h[:]...)
 			}
 			i = k
 			continue
@@ -82,18 +90,22 @@ func (tb *Trees) build(dir string, lo, hi int) (h plumbing.Hash, ita bool) {
 			continue
 		}
 		if !useCache {
-			buf = strconv.AppendUint(buf, uint64(e.Mode), 8)
-			buf = append(buf, ' ')
-			buf = append(buf, rest...)
-			buf = append(buf, 0)
-			buf = append(buf, e.Hash[:]...)
+			tb.scratch = strconv.AppendUint(tb.scratch, uint64(e.Mode), 8)
+			tb.scratch = append(tb.scratch, ' ')
+			tb.scratch = append(tb.scratch, rest...)
+			tb.scratch = append(tb.scratch, 0)
+			tb.scratch = append(tb.scratch, e.Hash[:]...)
 		}
 	}
 	if useCache {
 		h = cached.Hash
 	} else {
+		buf := tb.scratch[start:]
 		h = gitobj.ID(plumbing.TreeObject, buf)
-		tb.Objs[h] = buf
+		if _, ok := tb.Objs[h]; !ok {
+			tb.Objs[h] = bytes.Clone(buf)
+		}
+		tb.scratch = tb.scratch[:start]
 	}
 	tb.Nodes[pos].Hash = h
 	tb.Nodes[pos].Subs = subs

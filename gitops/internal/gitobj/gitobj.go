@@ -64,10 +64,51 @@ func header(typ plumbing.ObjectType, size int64) []byte {
 	return append(b, 0)
 }
 
-var zlibWriters = sync.Pool{New: func() any {
+// zlibWriters are the compressors of the objects larger than smallObject and of the blobs written
+// as they are read (WriteBlobFrom), one a write at a time.
+var zlibWriters = sync.Pool{New: func() any { return newZlibWriter() }}
+
+func newZlibWriter() *zlib.Writer {
 	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
 	return w
-}}
+}
+
+// smallObject is the size up to which an object held in memory is compressed by small.
+const smallObject = 64 << 10
+
+// small compresses the objects of up to smallObject bytes (WriteLoose), one at a time: a
+// compressor weighs about 1 MB (compress/flate's hash tables), compressing a small object takes
+// microseconds, and creating its file, which the writes do in parallel, is most of their cost. It
+// is kept for the process, not pooled: a garbage collection empties a sync.Pool, and a commit
+// would then make a new one for its last objects (its commit object, after staging).
+var small struct {
+	mu sync.Mutex
+	zw *zlib.Writer
+}
+
+// compress appends the zlib stream of the object header hdr and data to buf.
+func compress(buf *bytes.Buffer, hdr, data []byte) error {
+	var zw *zlib.Writer
+	if len(data) <= smallObject {
+		small.mu.Lock()
+		defer small.mu.Unlock()
+		if small.zw == nil {
+			small.zw = newZlibWriter()
+		}
+		zw = small.zw
+	} else {
+		zw = zlibWriters.Get().(*zlib.Writer)
+		defer zlibWriters.Put(zw)
+	}
+	zw.Reset(buf)
+	if _, err := zw.Write(hdr); err != nil {
+		return err
+	}
+	if _, err := zw.Write(data); err != nil {
+		return err
+	}
+	return zw.Close()
+}
 
 // Store is a repository's objects directory.
 type Store struct {
@@ -98,16 +139,7 @@ func (s *Store) loosePath(h plumbing.Hash) string {
 func (s *Store) WriteLoose(typ plumbing.ObjectType, h plumbing.Hash, data []byte) error {
 	var buf bytes.Buffer
 	buf.Grow(len(data)/2 + 64)
-	zw := zlibWriters.Get().(*zlib.Writer)
-	defer zlibWriters.Put(zw)
-	zw.Reset(&buf)
-	if _, err := zw.Write(header(typ, int64(len(data)))); err != nil {
-		return fmt.Errorf("compress object %s: %w", h, err)
-	}
-	if _, err := zw.Write(data); err != nil {
-		return fmt.Errorf("compress object %s: %w", h, err)
-	}
-	if err := zw.Close(); err != nil {
+	if err := compress(&buf, header(typ, int64(len(data))), data); err != nil {
 		return fmt.Errorf("compress object %s: %w", h, err)
 	}
 	f, err := s.tempFile(h.String()[:2])

@@ -3,10 +3,12 @@ package sessions
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -117,8 +119,8 @@ func fastDecode(b []byte, e *Event, in *interner) bool {
 			if len(digits) > 1 && digits[0] == '0' {
 				return false // a leading zero is not JSON
 			}
-			n, err := strconv.ParseInt(string(b[i:j]), 10, 64)
-			if err != nil {
+			n, ok := parseInt(b[i:j])
+			if !ok {
 				return false
 			}
 			switch string(key) {
@@ -154,6 +156,30 @@ func fastDecode(b []byte, e *Event, in *interner) bool {
 	}
 }
 
+// parseInt reads a decimal integer as strconv.ParseInt(s, 10, 64) does, by hand below 19
+// digits (which cannot overflow), without making a string of it.
+func parseInt(s []byte) (int64, bool) {
+	digits := s
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		n, err := strconv.ParseInt(string(s), 10, 64)
+		return n, err == nil
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(s) {
+		n = -n
+	}
+	return n, true
+}
+
 // setString stores a string field; false for a key the scanner does not know (encoding/json
 // then decides, keeping unknown keys ignored exactly as it does).
 func setString(e *Event, key, s []byte, in *interner) bool {
@@ -161,7 +187,7 @@ func setString(e *Event, key, s []byte, in *interner) bool {
 	case "prev":
 		// not kept: a listing does not show it, and verify reads the chain itself
 	case "time":
-		t, ok := parseUTC(s)
+		t, ok := in.time(s)
 		if !ok {
 			var err error
 			if t, err = time.Parse(time.RFC3339Nano, string(s)); err != nil {
@@ -198,65 +224,129 @@ func setString(e *Event, key, s []byte, in *interner) bool {
 // parseUTC reads the times agent-hooks writes, 2006-01-02T15:04:05[.fraction]Z, by hand; ok is
 // false for anything else (time.Parse reads it).
 func parseUTC(s []byte) (time.Time, bool) {
+	minute, ok := parseMinute(s)
+	if !ok {
+		return time.Time{}, false
+	}
+	off, ok := parseSecond(s[16:])
+	if !ok {
+		return time.Time{}, false
+	}
+	return minute.Add(off), true
+}
+
+// parseMinute reads the minute of a time parseUTC reads, its first 16 bytes
+// (2006-01-02T15:04), having checked the separators of the rest.
+func parseMinute(s []byte) (time.Time, bool) {
 	if len(s) < 20 || s[len(s)-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, false
 	}
-	num := func(b []byte) (int, bool) {
-		n := 0
-		for _, c := range b {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, true
-	}
-	y, ok1 := num(s[0:4])
-	mo, ok2 := num(s[5:7])
-	d, ok3 := num(s[8:10])
-	h, ok4 := num(s[11:13])
-	mi, ok5 := num(s[14:16])
-	se, ok6 := num(s[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 59 {
+	y, ok1 := digits(s[0:4])
+	mo, ok2 := digits(s[5:7])
+	d, ok3 := digits(s[8:10])
+	h, ok4 := digits(s[11:13])
+	mi, ok5 := digits(s[14:16])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 {
 		return time.Time{}, false
 	}
-	ns := 0
-	if frac := s[19 : len(s)-1]; len(frac) > 0 {
-		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
-			return time.Time{}, false
-		}
-		n, ok := num(frac[1:])
-		if !ok {
-			return time.Time{}, false
-		}
-		for range 10 - len(frac) {
-			n *= 10
-		}
-		ns = n
-	}
-	t := time.Date(y, time.Month(mo), d, h, mi, se, ns, time.UTC)
+	t := time.Date(y, time.Month(mo), d, h, mi, 0, 0, time.UTC)
 	if t.Day() != d { // 31 February and the like: let time.Parse say so
 		return time.Time{}, false
 	}
 	return t, true
 }
 
+// parseSecond reads the rest of a time parseUTC reads after its minute, :05[.fraction]Z, as the
+// time since the minute.
+func parseSecond(s []byte) (time.Duration, bool) {
+	if len(s) < 4 || s[0] != ':' || s[len(s)-1] != 'Z' {
+		return 0, false
+	}
+	se, ok := digits(s[1:3])
+	if !ok || se > 59 {
+		return 0, false
+	}
+	ns := 0
+	if frac := s[3 : len(s)-1]; len(frac) > 0 {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return 0, false
+		}
+		n, ok := digits(frac[1:])
+		if !ok {
+			return 0, false
+		}
+		for range 10 - len(frac) {
+			n *= 10
+		}
+		ns = n
+	}
+	return time.Duration(se)*time.Second + time.Duration(ns), true
+}
+
+// digits reads a number of decimal digits only.
+func digits(b []byte) (int, bool) {
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
 // interner hands out one string per distinct value for the fields that repeat in a trail, up to
 // a bound, so that a listing of a million lines does not allocate a million copies of "ok". The
-// last value of each field is tried first: neighbouring lines mostly repeat it.
+// last few values of each field are tried first: neighbouring lines mostly repeat them (a hook's
+// name comes back with every event its config fires), and comparing a few short strings costs
+// less than hashing one.
 type interner struct {
-	m    map[string]string
-	last [9]string
+	m      map[string]string
+	recent [9][recentValues]string // per field, the values handed out last
+	next   [9]uint8                // per field, the slot of recent the next new value takes
+
+	// The minute of the last time read by parseUTC (its text, 2006-01-02T15:04, and its
+	// value): the lines of a trail mostly share it with the line before.
+	minuteText [16]byte
+	minute     time.Time
+	minuteSet  bool
+}
+
+// time reads a time as parseUTC does, reading its minute again only when it differs from the
+// last one's.
+func (in *interner) time(s []byte) (time.Time, bool) {
+	if in == nil {
+		return parseUTC(s)
+	}
+	if !in.minuteSet || len(s) < 20 || string(s[:16]) != string(in.minuteText[:]) {
+		minute, ok := parseMinute(s)
+		if !ok {
+			return time.Time{}, false
+		}
+		copy(in.minuteText[:], s[:16])
+		in.minute, in.minuteSet = minute, true
+	}
+	off, ok := parseSecond(s[16:])
+	if !ok {
+		return time.Time{}, false
+	}
+	return in.minute.Add(off), true
 }
 
 const maxInterned = 4096
+
+// recentValues is how many of a field's values the interner tries before its map.
+const recentValues = 8
 
 func (in *interner) str(field int, b []byte) string {
 	if in == nil {
 		return string(b)
 	}
-	if in.last[field] == string(b) {
-		return in.last[field]
+	recent := &in.recent[field]
+	for _, s := range recent {
+		if s == string(b) { // an empty slot is "", which is right for an empty value
+			return s
+		}
 	}
 	s, ok := in.m[string(b)]
 	if !ok {
@@ -268,12 +358,13 @@ func (in *interner) str(field int, b []byte) string {
 			in.m[s] = s
 		}
 	}
-	in.last[field] = s
+	recent[in.next[field]] = s
+	in.next[field] = (in.next[field] + 1) % recentValues
 	return s
 }
 
 func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
 		i++
 	}
 	return i
@@ -297,9 +388,7 @@ func scanString(b []byte, i int) (s []byte, next int, ok bool) {
 	}
 	escaped := false
 	for j := i + 1; j < len(b); j++ {
-		for j < len(b) && plainByte[b[j]] { // most of a string: no table lookup misses
-			j++
-		}
+		j = skipPlain(b, j) // most of a string: no byte of it but the quote needs a look
 		if j == len(b) {
 			break
 		}
@@ -321,6 +410,31 @@ func scanString(b []byte, i int) (s []byte, next int, ok bool) {
 		}
 	}
 	return nil, i, false
+}
+
+// skipPlain returns the index of the first byte of b from j on that is not plain (plainByte),
+// or len(b). It looks at eight bytes at a time while eight are left: a byte equal to a quote or
+// a backslash is a zero byte of the word xored with it, and a zero byte or one below 0x20 is
+// found by the borrow its subtraction causes (the lowest one exactly: a borrow only carries
+// upwards, into bytes after it).
+func skipPlain(b []byte, j int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for ; j+8 <= len(b); j += 8 {
+		x := binary.LittleEndian.Uint64(b[j:])
+		q := x ^ ('"' * ones)
+		bs := x ^ ('\\' * ones)
+		special := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((x - 0x20*ones) &^ x)
+		if special &= highs; special != 0 {
+			return j + bits.TrailingZeros64(special)/8
+		}
+	}
+	for j < len(b) && plainByte[b[j]] {
+		j++
+	}
+	return j
 }
 
 // skipValue skips one JSON value (an object, array, string or scalar) starting at b[i],

@@ -3,10 +3,15 @@ package sessions
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestSkipPlain: the eight-bytes-at-a-time scan stops where a byte-at-a-time one does, at the
@@ -112,4 +117,150 @@ func checkEachEvent(t *testing.T, trail []byte) int {
 		t.Fatal(err)
 	}
 	return events
+}
+
+// eachEventCall is one call EachEvent made: of fn (an event) or of problem (a line that is not
+// one).
+type eachEventCall struct {
+	n       int
+	line    string
+	e       Event
+	problem string
+}
+
+// eachEventCalls reads trail line by line, one line at a time (ScanLines and DecodeEvent), and
+// returns the calls EachEvent makes for it.
+func eachEventCalls(t *testing.T, trail []byte) []eachEventCall {
+	t.Helper()
+	var calls []eachEventCall
+	err := ScanLines(bytes.NewReader(trail), func(n int, line []byte, complete bool) error {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
+		var e Event
+		err := DecodeEvent(line, &e, true)
+		if err == nil && !complete {
+			err = errors.New("unexpected end of JSON input")
+		}
+		if err != nil {
+			calls = append(calls, eachEventCall{problem: lineError("trail", n, line, complete, err).Error()})
+			return nil
+		}
+		calls = append(calls, eachEventCall{n: n, line: string(line), e: e})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return calls
+}
+
+// TestEachEventInChunks: EachEvent, reading a trail in chunks that goroutines decode side by
+// side, makes the calls a reading of one line at a time makes, in the same order, wherever the
+// chunks end: lines cut by a chunk's end, lines longer than a chunk, blank lines, a torn line in
+// the middle and one at the end, \r\n line ends.
+func TestEachEventInChunks(t *testing.T) {
+	t.Parallel()
+	var trail bytes.Buffer
+	for i := range 300 {
+		e := Event{Seq: int64(i + 1), Time: time.Date(2025, 1, 1, 0, 0, 0, i*37_000_000, time.UTC), Event: "PreToolUse",
+			Name: "lint-" + strconv.Itoa(i%7), Status: "ok", Details: map[string]any{"i": float64(i)}}
+		if i%50 == 7 {
+			e.Reason = strings.Repeat("long ", 100)
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trail.Write(b)
+		switch i % 40 {
+		case 3:
+			trail.WriteString("\n\n  \n")
+		case 11:
+			trail.WriteString("\r\n")
+		case 23:
+			trail.WriteString("\n{\"seq\":9,\"ti\n")
+		default:
+			trail.WriteString("\n")
+		}
+	}
+	trail.WriteString(`{"seq":301,"event":"Stop"}`) // no newline: torn
+	want := eachEventCalls(t, trail.Bytes())
+	for _, size := range []int{1, 2, 7, 100, 333, 4096, 1 << 20} {
+		for _, decoders := range []int{1, 2, 3} {
+			var got []eachEventCall
+			err := eachEvent(bytes.NewReader(trail.Bytes()), "trail", true, func(n int, e *Event, line []byte) error {
+				got = append(got, eachEventCall{n: n, line: string(line), e: *e})
+				return nil
+			}, func(err error) {
+				got = append(got, eachEventCall{problem: err.Error()})
+			}, size, decoders)
+			if err != nil {
+				t.Fatalf("chunks of %d, %d decoders: %v", size, decoders, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				for i := range min(len(got), len(want)) {
+					if !reflect.DeepEqual(got[i], want[i]) {
+						t.Fatalf("chunks of %d, %d decoders: call %d = %+v, want %+v", size, decoders, i, got[i], want[i])
+					}
+				}
+				t.Fatalf("chunks of %d, %d decoders: %d calls, want %d", size, decoders, len(got), len(want))
+			}
+		}
+	}
+}
+
+// failingReader hands over data, then fails; it counts the reads after done is set.
+type failingReader struct {
+	data      []byte
+	err       error
+	done      atomic.Bool
+	lateReads atomic.Int32
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if r.done.Load() {
+		r.lateReads.Add(1)
+	}
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data[:min(len(r.data), 10)])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestEachEventStops: a read error ends EachEvent with it, after the lines before it (the line
+// it cut short not handed over); fn's error ends it at once, with nothing read after it returns.
+func TestEachEventStops(t *testing.T) {
+	t.Parallel()
+	line := `{"event":"PreToolUse","name":"lint"}` + "\n"
+	broken := errors.New("disk on fire")
+	r := &failingReader{data: []byte(strings.Repeat(line, 5) + `{"event":"Stop"`), err: broken}
+	events := 0
+	err := eachEvent(r, "trail", false, func(int, *Event, []byte) error {
+		events++
+		return nil
+	}, func(err error) { t.Errorf("problem %v", err) }, 16, 2)
+	if !errors.Is(err, broken) || events != 5 {
+		t.Errorf("EachEvent over a failing read = %v after %d events, want %v after 5", err, events, broken)
+	}
+
+	stop := errors.New("enough")
+	r = &failingReader{data: []byte(strings.Repeat(line, 1000)), err: io.EOF}
+	events = 0
+	err = eachEvent(r, "trail", false, func(int, *Event, []byte) error {
+		events++
+		if events == 3 {
+			return stop
+		}
+		return nil
+	}, nil, 64, 2)
+	r.done.Store(true)
+	if !errors.Is(err, stop) || events != 3 {
+		t.Errorf("EachEvent with fn failing at the third event = %v after %d events, want %v after 3", err, events, stop)
+	}
+	if n := r.lateReads.Load(); n > 0 {
+		t.Errorf("the trail was read %d times after EachEvent returned", n)
+	}
 }

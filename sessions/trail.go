@@ -76,8 +76,86 @@ func decodeEvent(line []byte, e *Event, details bool, in *interner) error {
 	return nil
 }
 
+// The fields of an audit line, in the order agent-hooks writes them (Event's), and their keys as
+// they appear in a line: quoted, with the colon after them.
+const (
+	fieldSeq = iota
+	fieldPrev
+	fieldTime
+	fieldEvent
+	fieldName
+	fieldType
+	fieldSource
+	fieldFormat
+	fieldFile
+	fieldStatus
+	fieldExitCode
+	fieldDurationMs
+	fieldDecision
+	fieldReason
+	fieldToolUseID
+	fieldDetails
+)
+
+var fieldKeys = [...]string{`"seq":`, `"prev":`, `"time":`, `"event":`, `"name":`, `"type":`, `"source":`,
+	`"format":`, `"file":`, `"status":`, `"exitCode":`, `"durationMs":`, `"decision":`, `"reason":`,
+	`"toolUseId":`, `"details":`}
+
+// keyWords are fieldKeys as two little-endian words each (none is longer than 16 bytes), with
+// masks of the bytes that are the key's: a key is compared with the next 16 bytes of a line as
+// two words.
+var keyWords = func() (w [len(fieldKeys)][4]uint64) { // lo, loMask, hi, hiMask
+	mask := func(n int) uint64 {
+		if n >= 8 {
+			return ^uint64(0)
+		}
+		return 1<<(8*max(n, 0)) - 1
+	}
+	for f, k := range fieldKeys {
+		var b [16]byte
+		copy(b[:], k)
+		w[f] = [4]uint64{binary.LittleEndian.Uint64(b[:8]), mask(len(k)), binary.LittleEndian.Uint64(b[8:]), mask(len(k) - 8)}
+	}
+	return w
+}()
+
+// keyAt is the field whose key (as in fieldKeys) b has at i, trying the fields from next on
+// (the keys of a line as agent-hooks writes it come in that order, some left out); -1 for none of
+// them.
+func keyAt(b []byte, i, next int) int {
+	if len(b)-i < 16 {
+		for f := next; f < len(fieldKeys); f++ {
+			if k := fieldKeys[f]; len(b)-i >= len(k) && string(b[i:i+len(k)]) == k {
+				return f
+			}
+		}
+		return -1
+	}
+	lo := binary.LittleEndian.Uint64(b[i:])
+	hi := binary.LittleEndian.Uint64(b[i+8:])
+	for f := next; f < len(keyWords); f++ {
+		if w := &keyWords[f]; lo&w[1] == w[0] && hi&w[3] == w[2] {
+			return f
+		}
+	}
+	return -1
+}
+
+// fieldOf is the field of a key, -1 for one the scanner does not know (encoding/json then
+// decides, keeping unknown keys ignored exactly as it does).
+func fieldOf(key []byte) int {
+	for f, k := range fieldKeys {
+		if string(key) == k[1:len(k)-2] {
+			return f
+		}
+	}
+	return -1
+}
+
 // fastDecode scans a flat JSON object of the audit line's fields; false means "use
-// encoding/json" (an escape it does not handle, an unexpected value, a syntax error).
+// encoding/json" (an escape it does not handle, an unexpected value, a syntax error). A line as
+// agent-hooks writes it has its keys in fieldKeys' order, with nothing between a key and its
+// colon: each key is looked for there first, by one comparison, before a key is read as a string.
 func fastDecode(b []byte, e *Event, in *interner) bool {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -87,27 +165,39 @@ func fastDecode(b []byte, e *Event, in *interner) bool {
 	if i < len(b) && b[i] == '}' {
 		return skipWS(b, i+1) == len(b)
 	}
+	next := 0 // the field whose key is looked for first
 	for {
-		key, j, ok := scanString(b, i)
-		if !ok {
-			return false
+		field := keyAt(b, i, next)
+		if field >= 0 {
+			i += len(fieldKeys[field])
+		} else {
+			key, j, ok := scanString(b, i)
+			if !ok {
+				return false
+			}
+			i = skipWS(b, j)
+			if i >= len(b) || b[i] != ':' {
+				return false
+			}
+			if field = fieldOf(key); field < 0 {
+				return false
+			}
+			i++
 		}
-		i = skipWS(b, j)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipWS(b, i+1)
+		next = field + 1
+		i = skipWS(b, i)
 		if i >= len(b) {
 			return false
 		}
-		switch string(key) {
-		case "details":
+		switch field {
+		case fieldDetails:
 			// An object or null, as encoding/json would put into the map (else it decides).
 			start := i
+			var ok bool
 			if i, ok = skipValue(b, i); !ok || !json.Valid(b[start:i]) || b[start] != '{' && string(b[start:i]) != "null" {
 				return false
 			}
-		case "seq", "exitCode", "durationMs":
+		case fieldSeq, fieldExitCode, fieldDurationMs:
 			j := i
 			for j < len(b) && (b[j] == '-' || b[j] >= '0' && b[j] <= '9') {
 				j++
@@ -123,10 +213,10 @@ func fastDecode(b []byte, e *Event, in *interner) bool {
 			if !ok {
 				return false
 			}
-			switch string(key) {
-			case "seq":
+			switch field {
+			case fieldSeq:
 				e.Seq = n
-			case "exitCode":
+			case fieldExitCode:
 				e.ExitCode = int(n)
 			default:
 				e.DurationMs = n
@@ -138,7 +228,7 @@ func fastDecode(b []byte, e *Event, in *interner) bool {
 				return false
 			}
 			i = j
-			if !setString(e, key, s, in) {
+			if !setString(e, field, s, in) {
 				return false
 			}
 		}
@@ -180,13 +270,12 @@ func parseInt(s []byte) (int64, bool) {
 	return n, true
 }
 
-// setString stores a string field; false for a key the scanner does not know (encoding/json
-// then decides, keeping unknown keys ignored exactly as it does).
-func setString(e *Event, key, s []byte, in *interner) bool {
-	switch string(key) {
-	case "prev":
+// setString stores the string of a field.
+func setString(e *Event, field int, s []byte, in *interner) bool {
+	switch field {
+	case fieldPrev:
 		// not kept: a listing does not show it, and verify reads the chain itself
-	case "time":
+	case fieldTime:
 		t, ok := in.time(s)
 		if !ok {
 			var err error
@@ -195,25 +284,25 @@ func setString(e *Event, key, s []byte, in *interner) bool {
 			}
 		}
 		e.Time = t
-	case "event":
+	case fieldEvent:
 		e.Event = in.str(0, s)
-	case "name":
+	case fieldName:
 		e.Name = in.str(1, s)
-	case "type":
+	case fieldType:
 		e.Type = in.str(2, s)
-	case "source":
+	case fieldSource:
 		e.Source = in.str(3, s)
-	case "format":
+	case fieldFormat:
 		e.Format = in.str(4, s)
-	case "file":
+	case fieldFile:
 		e.File = in.str(5, s)
-	case "status":
+	case fieldStatus:
 		e.Status = in.str(6, s)
-	case "decision":
+	case fieldDecision:
 		e.Decision = in.str(7, s)
-	case "reason":
+	case fieldReason:
 		e.Reason = in.str(8, s)
-	case "toolUseId":
+	case fieldToolUseID:
 		e.ToolUseID = string(s) // one per tool call: not worth interning
 	default:
 		return false

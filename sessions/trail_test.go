@@ -73,6 +73,9 @@ func TestEachEventMatchesJSON(t *testing.T) {
 		`{"name":"lint-2"}`, `{"name":"lint-3"}`, `{"name":"lint-4"}`, `{"name":"lint-5"}`,
 		`{"name":"lint-6"}`, `{"name":"lint-7"}`, `{"name":"lint-8"}`, `{"name":"lint-9"}`,
 		`{"name":"lint-0","reason":"2 lint errors in \"fire.go\""}`,
+		`{"reason":"r","status":"ok","event":"Stop","seq":3,"time":"2025-01-01T00:02:00Z"}`,
+		`{"seq":1}`, `{"seq":1,"Event":"Stop","EVENT":"x"}`, `{"sequence":1,"event":"Stop"}`, `{"event" : "Stop" , "name":"a","name":"b"}`,
+		`{"durationMs":5,"durationMsX":6}`, `{"toolUseId":"toolu_1","details":{"call":{"tool":"Bash"}},"reason":"late"}`,
 	}, "\n") + "\n"
 	want := 0
 	for line := range strings.Lines(trail) {
@@ -262,5 +265,35 @@ func TestEachEventStops(t *testing.T) {
 	}
 	if n := r.lateReads.Load(); n > 0 {
 		t.Errorf("the trail was read %d times after EachEvent returned", n)
+	}
+}
+
+// BenchmarkDecodeEvent decodes lines as bench/trailgen writes them (and `run` does), one
+// processor, keeping what it keeps from line to line as EachEvent does.
+func BenchmarkDecodeEvent(b *testing.B) {
+	var lines [][]byte
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 64 {
+		e := Event{Seq: int64(i + 1), Prev: strings.Repeat("0123456789abcdef", 4), Time: at.Add(time.Duration(i) * 37 * time.Millisecond),
+			Event: "PreToolUse", Name: "lint-" + strconv.Itoa(i%7), Type: "command", Source: "project", Format: "autoagent",
+			File: "/work/repo/.autoagent/config.json", Status: []string{"ok", "ok", "ok", "blocked", "skipped", "error"}[i%6], DurationMs: int64(i * 13)}
+		if e.Status == "blocked" {
+			e.ExitCode, e.Decision, e.Reason = 2, "block", "2 lint errors in internal/runner/fire.go"
+		}
+		line, err := json.Marshal(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	var in interner
+	var e Event
+	b.SetBytes(int64(len(lines[0])))
+	i := 0
+	for b.Loop() {
+		if err := decodeEvent(lines[i%len(lines)], &e, false, &in); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }

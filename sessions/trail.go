@@ -223,6 +223,14 @@ func fastDecode(b []byte, e *Event, in *interner) bool {
 			}
 			i = j
 		default:
+			if p, slot := internedField(e, field); p != nil {
+				s, j, ok := in.value(slot, b, i)
+				if !ok {
+					return false
+				}
+				*p, i = s, j
+				break
+			}
 			s, j, ok := scanString(b, i)
 			if !ok {
 				return false
@@ -270,7 +278,33 @@ func parseInt(s []byte) (int64, bool) {
 	return n, true
 }
 
-// setString stores the string of a field.
+// internedField is where e keeps a field whose values repeat from line to line, and the
+// interner's slot for them; nil for the other fields.
+func internedField(e *Event, field int) (*string, int) {
+	switch field {
+	case fieldEvent:
+		return &e.Event, 0
+	case fieldName:
+		return &e.Name, 1
+	case fieldType:
+		return &e.Type, 2
+	case fieldSource:
+		return &e.Source, 3
+	case fieldFormat:
+		return &e.Format, 4
+	case fieldFile:
+		return &e.File, 5
+	case fieldStatus:
+		return &e.Status, 6
+	case fieldDecision:
+		return &e.Decision, 7
+	case fieldReason:
+		return &e.Reason, 8
+	}
+	return nil, -1
+}
+
+// setString stores the string of a field that is not interned.
 func setString(e *Event, field int, s []byte, in *interner) bool {
 	switch field {
 	case fieldPrev:
@@ -284,24 +318,6 @@ func setString(e *Event, field int, s []byte, in *interner) bool {
 			}
 		}
 		e.Time = t
-	case fieldEvent:
-		e.Event = in.str(0, s)
-	case fieldName:
-		e.Name = in.str(1, s)
-	case fieldType:
-		e.Type = in.str(2, s)
-	case fieldSource:
-		e.Source = in.str(3, s)
-	case fieldFormat:
-		e.Format = in.str(4, s)
-	case fieldFile:
-		e.File = in.str(5, s)
-	case fieldStatus:
-		e.Status = in.str(6, s)
-	case fieldDecision:
-		e.Decision = in.str(7, s)
-	case fieldReason:
-		e.Reason = in.str(8, s)
 	case fieldToolUseID:
 		e.ToolUseID = string(s) // one per tool call: not worth interning
 	default:
@@ -392,6 +408,7 @@ func digits(b []byte) (int, bool) {
 type interner struct {
 	m      map[string]string
 	recent [9][recentValues]string // per field, the values handed out last
+	plain  [9]uint8                // per field, the values of recent that are plain (see value)
 	next   [9]uint8                // per field, the slot of recent the next new value takes
 
 	// The minute of the last time read by parseUTC (its text, 2006-01-02T15:04, and its
@@ -447,9 +464,35 @@ func (in *interner) str(field int, b []byte) string {
 			in.m[s] = s
 		}
 	}
-	recent[in.next[field]] = s
-	in.next[field] = (in.next[field] + 1) % recentValues
+	k := in.next[field]
+	recent[k] = s
+	in.plain[field] &^= 1 << k
+	if skipPlain(b, 0) == len(b) {
+		in.plain[field] |= 1 << k
+	}
+	in.next[field] = (k + 1) % recentValues
 	return s
+}
+
+// value reads the JSON string at b[i], a value of field, as scanString and str would: a string
+// the line has as one of the field's recent values, quoted, is that value, found by comparing
+// bytes rather than by scanning them. Only plain values are compared so (without a quote, a
+// backslash or a control character): the line's bytes then are the value itself, and the
+// quote after them ends it.
+func (in *interner) value(field int, b []byte, i int) (string, int, bool) {
+	if in != nil && i < len(b) && b[i] == '"' {
+		rest := b[i+1:]
+		for k, v := range &in.recent[field] {
+			if in.plain[field]&(1<<k) != 0 && len(rest) > len(v) && rest[len(v)] == '"' && string(rest[:len(v)]) == v {
+				return v, i + len(v) + 2, true
+			}
+		}
+	}
+	s, j, ok := scanString(b, i)
+	if !ok {
+		return "", i, false
+	}
+	return in.str(field, s), j, true
 }
 
 func skipWS(b []byte, i int) int {

@@ -75,6 +75,8 @@ func TestEachEventMatchesJSON(t *testing.T) {
 		`{"name":"lint-0","reason":"2 lint errors in \"fire.go\""}`,
 		`{"reason":"r","status":"ok","event":"Stop","seq":3,"time":"2025-01-01T00:02:00Z"}`,
 		`{"seq":1}`, `{"seq":1,"Event":"Stop","EVENT":"x"}`, `{"sequence":1,"event":"Stop"}`, `{"event" : "Stop" , "name":"a","name":"b"}`,
+		`{"name":"x\"y"}`, `{"name":"x"y"}`, `{"name":"x\u0022y"}`, `{"name":"\u0041"}`, `{"name":"A"}`, `{"name":"A"}`, `{"name":"A\"}`,
+		`{"name":"","status":"x"}`, `{"name":"" ,"status":"x"}`, `{"name":"ok"}`, `{"name":"okay"}`, `{"name":"ok`,
 		`{"durationMs":5,"durationMsX":6}`, `{"toolUseId":"toolu_1","details":{"call":{"tool":"Bash"}},"reason":"late"}`,
 	}, "\n") + "\n"
 	want := 0

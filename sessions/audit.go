@@ -282,11 +282,18 @@ func (rd *chunkReader) fill(c *trailChunk) bool {
 	c.buf = append(c.buf[:0], rd.carry...)
 	c.buf = slices.Grow(c.buf, rd.size)
 	cut := -1 // the end of the chunk's last line
-	for {
+	for empty := 0; ; {
 		if len(c.buf) == cap(c.buf) {
 			c.buf = slices.Grow(c.buf, rd.size)
 		}
 		n, err := rd.r.Read(c.buf[len(c.buf):cap(c.buf)])
+		if n == 0 && err == nil {
+			if empty++; empty == 100 { // as bufio gives up on a reader that never reads anything
+				err = io.ErrNoProgress
+			}
+		} else {
+			empty = 0
+		}
 		if i := bytes.LastIndexByte(c.buf[len(c.buf):len(c.buf)+n], '\n'); i >= 0 {
 			cut = len(c.buf) + i + 1
 		}

@@ -235,8 +235,14 @@ func (r *failingReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// emptyReader reads nothing, and never fails.
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
 // TestEachEventStops: a read error ends EachEvent with it, after the lines before it (the line
-// it cut short not handed over); fn's error ends it at once, with nothing read after it returns.
+// it cut short not handed over), and so does a reader that reads nothing; fn's error ends it at
+// once, with nothing read after it returns.
 func TestEachEventStops(t *testing.T) {
 	t.Parallel()
 	line := `{"event":"PreToolUse","name":"lint"}` + "\n"
@@ -249,6 +255,12 @@ func TestEachEventStops(t *testing.T) {
 	}, func(err error) { t.Errorf("problem %v", err) }, 16, 2)
 	if !errors.Is(err, broken) || events != 5 {
 		t.Errorf("EachEvent over a failing read = %v after %d events, want %v after 5", err, events, broken)
+	}
+
+	// A reader that never reads anything (nor fails) is given up on, as bufio does.
+	err = eachEvent(emptyReader{}, "trail", false, func(int, *Event, []byte) error { return nil }, nil, 16, 2)
+	if !errors.Is(err, io.ErrNoProgress) {
+		t.Errorf("EachEvent over a reader that reads nothing = %v, want %v", err, io.ErrNoProgress)
 	}
 
 	stop := errors.New("enough")

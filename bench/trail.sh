@@ -12,7 +12,8 @@
 # and 5. `run` with a 50 MB payload (a hook reading it from stdin): max RSS over the payload's size
 # (goal: < 2x).
 # Usage: [BEFORE=path/to/binary] [AGENT_HOOKS=path/to/binary] bench/trail.sh [LINES=1000000] [ROUNDS=3]
-#   BEFORE runs the same commands with another binary (an older commit) for before/after ratios;
+#   BEFORE runs the same commands with another binary (an older commit) for before/after ratios,
+#   with the agent-hooks-full beside it (what the lean program hands the session commands to);
 #   commands it does not have are reported as failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,9 +25,18 @@ trap 'rm -rf "$work"' EXIT
 go build -o "$work/trailgen" ./bench/trailgen
 if [ -n "${AGENT_HOOKS:-}" ]; then cp "$AGENT_HOOKS" "$(dirname "$AGENT_HOOKS")/agent-hooks-full" "$work/"; else go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full; fi
 # The older binary first: the last push, checked below, is this tree's.
+# Each program in a folder of its own: the lean agent-hooks hands the session commands to the
+# agent-hooks-full beside it, which for BEFORE must be BEFORE's own, not this tree's.
 bins=()
-if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$work/before"; bins+=(before); fi
+if [ -n "${BEFORE:-}" ]; then
+  mkdir "$work/before.d"
+  cp "$BEFORE" "$work/before.d/agent-hooks"
+  if [ -e "$(dirname "$BEFORE")/agent-hooks-full" ]; then cp "$(dirname "$BEFORE")/agent-hooks-full" "$work/before.d/"; fi
+  bins+=(before)
+fi
 bins+=(agent-hooks)
+# bin NAME: the path of program NAME of bins
+bin() { if [ "$1" = before ]; then echo "$work/before.d/agent-hooks"; else echo "$work/$1"; fi; }
 
 export AUTOAGENT_HOME="$work/home"
 unset AUTOAGENT_SESSION_ID
@@ -64,14 +74,14 @@ measure() {
 echo "trail: $lines lines, $(($(wc -c <"$trail") / 1048576)) MB; $rounds rounds, medians"
 measure "wc -l" wc -l "$trail"
 for b in "${bins[@]}"; do
-  measure "$b: show --events" "$work/$b" session show "$id" --events
-  measure "$b: show" "$work/$b" session show "$id"
-  measure "$b: show (tool calls)" "$work/$b" session show "$calls"
-  measure "$b: show --html (tool calls)" "$work/$b" session show "$calls" --html
-  measure "$b: show --events --json" "$work/$b" session show "$id" --events --json
-  measure "$b: verify" "$work/$b" session verify "$id"
+  measure "$b: show --events" "$(bin "$b")" session show "$id" --events
+  measure "$b: show" "$(bin "$b")" session show "$id"
+  measure "$b: show (tool calls)" "$(bin "$b")" session show "$calls"
+  measure "$b: show --html (tool calls)" "$(bin "$b")" session show "$calls" --html
+  measure "$b: show --events --json" "$(bin "$b")" session show "$id" --events --json
+  measure "$b: verify" "$(bin "$b")" session verify "$id"
   PRE='rm -rf "$work/remote.git"; git init -q --bare "$work/remote.git"' \
-    measure "$b: push" "$work/$b" session push "$id" --workspace "$work/ws"
+    measure "$b: push" "$(bin "$b")" session push "$id" --workspace "$work/ws"
 done
 # Sanity: what was pushed is the trail, and it verifies from the remote.
 [ "$(git -C "$work/remote.git" cat-file -p "refs/agent-hooks/sessions/$id:events/000001.jsonl" | head -n 1)" = "$(head -n 1 "$trail")" ] ||
@@ -85,6 +95,6 @@ awk 'BEGIN { s = sprintf("%1000s", ""); gsub(/ /, "x", s); printf "{\"issueNumbe
 size=$(wc -c <"$work/payload.json")
 echo "payload: $((size / 1048576)) MB"
 for b in "${bins[@]}"; do
-  measure "$b: run with the payload" "$work/$b" run PreExecutionEnd --workspace "$work/payload" --payload "$work/payload.json"
+  measure "$b: run with the payload" "$(bin "$b")" run PreExecutionEnd --workspace "$work/payload" --payload "$work/payload.json"
 done
 echo "(max RSS / payload size is the payload's memory ratio; goal < 2x)"

@@ -8,6 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
@@ -146,33 +149,196 @@ func (s *Store) OpenTrail(id string) (io.ReadCloser, error) {
 }
 
 // EachEvent reads an audit trail from r (named name in messages) and calls fn with every event
-// in order, holding one at a time, with its line number and the line as written (valid only during the call; a line
-// it hands over is valid JSON); with
-// details false the events' details are not decoded. A line that is not a JSON event is skipped
-// and handed to problem, naming its line (a torn line, a write cut short by a crash or a full
-// disk, as such). fn's error stops the reading and is returned.
+// in order, with its line number and the line as written (valid only during the call; a line it
+// hands over is valid JSON); with details false the events' details are not decoded. A line that
+// is not a JSON event is skipped and handed to problem, naming its line (a torn line, a write cut
+// short by a crash or a full disk, as such). fn's error stops the reading and is returned. fn
+// and problem are called in the order of the lines, from the caller's goroutine.
+//
+// Decoding is most of the cost of reading a trail: EachEvent reads r in chunks of whole lines,
+// which goroutines decode side by side (one per processor, up to maxDecoders) while fn takes the
+// events of the chunks before. It holds a few chunks at a time, so a trail of any length is read
+// in constant space, and reads r only until it returns.
 func EachEvent(r io.Reader, name string, details bool, fn func(n int, e *Event, line []byte) error, problem func(error)) error {
-	var e Event
-	var in interner
-	err := ScanLines(r, func(n int, line []byte, complete bool) error {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return nil
-		}
-		if err := decodeEvent(line, &e, details, &in); err != nil || !complete {
-			if err == nil {
-				err = errors.New("unexpected end of JSON input")
+	return eachEvent(r, name, details, fn, problem, trailChunkSize, min(max(runtime.GOMAXPROCS(0), 1), maxDecoders))
+}
+
+// The chunks of EachEvent: their size (a line longer than that is one chunk of its own), and how
+// many goroutines decode them.
+const (
+	trailChunkSize = 256 << 10
+	maxDecoders    = 4
+)
+
+// trailChunk is a run of whole lines of a trail (the last without its '\n' at the end of the
+// trail), decoded into its events.
+type trailChunk struct {
+	buf     []byte
+	first   int   // the number of its first line
+	readErr error // what ended the reading after it: nil for more to come, io.EOF at the end
+	lines   []chunkLine
+	decoded chan struct{} // given a value once lines are decoded
+}
+
+// chunkLine is one line of a chunk that is not blank.
+type chunkLine struct {
+	start, end int // the line in buf, without its '\n'
+	n          int // its number, from the chunk's first
+	complete   bool
+	err        error // why it is not an event
+	e          Event
+}
+
+func eachEvent(r io.Reader, name string, details bool, fn func(n int, e *Event, line []byte) error, problem func(error), chunkSize, decoders int) error {
+	chunks := decoders + 2 // being decoded, being handed over, being read
+	free := make(chan *trailChunk, chunks)
+	for range chunks {
+		free <- &trailChunk{decoded: make(chan struct{}, 1)}
+	}
+	work := make(chan *trailChunk, chunks)  // to the decoders
+	order := make(chan *trailChunk, chunks) // to fn, in the order of the trail
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(work)
+		defer close(order)
+		rd := chunkReader{r: r, size: chunkSize, next: 1}
+		for {
+			var c *trailChunk
+			select {
+			case <-quit: // before a free chunk: fn stopped, nothing more is read
+				return
+			default:
 			}
-			if problem != nil {
-				problem(lineError(name, n, line, complete, err))
+			select {
+			case <-quit:
+				return
+			case c = <-free:
 			}
-			return nil
+			if !rd.fill(c) {
+				return
+			}
+			work <- c
+			order <- c
 		}
-		return fn(n, &e, line)
 	})
-	if err != nil {
-		return fmt.Errorf("read audit trail %s: %w", name, err)
+	for range decoders {
+		wg.Go(func() {
+			var in interner
+			for c := range work {
+				select {
+				case <-quit: // fn stopped: the chunk is not handed over
+				default:
+					c.decode(details, &in)
+				}
+				c.decoded <- struct{}{}
+			}
+		})
+	}
+	defer wg.Wait()
+	defer close(quit)
+	for c := range order {
+		<-c.decoded
+		for k := range c.lines {
+			l := &c.lines[k]
+			line := c.buf[l.start:l.end]
+			if l.err != nil || !l.complete {
+				err := l.err
+				if err == nil {
+					err = errors.New("unexpected end of JSON input")
+				}
+				if problem != nil {
+					problem(lineError(name, c.first+l.n, line, l.complete, err))
+				}
+				continue
+			}
+			if err := fn(c.first+l.n, &l.e, line); err != nil {
+				return err
+			}
+		}
+		if c.readErr != nil && !errors.Is(c.readErr, io.EOF) {
+			return fmt.Errorf("read audit trail %s: %w", name, c.readErr)
+		}
+		free <- c
 	}
 	return nil
+}
+
+// chunkReader cuts a trail into chunks of whole lines.
+type chunkReader struct {
+	r     io.Reader
+	size  int
+	next  int    // the number of the next chunk's first line
+	carry []byte // the start of a line the last chunk cut off
+	err   error
+}
+
+// fill reads the next chunk into c: at least size bytes (but at the end of the trail), up to
+// the end of a line; false when the trail has ended.
+func (rd *chunkReader) fill(c *trailChunk) bool {
+	if rd.err != nil {
+		return false
+	}
+	c.buf = append(c.buf[:0], rd.carry...)
+	c.buf = slices.Grow(c.buf, rd.size)
+	cut := -1 // the end of the chunk's last line
+	for empty := 0; ; {
+		if len(c.buf) == cap(c.buf) {
+			c.buf = slices.Grow(c.buf, rd.size)
+		}
+		n, err := rd.r.Read(c.buf[len(c.buf):cap(c.buf)])
+		if n == 0 && err == nil {
+			if empty++; empty == 100 { // as bufio gives up on a reader that never reads anything
+				err = io.ErrNoProgress
+			}
+		} else {
+			empty = 0
+		}
+		if i := bytes.LastIndexByte(c.buf[len(c.buf):len(c.buf)+n], '\n'); i >= 0 {
+			cut = len(c.buf) + i + 1
+		}
+		c.buf = c.buf[:len(c.buf)+n]
+		if err != nil {
+			rd.err = err
+			break
+		}
+		if len(c.buf) >= rd.size && cut >= 0 {
+			break
+		}
+	}
+	switch {
+	case errors.Is(rd.err, io.EOF):
+		cut = len(c.buf) // the last line, with or without its '\n'
+	case rd.err != nil && cut < 0:
+		cut = 0 // a line the error cut short is not handed over
+	}
+	if rd.err == nil || cut < len(c.buf) {
+		rd.carry = append(rd.carry[:0], c.buf[cut:]...)
+		c.buf = c.buf[:cut]
+	}
+	c.first, c.readErr = rd.next, rd.err
+	rd.next += bytes.Count(c.buf, []byte{'\n'})
+	return true
+}
+
+// decode reads the chunk's lines into their events, skipping blank lines.
+func (c *trailChunk) decode(details bool, in *interner) {
+	c.lines = c.lines[:0]
+	for start, n := 0, 0; start < len(c.buf); n++ {
+		end := bytes.IndexByte(c.buf[start:], '\n')
+		complete := end >= 0
+		if complete {
+			end += start
+		} else {
+			end = len(c.buf)
+		}
+		if line := c.buf[start:end]; len(bytes.TrimSpace(line)) > 0 {
+			c.lines = append(c.lines, chunkLine{start: start, end: end, n: n, complete: complete})
+			l := &c.lines[len(c.lines)-1]
+			l.err = decodeEvent(line, &l.e, details, in)
+		}
+		start = end + 1
+	}
 }
 
 // Events reads the whole audit trail of session id into memory, in order: for tests and small

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"text/tabwriter"
 	"time"
 
 	"github.com/autoagent/agent-hooks/sessions"
@@ -85,5 +87,76 @@ func TestSessionOutputIsBuffered(t *testing.T) {
 	}
 	if want := "* session-1704067200000-abcdef  -     -      active"; !strings.Contains(list.String(), want) {
 		t.Errorf("session list output lacks %q:\n%s", want, list.String())
+	}
+}
+
+// TestPrintTrailLaysOutAsTabwriter: `session show --events` lays its table out as text/tabwriter
+// does (two spaces between columns, widths in characters, the reason last and not padded), each
+// cell as the event holds it: times to the second in UTC (the same second twice, the seconds on
+// either side of one, two of one minute, a time in another zone, none), an agent's escapes and
+// wide characters. With blocked, only the refusals, in columns as wide as they need.
+func TestPrintTrailLaysOutAsTabwriter(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2025, 1, 1, 0, 0, 59, 963000000, time.UTC)
+	trail := []sessions.Event{
+		{Time: at, Event: "PreToolUse", Name: "lint", Source: "project", Status: "ok", DurationMs: 7},
+		{Time: at.Add(30 * time.Millisecond), Event: "PreToolUse", Name: "lint", Source: "project", Status: "ok", DurationMs: 1234567},
+		{Time: at.Add(40 * time.Millisecond), Event: "PreToolUse", Name: "tëst-日本", Source: "project", Status: "blocked", ExitCode: 2, Decision: "block", Reason: "  2 errors\nin fire.go  "},
+		{Event: "Stop", Name: "no-time", Source: "user", Status: "error", ExitCode: -1, Reason: "exited"},
+		{Time: at.Add(40 * time.Millisecond).In(time.FixedZone("X", 3600)), Event: "Stop", Name: "zone", Source: "user", Status: "ok"},
+		{Time: at.Add(2 * time.Second), Event: "Stop", Name: "next-second", Source: "user", Status: "ok"},
+		{Time: at.Add(time.Hour), Event: "PreToolUse\x1b[2J", Name: "bidi\u202e", Source: "plugin", Status: "refused", Decision: "deny", Reason: "agent \x07 said"},
+		{Time: time.Date(1, 1, 1, 0, 0, 0, 500, time.UTC), Event: "Stop", Name: "year-one", Source: "user", Status: "ok"},
+	}
+	var lines bytes.Buffer
+	for _, e := range trail {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines.Write(append(b, '\n'))
+	}
+	lines.WriteString("{\"torn\n")
+	src := trailSource{name: "events.jsonl", open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(lines.Bytes())), nil
+	}}
+	for _, blocked := range []bool{false, true} {
+		var want bytes.Buffer
+		tw := tabwriter.NewWriter(&want, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(trailHeader[:], "\t"))
+		for _, e := range trail {
+			refused := e.Status == "blocked" || e.Status == "refused" || e.Decision == "block" || e.Decision == "deny"
+			if blocked && !refused {
+				continue
+			}
+			when := "-"
+			if !e.Time.IsZero() {
+				when = e.Time.UTC().Format("2006-01-02 15:04:05Z")
+			}
+			decision := view.Printable(e.Decision)
+			if decision == "" {
+				decision = "-"
+			}
+			reason := strings.TrimSpace(e.Reason)
+			if i := strings.IndexByte(reason, '\n'); i >= 0 {
+				reason = reason[:i] + " …"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", when, view.Printable(e.Event), view.Printable(e.Name),
+				view.Printable(e.Source), view.Printable(e.Status), e.ExitCode, e.DurationMs, decision, view.Printable(reason))
+		}
+		if err := tw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		problems := 0
+		if err := printTrail(&got, src, blocked, func(error) { problems++ }); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("printTrail (blocked %v) =\n%s\nwant (text/tabwriter)\n%s", blocked, got.String(), want.String())
+		}
+		if problems != 1 {
+			t.Errorf("printTrail (blocked %v) reported %d problems, want 1 (the torn line)", blocked, problems)
+		}
 	}
 }

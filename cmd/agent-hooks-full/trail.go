@@ -33,17 +33,6 @@ func (src trailSource) each(details bool, fn func(n int, e *sessions.Event, line
 
 var trailHeader = [...]string{"TIME", "EVENT", "HOOK", "SOURCE", "STATUS", "EXIT", "MS", "DECISION", "REASON"}
 
-// trailCells are the cells of one event's row, but the last (the reason), which is not padded.
-// What the trail holds may come from the agent (a path in a rule's reason): it is shown as
-// text (view.Printable), no escape sequence reaching the terminal.
-func trailCells(e *sessions.Event, cells *[len(trailHeader) - 1]string) {
-	cells[0] = sessTime(e.Time)
-	cells[1], cells[2], cells[3], cells[4] = view.Printable(e.Event), view.Printable(e.Name), view.Printable(e.Source), view.Printable(e.Status)
-	cells[5] = strconv.Itoa(e.ExitCode)
-	cells[6] = strconv.FormatInt(e.DurationMs, 10)
-	cells[7] = sessDash(view.Printable(e.Decision))
-}
-
 // printTrail prints the trail as a table in two passes over the source, holding one line at a
 // time: the first measures the columns (and reports the lines it skips), the second prints. It
 // lays the table out as text/tabwriter would (two spaces between columns), which needs every row
@@ -52,27 +41,22 @@ func printTrail(w io.Writer, src trailSource, blocked bool, problem func(error))
 	keep := func(e *sessions.Event) bool {
 		return !blocked || e.Status == "blocked" || e.Status == "refused" || e.Decision == "block" || e.Decision == "deny"
 	}
-	var width [len(trailHeader) - 1]int
-	for i := range width {
-		width[i] = utf8.RuneCountInString(trailHeader[i])
+	var t trailTable
+	for i := range t.width {
+		t.width[i] = utf8.RuneCountInString(trailHeader[i])
 	}
-	var cells [len(trailHeader) - 1]string
 	rows := 0
 	err := src.each(false, func(_ int, e *sessions.Event, _ []byte) error {
-		if !keep(e) {
-			return nil
-		}
-		rows++
-		trailCells(e, &cells)
-		for i, c := range cells {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
+		if keep(e) {
+			rows++
+			t.row(e, true)
 		}
 		return nil
 	}, problem)
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
+	bw := bufio.NewWriterSize(w, 256<<10)
 	if rows == 0 {
 		msg := "no hook has run in this session"
 		if blocked {
@@ -81,32 +65,109 @@ func printTrail(w io.Writer, src trailSource, blocked bool, problem func(error))
 		fmt.Fprintln(bw, msg)
 		return bw.Flush()
 	}
-	var row []byte
-	writeRow := func(cells []string, last string) {
-		row = row[:0]
-		for i, c := range cells {
-			row = append(row, c...)
-			for pad := width[i] - utf8.RuneCountInString(c) + 2; pad > 0; pad-- {
-				row = append(row, ' ')
-			}
-		}
-		row = append(row, last...)
-		row = append(row, '\n')
-		_, _ = bw.Write(row)
-	}
-	writeRow(trailHeader[:len(trailHeader)-1], trailHeader[len(trailHeader)-1])
+	_, _ = bw.Write(t.header())
 	err = src.each(false, func(_ int, e *sessions.Event, _ []byte) error {
-		if !keep(e) {
-			return nil
+		if keep(e) {
+			_, _ = bw.Write(t.row(e, false))
 		}
-		trailCells(e, &cells)
-		writeRow(cells[:], view.Printable(sessLine(e.Reason)))
 		return nil
 	}, nil)
 	if err != nil {
 		return err
 	}
 	return bw.Flush()
+}
+
+// trailTable lays out the rows of printTrail: the widths of its columns (but the last, the
+// reason, which is not padded) and one row's bytes, reused from row to row. A trail of a million
+// lines prints a million rows: each is appended into the one buffer, and the time cell is made
+// again only when the second changes.
+type trailTable struct {
+	width [len(trailHeader) - 1]int
+	buf   []byte
+
+	timeSet  bool
+	timeSec  int64  // the Unix second of timeCell
+	timeCell []byte // the time cell of the last row with a time
+}
+
+// header is the header row, laid out with the widths measured.
+func (t *trailTable) header() []byte {
+	b := t.buf[:0]
+	for i, h := range trailHeader[:len(trailHeader)-1] {
+		b = t.cell(b, i, h, false)
+	}
+	b = append(append(b, trailHeader[len(trailHeader)-1]...), '\n')
+	t.buf = b
+	return b
+}
+
+// row lays out e's row and returns it, valid until the next call; with measure it only widens
+// the columns to fit it (and returns nothing). What the trail holds may come from the agent (a
+// path in a rule's reason): it is shown as text (view.Printable), no escape sequence reaching the
+// terminal.
+func (t *trailTable) row(e *sessions.Event, measure bool) []byte {
+	b := t.buf[:0]
+	if e.Time.IsZero() {
+		b = t.cell(b, 0, "-", measure)
+	} else {
+		if sec := e.Time.Unix(); !t.timeSet || sec != t.timeSec {
+			t.timeCell = appendSessTime(t.timeCell[:0], e.Time)
+			t.timeSet, t.timeSec = true, sec
+		}
+		b = t.asciiCell(b, 0, t.timeCell, measure)
+	}
+	b = t.cell(b, 1, view.Printable(e.Event), measure)
+	b = t.cell(b, 2, view.Printable(e.Name), measure)
+	b = t.cell(b, 3, view.Printable(e.Source), measure)
+	b = t.cell(b, 4, view.Printable(e.Status), measure)
+	var num [20]byte
+	b = t.asciiCell(b, 5, strconv.AppendInt(num[:0], int64(e.ExitCode), 10), measure)
+	b = t.asciiCell(b, 6, strconv.AppendInt(num[:0], e.DurationMs, 10), measure)
+	b = t.cell(b, 7, sessDash(view.Printable(e.Decision)), measure)
+	if measure {
+		return nil
+	}
+	b = append(append(b, view.Printable(sessLine(e.Reason))...), '\n')
+	t.buf = b
+	return b
+}
+
+// cell appends the text of column i and its padding to b, or with measure widens the column to
+// fit it.
+func (t *trailTable) cell(b []byte, i int, text string, measure bool) []byte {
+	n := len(text)
+	for k := 0; k < len(text); k++ {
+		if text[k] >= utf8.RuneSelf {
+			n = utf8.RuneCountInString(text)
+			break
+		}
+	}
+	if measure {
+		t.width[i] = max(t.width[i], n)
+		return b
+	}
+	return pad(append(b, text...), t.width[i]-n+2)
+}
+
+// asciiCell is cell for a text of ASCII characters only (a time, a number): one column a byte.
+func (t *trailTable) asciiCell(b []byte, i int, text []byte, measure bool) []byte {
+	if measure {
+		t.width[i] = max(t.width[i], len(text))
+		return b
+	}
+	return pad(append(b, text...), t.width[i]-len(text)+2)
+}
+
+const spaces = "                                                                "
+
+// pad appends n spaces to b.
+func pad(b []byte, n int) []byte {
+	for n > len(spaces) {
+		b = append(b, spaces...)
+		n -= len(spaces)
+	}
+	return append(b, spaces[:max(n, 0)]...)
 }
 
 // writeSessionJSON prints the record as JSON with its trail in an "events" array, one event per

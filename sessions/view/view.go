@@ -447,6 +447,17 @@ func clipRunes(s string, n int) string {
 // no escape sequence an agent wrote, and no page shows a command other than the one recorded.
 // Invalid UTF-8 shows as \xNN.
 func Printable(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		// Printable ASCII shows as itself: most of what is printed, checked a byte at a time.
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
 	clean := true
 	for _, r := range s {
 		if hidden(r) || r == utf8.RuneError {

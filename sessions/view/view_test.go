@@ -343,6 +343,10 @@ func TestPrintable(t *testing.T) {
 		{"zero\u200bwidth\ufeff", `zero\u200bwidth\ufeff`},
 		{"c1 \u009b31m", `c1 \u009b31m`},
 		{"bad \xff utf8", `bad \xff utf8`},
+		{"", ""},
+		{" !~", " !~"},
+		{"del\x7f", `del\x7f`},
+		{"unit\x1f sep", `unit\x1f sep`},
 	}
 	for _, tt := range tests {
 		if got := Printable(tt.in); got != tt.want {

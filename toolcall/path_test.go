@@ -30,7 +30,7 @@ func TestResolveBelowTheWorkspace(t *testing.T) {
 	}
 	ws := filepath.Join(root, "link-to-ws") // the workspace as the agent names it: through a link
 	links := map[string]string{
-		ws: filepath.Join(real, "ws"),
+		ws:                                     filepath.Join(real, "ws"),
 		filepath.Join(real, "ws", "rel"):       "src",
 		filepath.Join(real, "ws", "abs"):       filepath.Join(real, "ws", "src", "deep"),
 		filepath.Join(real, "ws", "out"):       outside,

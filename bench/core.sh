@@ -31,13 +31,19 @@ else
   go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full
   CGO_ENABLED=0 go build -o "$work/agent-hooks-nocgo" ./cmd/agent-hooks
 fi
-if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$work/agent-hooks-before"; fi
+# BEFORE in a folder of its own, with the agent-hooks-full beside it: the lean program hands what
+# it does not run itself to the agent-hooks-full in its folder, which must be BEFORE's own.
+if [ -n "${BEFORE:-}" ]; then
+  mkdir "$work/before.d"
+  cp "$BEFORE" "$work/before.d/agent-hooks"
+  if [ -e "$(dirname "$BEFORE")/agent-hooks-full" ]; then cp "$(dirname "$BEFORE")/agent-hooks-full" "$work/before.d/"; fi
+fi
 # also NAME ARGS...: agent-hooks ARGS run by the BEFORE binary, when there is one
 also() {
   [ -n "${BEFORE:-}" ] || return 0
   local name=$1
   shift
-  printf '%s\n' -- "$name-before" "$work/agent-hooks-before" "$@"
+  printf '%s\n' -- "$name-before" "$work/before.d/agent-hooks" "$@"
 }
 mkdir -p "$work/hello"
 cat > "$work/hello/main.go" <<'GO'

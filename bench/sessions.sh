@@ -26,7 +26,13 @@ if [ -n "${AGENT_HOOKS:-}" ]; then
 else
   go build -o "$work/" ./cmd/agent-hooks ./cmd/agent-hooks-full
 fi
-if [ -n "${BEFORE:-}" ]; then cp "$BEFORE" "$work/agent-hooks-before"; fi
+# BEFORE in a folder of its own, with the agent-hooks-full beside it: the lean program hands what
+# it does not run itself to the agent-hooks-full in its folder, which must be BEFORE's own.
+if [ -n "${BEFORE:-}" ]; then
+  mkdir "$work/before.d"
+  cp "$BEFORE" "$work/before.d/agent-hooks"
+  if [ -e "$(dirname "$BEFORE")/agent-hooks-full" ]; then cp "$(dirname "$BEFORE")/agent-hooks-full" "$work/before.d/"; fi
+fi
 # also NAME [VAR=VALUE] ARGS...: the same command run by the BEFORE binary, when there is one
 also() {
   [ -n "${BEFORE:-}" ] || return 0
@@ -34,7 +40,7 @@ also() {
   shift
   local envs=()
   while [[ $# -gt 0 && $1 == *=* ]]; do envs+=("$1"); shift; done
-  printf '%s\n' -- "$name-before" "${envs[@]}" "$work/agent-hooks-before" "$@"
+  printf '%s\n' -- "$name-before" "${envs[@]}" "$work/before.d/agent-hooks" "$@"
 }
 bench=$(go test -run '^$' -bench 'BenchmarkList10000|BenchmarkUpdate|BenchmarkAppend' -benchtime 1s ./sessions/)
 if [ "$instr" -gt 0 ] && ! command -v valgrind >/dev/null; then

@@ -7,6 +7,7 @@ package claude
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents"
@@ -17,7 +18,7 @@ import (
 type Agent struct{}
 
 // Name implements agents.Agent.
-func (Agent) Name() string { return settings.Name }
+func (Agent) Name() string { return settings().Name }
 
 // eventList are Claude Code's events that have a canonical event (of the same name), in the
 // order install registers them. Its others (PostToolBatch, StopFailure, PermissionDenied, Setup,
@@ -26,16 +27,16 @@ var eventList = []string{hooks.SessionStart, hooks.UserPromptSubmit, hooks.PreTo
 	hooks.PostToolUse, hooks.PostToolUseFailure, hooks.Notification, hooks.PreCompact, hooks.SubagentStart,
 	hooks.SubagentStop, hooks.Stop, hooks.SessionEnd}
 
-var events = func() map[string]bool {
+var events = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, e := range eventList {
 		m[e] = true
 	}
 	return m
-}()
+})
 
 // Event implements agents.Agent.
-func (Agent) Event(hostEvent string) (string, bool) { return hostEvent, events[hostEvent] }
+func (Agent) Event(hostEvent string) (string, bool) { return hostEvent, events()[hostEvent] }
 
 // Claude Code's default timeouts (its hook runner's constants).
 const (
@@ -73,19 +74,21 @@ func (Agent) Budget(hostEvent string, timeout time.Duration, getenv func(string)
 func (Agent) ProjectDirEnv() string { return "CLAUDE_PROJECT_DIR" }
 
 // renamed are Claude Code's old tool names, which its matchers still accept, by the new name.
-var renamed = map[string][]string{
-	"Agent":                  {"Task"},
-	"TaskStop":               {"KillShell", "KillBash"},
-	"TaskOutput":             {"AgentOutputTool", "BashOutputTool", "AgentOutput", "BashOutput"},
-	"ListAgents":             {"ListPeers"},
-	"SendUserMessage":        {"Brief"},
-	"ListMcpResourcesTool":   {"ListMcpResources"},
-	"ReadMcpResourceTool":    {"ReadMcpResource"},
-	"ReadMcpResourceDirTool": {"ReadMcpResourceDir"},
-}
+var renamed = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"Agent":                  {"Task"},
+		"TaskStop":               {"KillShell", "KillBash"},
+		"TaskOutput":             {"AgentOutputTool", "BashOutputTool", "AgentOutput", "BashOutput"},
+		"ListAgents":             {"ListPeers"},
+		"SendUserMessage":        {"Brief"},
+		"ListMcpResourcesTool":   {"ListMcpResources"},
+		"ReadMcpResourceTool":    {"ReadMcpResource"},
+		"ReadMcpResourceDirTool": {"ReadMcpResourceDir"},
+	}
+})
 
 // ToolAliases implements agents.Agent.
-func (Agent) ToolAliases(tool string) []string { return renamed[tool] }
+func (Agent) ToolAliases(tool string) []string { return renamed()[tool] }
 
 // ShellCommand implements agents.Agent: Bash's command.
 func (Agent) ShellCommand(tool string, input map[string]any) string {

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents"
@@ -36,19 +37,21 @@ const FailureEvent = "PostToolUseFailure"
 
 // events are Cline's events with a canonical one: the SDK's hookName, the hook file's name (the
 // legacy extension's hookName), and FailureEvent.
-var events = map[string]string{
-	"agent_start": hooks.SessionStart, "TaskStart": hooks.SessionStart,
-	"agent_resume": hooks.SessionStart, "TaskResume": hooks.SessionStart,
-	"prompt_submit": hooks.UserPromptSubmit, "UserPromptSubmit": hooks.UserPromptSubmit,
-	"tool_call": hooks.PreToolUse, "PreToolUse": hooks.PreToolUse,
-	"tool_result": hooks.PostToolUse, "PostToolUse": hooks.PostToolUse,
-	FailureEvent: hooks.PostToolUseFailure,
-	"agent_end":  hooks.Stop, "TaskComplete": hooks.Stop,
-	"agent_error": hooks.Error, "TaskError": hooks.Error,
-	"agent_abort": hooks.SessionEnd, "TaskCancel": hooks.SessionEnd,
-	"session_shutdown": hooks.SessionEnd, "SessionShutdown": hooks.SessionEnd,
-	"PreCompact": hooks.PreCompact,
-}
+var events = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"agent_start": hooks.SessionStart, "TaskStart": hooks.SessionStart,
+		"agent_resume": hooks.SessionStart, "TaskResume": hooks.SessionStart,
+		"prompt_submit": hooks.UserPromptSubmit, "UserPromptSubmit": hooks.UserPromptSubmit,
+		"tool_call": hooks.PreToolUse, "PreToolUse": hooks.PreToolUse,
+		"tool_result": hooks.PostToolUse, "PostToolUse": hooks.PostToolUse,
+		FailureEvent: hooks.PostToolUseFailure,
+		"agent_end":  hooks.Stop, "TaskComplete": hooks.Stop,
+		"agent_error": hooks.Error, "TaskError": hooks.Error,
+		"agent_abort": hooks.SessionEnd, "TaskCancel": hooks.SessionEnd,
+		"session_shutdown": hooks.SessionEnd, "SessionShutdown": hooks.SessionEnd,
+		"PreCompact": hooks.PreCompact,
+	}
+})
 
 // Files are Cline's hook file names by canonical event, in the order a task fires them, for
 // install and the README. TaskCancel is left out: SessionShutdown follows it.
@@ -61,7 +64,7 @@ var Files = []struct{ Name, Canonical string }{
 
 // Event implements agents.Agent.
 func (Agent) Event(hostEvent string) (string, bool) {
-	ev, ok := events[hostEvent]
+	ev, ok := events()[hostEvent]
 	return ev, ok
 }
 
@@ -75,7 +78,7 @@ const detachedTimeout = 600 * time.Second
 // Budget implements agents.Agent: Cline's fixed 120 s for tool hooks, which no setting changes
 // (--timeout may shorten it); --timeout, else 600 s, for the others.
 func (Agent) Budget(hostEvent string, timeout time.Duration, _ func(string) string) time.Duration {
-	switch events[hostEvent] {
+	switch events()[hostEvent] {
 	case hooks.PreToolUse, hooks.PostToolUse, hooks.PostToolUseFailure, "":
 		if timeout > 0 && timeout < ToolTimeout {
 			return timeout
@@ -92,18 +95,20 @@ func (Agent) Budget(hostEvent string, timeout time.Duration, _ func(string) stri
 func (Agent) ProjectDirEnv() string { return "" }
 
 // claudeNames are Claude Code's names of Cline's tools (the SDK's, then the legacy extension's).
-var claudeNames = map[string][]string{
-	"run_commands": {"Bash"}, "execute_command": {"Bash"},
-	"read_files": {"Read"}, "read_file": {"Read"},
-	"editor": {"Write", "Edit"}, "apply_patch": {"Write", "Edit"},
-	"write_to_file": {"Write"}, "replace_in_file": {"Edit"},
-	"search_codebase": {"Grep"}, "search_files": {"Grep"}, "list_files": {"Glob"},
-	"fetch_web_content": {"WebFetch"}, "web_fetch": {"WebFetch"},
-	"spawn_agent": {"Agent", "Task"}, "new_task": {"Agent", "Task"},
-}
+var claudeNames = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"run_commands": {"Bash"}, "execute_command": {"Bash"},
+		"read_files": {"Read"}, "read_file": {"Read"},
+		"editor": {"Write", "Edit"}, "apply_patch": {"Write", "Edit"},
+		"write_to_file": {"Write"}, "replace_in_file": {"Edit"},
+		"search_codebase": {"Grep"}, "search_files": {"Grep"}, "list_files": {"Glob"},
+		"fetch_web_content": {"WebFetch"}, "web_fetch": {"WebFetch"},
+		"spawn_agent": {"Agent", "Task"}, "new_task": {"Agent", "Task"},
+	}
+})
 
 // ToolAliases implements agents.Agent: Claude Code's name of the tool.
-func (Agent) ToolAliases(tool string) []string { return claudeNames[tool] }
+func (Agent) ToolAliases(tool string) []string { return claudeNames()[tool] }
 
 // ShellCommand implements agents.Agent: run_commands' commands, one a line (a call runs several),
 // or execute_command's command (the legacy extension).
@@ -171,7 +176,7 @@ func (Agent) CanAsk() bool { return false }
 func (Agent) Decode(in *agents.Input, event string) error {
 	f := in.Fields
 	in.HostEvent = agents.Str(f, "hookName")
-	if _, known := events[in.HostEvent]; !known && event != "" {
+	if _, known := events()[in.HostEvent]; !known && event != "" {
 		in.HostEvent = event
 	}
 	if in.HostEvent == "" {
@@ -215,7 +220,7 @@ func (Agent) Decode(in *agents.Input, event string) error {
 			}
 		}
 	}
-	if failed && events[in.HostEvent] == hooks.PostToolUse {
+	if failed && events()[in.HostEvent] == hooks.PostToolUse {
 		in.HostEvent = FailureEvent
 	}
 	return nil

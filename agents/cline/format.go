@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents/hostfmt"
@@ -29,30 +30,37 @@ type format struct{}
 func (Agent) Format() hooks.Format { return format{} }
 
 // Name implements hooks.Format.
-func (format) Name() string { return settings.Name }
+func (format) Name() string { return settings().Name }
 
 // clineEvents are the canonical events of a Cline hook file, with the SDK's hookName Cline
 // gives it; a PostToolUse file runs for both outcomes of a tool, TaskResume only on a resumed
 // session.
-var clineEvents = map[string][]struct{ event, hookName string }{
-	"TaskStart":        {{hooks.SessionStart, "agent_start"}},
-	"TaskResume":       {{hooks.SessionStart, "agent_resume"}},
-	"UserPromptSubmit": {{hooks.UserPromptSubmit, "prompt_submit"}},
-	"PreToolUse":       {{hooks.PreToolUse, "tool_call"}},
-	"PostToolUse":      {{hooks.PostToolUse, "tool_result"}, {hooks.PostToolUseFailure, "tool_result"}},
-	"TaskComplete":     {{hooks.Stop, "agent_end"}},
-	"TaskError":        {{hooks.Error, "agent_error"}},
-	"TaskCancel":       {{hooks.SessionEnd, "agent_abort"}},
-	"SessionShutdown":  {{hooks.SessionEnd, "session_shutdown"}},
-	"PreCompact":       {{hooks.PreCompact, "PreCompact"}},
-}
+var clineEvents = sync.OnceValue(func() map[string][]struct {
+	event    string
+	hookName string
+} {
+	return map[string][]struct{ event, hookName string }{
+		"TaskStart":        {{hooks.SessionStart, "agent_start"}},
+		"TaskResume":       {{hooks.SessionStart, "agent_resume"}},
+		"UserPromptSubmit": {{hooks.UserPromptSubmit, "prompt_submit"}},
+		"PreToolUse":       {{hooks.PreToolUse, "tool_call"}},
+		"PostToolUse":      {{hooks.PostToolUse, "tool_result"}, {hooks.PostToolUseFailure, "tool_result"}},
+		"TaskComplete":     {{hooks.Stop, "agent_end"}},
+		"TaskError":        {{hooks.Error, "agent_error"}},
+		"TaskCancel":       {{hooks.SessionEnd, "agent_abort"}},
+		"SessionShutdown":  {{hooks.SessionEnd, "session_shutdown"}},
+		"PreCompact":       {{hooks.PreCompact, "PreCompact"}},
+	}
+})
 
 // clineInterpreters run a hook file without a shebang, by its extension.
-var clineInterpreters = map[string][]string{
-	"": {"bash"}, ".sh": {"bash"}, ".bash": {"bash"}, ".zsh": {"zsh"}, ".js": {"node"}, ".mjs": {"node"},
-	".cjs": {"node"}, ".ts": {"bun", "run"}, ".mts": {"bun", "run"}, ".cts": {"bun", "run"},
-	".py": {"python3"}, ".ps1": {"pwsh", "-File"},
-}
+var clineInterpreters = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"": {"bash"}, ".sh": {"bash"}, ".bash": {"bash"}, ".zsh": {"zsh"}, ".js": {"node"}, ".mjs": {"node"},
+		".cjs": {"node"}, ".ts": {"bun", "run"}, ".mts": {"bun", "run"}, ".cts": {"bun", "run"},
+		".py": {"python3"}, ".ps1": {"pwsh", "-File"},
+	}
+})
 
 // Load implements hooks.Format.
 func (f format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
@@ -60,7 +68,7 @@ func (f format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 		return hooks.Loaded{}, nil // Cline runs these itself
 	}
 	var out hooks.Loaded
-	for _, d := range hostfmt.RunOrder(settings, env) {
+	for _, d := range hostfmt.RunOrder(settings(), env) {
 		if d.Scope == string(hostsettings.User) && (env.UserHome == "" || env.DisableUserHooks) {
 			continue
 		}
@@ -78,13 +86,13 @@ func (f format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 		for _, name := range names {
 			path := filepath.Join(d.Path, name)
 			ext := strings.ToLower(filepath.Ext(name))
-			interp, known := clineInterpreters[ext]
+			interp, known := clineInterpreters()[ext]
 			base := strings.TrimSuffix(name, filepath.Ext(name))
 			if !known {
-				interp, base = clineInterpreters[""], name
+				interp, base = clineInterpreters()[""], name
 			}
 			hookFile := ""
-			for k := range clineEvents {
+			for k := range clineEvents() {
 				if strings.EqualFold(k, base) {
 					hookFile = k
 				}
@@ -96,7 +104,7 @@ func (f format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 			if err != nil {
 				return hooks.Loaded{}, fmt.Errorf("read %s: %w", path, err)
 			}
-			if settings.OwnsScript(src) {
+			if settings().OwnsScript(src) {
 				continue // agent-hooks as Cline's hook runner: these are agent-hooks' own hooks
 			}
 			argv := append(append([]string(nil), interp...), path)
@@ -105,7 +113,7 @@ func (f format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
 					argv = []string{path}
 				}
 			}
-			for _, ev := range clineEvents[hookFile] {
+			for _, ev := range clineEvents()[hookFile] {
 				h := &hooks.Hook{
 					Name: name, Type: hooks.TypeCommand, Event: ev.event, Command: path,
 					Timeout: ToolTimeout, Enabled: true,

@@ -7,6 +7,7 @@
 package codex
 
 import (
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents"
@@ -17,7 +18,7 @@ import (
 type Agent struct{}
 
 // Name implements agents.Agent.
-func (Agent) Name() string { return settings.Name }
+func (Agent) Name() string { return settings().Name }
 
 // eventList are Codex's events that have a canonical event (of the same name), in the order
 // install registers them. PostCompact, Interrupt and PreModelRequest fire under their own names
@@ -25,16 +26,16 @@ func (Agent) Name() string { return settings.Name }
 var eventList = []string{hooks.SessionStart, hooks.UserPromptSubmit, hooks.PreToolUse, hooks.PermissionRequest,
 	hooks.PostToolUse, hooks.PreCompact, hooks.SubagentStart, hooks.SubagentStop, hooks.Stop, hooks.SessionEnd}
 
-var events = func() map[string]bool {
+var events = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, e := range eventList {
 		m[e] = true
 	}
 	return m
-}()
+})
 
 // Event implements agents.Agent.
-func (Agent) Event(hostEvent string) (string, bool) { return hostEvent, events[hostEvent] }
+func (Agent) Event(hostEvent string) (string, bool) { return hostEvent, events()[hostEvent] }
 
 // defaultTimeout is Codex's timeout of a hook entry without one; it allows no less than a second.
 const defaultTimeout = 600 * time.Second

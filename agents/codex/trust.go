@@ -80,7 +80,7 @@ func ours(hooks []CodexHook, path string) []CodexHook {
 	}
 	var out []CodexHook
 	for _, h := range hooks {
-		if (h.SourcePath == path || h.SourcePath == real) && settings.Owns(h.Command) {
+		if (h.SourcePath == path || h.SourcePath == real) && settings().Owns(h.Command) {
 			out = append(out, h)
 		}
 	}
@@ -107,7 +107,7 @@ func doctorTrust(ctx context.Context, env hostsettings.Env, opt hostsettings.Doc
 			if level != "" {
 				problem = fmt.Sprintf("the project %s is marked %q in %s", env.Workspace, level, ConfigFile(env))
 			}
-			rep.Findings = append(rep.Findings, hostsettings.Finding{Agent: settings.Name, Title: settings.Title, File: project.Path,
+			rep.Findings = append(rep.Findings, hostsettings.Finding{Agent: settings().Name, Title: settings().Title, File: project.Path,
 				Problem: problem, Effect: hostsettings.FileIgnored, Fix: trustFix})
 		}
 	}
@@ -140,19 +140,19 @@ func doctorTrust(ctx context.Context, env hostsettings.Env, opt hostsettings.Doc
 		if strings.Contains(w, "failed to parse") {
 			effect = hostsettings.FileIgnored
 		}
-		rep.Findings = append(rep.Findings, hostsettings.Finding{Agent: settings.Name, Title: settings.Title, Problem: "codex says: " + w, Effect: effect})
+		rep.Findings = append(rep.Findings, hostsettings.Finding{Agent: settings().Name, Title: settings().Title, Problem: "codex says: " + w, Effect: effect})
 	}
 	for _, hk := range list.Hooks {
 		switch {
 		case !hk.Enabled:
-			rep.Findings = append(rep.Findings, hostsettings.Finding{Agent: settings.Name, Title: settings.Title, File: hk.SourcePath,
+			rep.Findings = append(rep.Findings, hostsettings.Finding{Agent: settings().Name, Title: settings().Title, File: hk.SourcePath,
 				Problem: fmt.Sprintf("hook %s (%s) is disabled in Codex", hk.Key, hk.Command), Effect: hostsettings.NeverRuns})
 		case hk.TrustStatus == "untrusted" || hk.TrustStatus == "modified":
 			what := "is not trusted"
 			if hk.TrustStatus == "modified" {
 				what = "changed since it was trusted"
 			}
-			rep.Findings = append(rep.Findings, hostsettings.Finding{Agent: settings.Name, Title: settings.Title, File: hk.SourcePath,
+			rep.Findings = append(rep.Findings, hostsettings.Finding{Agent: settings().Name, Title: settings().Title, File: hk.SourcePath,
 				Problem: fmt.Sprintf("hook %s (%s) %s", hk.Key, hk.Command, what), Effect: hostsettings.NeverRuns, Fix: trustFix})
 		}
 	}

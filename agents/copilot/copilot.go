@@ -21,6 +21,7 @@ package copilot
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents"
@@ -36,21 +37,23 @@ func (Agent) Name() string { return "copilot" }
 
 // events are Copilot's events with a canonical one, in both spellings. userPromptTransformed
 // has none: it fires under its own name for hooks of a declared custom event.
-var events = map[string]string{
-	"sessionStart": hooks.SessionStart, "SessionStart": hooks.SessionStart,
-	"sessionEnd": hooks.SessionEnd, "SessionEnd": hooks.SessionEnd,
-	"userPromptSubmitted": hooks.UserPromptSubmit, "UserPromptSubmit": hooks.UserPromptSubmit,
-	"preToolUse": hooks.PreToolUse, "PreToolUse": hooks.PreToolUse,
-	"permissionRequest": hooks.PermissionRequest, "PermissionRequest": hooks.PermissionRequest,
-	"postToolUse": hooks.PostToolUse, "PostToolUse": hooks.PostToolUse,
-	"postToolUseFailure": hooks.PostToolUseFailure, "PostToolUseFailure": hooks.PostToolUseFailure,
-	"agentStop": hooks.Stop, "Stop": hooks.Stop,
-	"subagentStart": hooks.SubagentStart, "SubagentStart": hooks.SubagentStart,
-	"subagentStop": hooks.SubagentStop, "SubagentStop": hooks.SubagentStop,
-	"errorOccurred": hooks.Error, "ErrorOccurred": hooks.Error,
-	"preCompact": hooks.PreCompact, "PreCompact": hooks.PreCompact,
-	"notification": hooks.Notification, "Notification": hooks.Notification,
-}
+var events = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"sessionStart": hooks.SessionStart, "SessionStart": hooks.SessionStart,
+		"sessionEnd": hooks.SessionEnd, "SessionEnd": hooks.SessionEnd,
+		"userPromptSubmitted": hooks.UserPromptSubmit, "UserPromptSubmit": hooks.UserPromptSubmit,
+		"preToolUse": hooks.PreToolUse, "PreToolUse": hooks.PreToolUse,
+		"permissionRequest": hooks.PermissionRequest, "PermissionRequest": hooks.PermissionRequest,
+		"postToolUse": hooks.PostToolUse, "PostToolUse": hooks.PostToolUse,
+		"postToolUseFailure": hooks.PostToolUseFailure, "PostToolUseFailure": hooks.PostToolUseFailure,
+		"agentStop": hooks.Stop, "Stop": hooks.Stop,
+		"subagentStart": hooks.SubagentStart, "SubagentStart": hooks.SubagentStart,
+		"subagentStop": hooks.SubagentStop, "SubagentStop": hooks.SubagentStop,
+		"errorOccurred": hooks.Error, "ErrorOccurred": hooks.Error,
+		"preCompact": hooks.PreCompact, "PreCompact": hooks.PreCompact,
+		"notification": hooks.Notification, "Notification": hooks.Notification,
+	}
+})
 
 // Events are Copilot's camelCase event names by canonical event, for install and the README.
 var Events = []struct{ Agent, Canonical string }{
@@ -64,7 +67,7 @@ var Events = []struct{ Agent, Canonical string }{
 
 // Event implements agents.Agent.
 func (Agent) Event(hostEvent string) (string, bool) {
-	ev, ok := events[hostEvent]
+	ev, ok := events()[hostEvent]
 	return ev, ok
 }
 
@@ -81,16 +84,18 @@ func (Agent) ProjectDirEnv() string { return "COPILOT_PROJECT_DIR" }
 
 // claudeNames are Claude Code's names of Copilot's tools, which Copilot's PascalCase matchers
 // accept (its hooks reference, "Tool names").
-var claudeNames = map[string][]string{
-	"bash": {"Bash"}, "powershell": {"Bash"}, "view": {"Read"}, "create": {"Write"},
-	"edit": {"Edit"}, "str_replace_editor": {"Edit"}, "apply_patch": {"Edit"},
-	"grep": {"Grep"}, "rg": {"Grep"}, "glob": {"Glob"}, "web_fetch": {"WebFetch"},
-	"web_search": {"WebSearch"}, "ask_user": {"AskUserQuestion"}, "update_todo": {"TodoWrite"},
-	"task": {"Agent", "Task"},
-}
+var claudeNames = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"bash": {"Bash"}, "powershell": {"Bash"}, "view": {"Read"}, "create": {"Write"},
+		"edit": {"Edit"}, "str_replace_editor": {"Edit"}, "apply_patch": {"Edit"},
+		"grep": {"Grep"}, "rg": {"Grep"}, "glob": {"Glob"}, "web_fetch": {"WebFetch"},
+		"web_search": {"WebSearch"}, "ask_user": {"AskUserQuestion"}, "update_todo": {"TodoWrite"},
+		"task": {"Agent", "Task"},
+	}
+})
 
 // ToolAliases implements agents.Agent: Claude Code's name of the tool.
-func (Agent) ToolAliases(tool string) []string { return claudeNames[tool] }
+func (Agent) ToolAliases(tool string) []string { return claudeNames()[tool] }
 
 // ShellCommand implements agents.Agent: the command of bash and powershell (Bash in the
 // PascalCase dialect).

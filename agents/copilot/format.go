@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents/hostfmt"
@@ -31,7 +32,7 @@ type format struct{}
 func (Agent) Format() hooks.Format { return format{} }
 
 // Name implements hooks.Format.
-func (format) Name() string { return settings.Name }
+func (format) Name() string { return settings().Name }
 
 // Load implements hooks.Format.
 func (f format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
@@ -79,16 +80,18 @@ type copilotHook struct {
 
 // copilotMatched are the payload fields Copilot matches an event's matcher against (as an
 // anchored regular expression).
-var copilotMatched = map[string]string{
-	hooks.PreToolUse: "toolName", hooks.PostToolUse: "toolName", hooks.PostToolUseFailure: "toolName",
-	hooks.PermissionRequest: "toolName", hooks.PreCompact: "trigger", hooks.Notification: "notification_type",
-	hooks.SubagentStart: "agentName",
-}
+var copilotMatched = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		hooks.PreToolUse: "toolName", hooks.PostToolUse: "toolName", hooks.PostToolUseFailure: "toolName",
+		hooks.PermissionRequest: "toolName", hooks.PreCompact: "trigger", hooks.Notification: "notification_type",
+		hooks.SubagentStart: "agentName",
+	}
+})
 
 // parse reads one hooks file: one Copilot ignores is an error (a gate there must not silently
 // not run), a hook it drops a warning.
 func (f format) parse(fl hostfmt.File, src []byte) ([]*hooks.Hook, []hooks.Diagnostic) {
-	diags, ignored := hostfmt.Findings(settings, fl.Path, src)
+	diags, ignored := hostfmt.Findings(settings(), fl.Path, src)
 	if ignored || len(bytes.TrimSpace(src)) == 0 {
 		return nil, diags
 	}
@@ -134,7 +137,7 @@ func (f format) parse(fl hostfmt.File, src []byte) ([]*hooks.Hook, []hooks.Diagn
 					break
 				}
 			}
-			if field, ok := copilotMatched[canonical]; ok && ch.Matcher != "" {
+			if field, ok := copilotMatched()[canonical]; ok && ch.Matcher != "" {
 				h.Matcher = &hooks.Matcher{Field: field, Regex: "^(?:" + ch.Matcher + ")$"}
 			}
 			out = append(out, h)

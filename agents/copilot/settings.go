@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 	"github.com/autoagent/agent-hooks/configedit"
@@ -14,51 +15,53 @@ import (
 // which it also reads); install writes agent-hooks' own file in either folder,
 // agent-hooks.json, with the camelCase events, whose input names no event: the command says it
 // (--event).
-var settings = &hostsettings.Spec{
-	Name:  "copilot",
-	Title: "GitHub Copilot CLI",
-	Events: func() []string {
-		var out []string
-		for _, e := range Events {
-			out = append(out, e.Agent)
-		}
-		return out
-	}(),
-	Known: []string{"sessionStart", "sessionEnd", "userPromptSubmitted", "userPromptTransformed", "preToolUse",
-		"permissionRequest", "postToolUse", "postToolUseFailure", "agentStop", "subagentStart", "subagentStop",
-		"errorOccurred", "preCompact", "notification",
-		"SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-		"PostToolUseFailure", "Stop", "SubagentStart", "SubagentStop", "ErrorOccurred", "PreCompact", "Notification"},
-	HookTypes: []string{"command", "http", "prompt"},
-	EventFlag: true,
-	Shape:     shape,
-	Files:     files,
-	InstallFiles: func(env hostsettings.Env) (user, project hostsettings.File) {
-		dirs := dirs(env)
-		return hostsettings.File{Scope: hostsettings.User, Path: filepath.Join(dirs[0].Path, ownFile)},
-			hostsettings.File{Scope: hostsettings.Project, Path: filepath.Join(dirs[1].Path, ownFile)}
-	},
-	AlsoRunsNote: "Copilot also reads %s, where agent-hooks is installed for %s: Copilot runs agent-hooks twice per event (uninstall one)",
-	AlsoRuns:     map[string][]hostsettings.Scope{"claude": {hostsettings.Project, hostsettings.Local}},
-	CheckRoot:    check,
-	InstalledNotes: []string{
-		"Copilot loads a repository's hooks in -p mode only in a folder it trusts (--trust-folder, or COPILOT_ALLOW_ALL=true); its user hooks (--user) always load",
-		"Copilot cannot block a session's start (sessionStart): gates on it only record",
-	},
-	Help: hostsettings.Help{
-		Install: `GitHub Copilot CLI: agent-hooks' own hooks file, .github/hooks/agent-hooks.json (--user: ~/.copilot/hooks/agent-hooks.json), with "timeoutSec" on each camelCase event.`,
-		Hook:    fmt.Sprintf("GitHub Copilot CLI waits %s by default; its camelCase hooks get an input that names no event: --event gives it (preToolUse, agentStop, …).", DefaultTimeout),
-		Example: `# .github/hooks/agent-hooks.json (GitHub Copilot CLI)
+var settings = sync.OnceValue(func() *hostsettings.Spec {
+	return &hostsettings.Spec{
+		Name:  "copilot",
+		Title: "GitHub Copilot CLI",
+		Events: func() []string {
+			var out []string
+			for _, e := range Events {
+				out = append(out, e.Agent)
+			}
+			return out
+		}(),
+		Known: []string{"sessionStart", "sessionEnd", "userPromptSubmitted", "userPromptTransformed", "preToolUse",
+			"permissionRequest", "postToolUse", "postToolUseFailure", "agentStop", "subagentStart", "subagentStop",
+			"errorOccurred", "preCompact", "notification",
+			"SessionStart", "SessionEnd", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+			"PostToolUseFailure", "Stop", "SubagentStart", "SubagentStop", "ErrorOccurred", "PreCompact", "Notification"},
+		HookTypes: []string{"command", "http", "prompt"},
+		EventFlag: true,
+		Shape:     shape,
+		Files:     files,
+		InstallFiles: func(env hostsettings.Env) (user, project hostsettings.File) {
+			dirs := dirs(env)
+			return hostsettings.File{Scope: hostsettings.User, Path: filepath.Join(dirs[0].Path, ownFile)},
+				hostsettings.File{Scope: hostsettings.Project, Path: filepath.Join(dirs[1].Path, ownFile)}
+		},
+		AlsoRunsNote: "Copilot also reads %s, where agent-hooks is installed for %s: Copilot runs agent-hooks twice per event (uninstall one)",
+		AlsoRuns:     map[string][]hostsettings.Scope{"claude": {hostsettings.Project, hostsettings.Local}},
+		CheckRoot:    check,
+		InstalledNotes: []string{
+			"Copilot loads a repository's hooks in -p mode only in a folder it trusts (--trust-folder, or COPILOT_ALLOW_ALL=true); its user hooks (--user) always load",
+			"Copilot cannot block a session's start (sessionStart): gates on it only record",
+		},
+		Help: hostsettings.Help{
+			Install: `GitHub Copilot CLI: agent-hooks' own hooks file, .github/hooks/agent-hooks.json (--user: ~/.copilot/hooks/agent-hooks.json), with "timeoutSec" on each camelCase event.`,
+			Hook:    fmt.Sprintf("GitHub Copilot CLI waits %s by default; its camelCase hooks get an input that names no event: --event gives it (preToolUse, agentStop, …).", DefaultTimeout),
+			Example: `# .github/hooks/agent-hooks.json (GitHub Copilot CLI)
 {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "agent-hooks hook copilot --event preToolUse --timeout 30", "timeoutSec": 30}]}}`,
-	},
-	Vars: [][2]string{{"COPILOT_HOME", "GitHub Copilot CLI's home (default ~/.copilot)"}},
-}
+		},
+		Vars: [][2]string{{"COPILOT_HOME", "GitHub Copilot CLI's home (default ~/.copilot)"}},
+	}
+})
 
 // Settings implements agents.Agent.
-func (Agent) Settings() *hostsettings.Spec { return settings }
+func (Agent) Settings() *hostsettings.Spec { return settings() }
 
 // Title implements agents.Agent.
-func (Agent) Title() string { return settings.Title }
+func (Agent) Title() string { return settings().Title }
 
 // ownFile is agent-hooks' hooks file in a Copilot hooks folder.
 const ownFile = "agent-hooks.json"

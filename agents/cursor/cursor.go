@@ -27,7 +27,7 @@ import (
 type Agent struct{}
 
 // Name implements agents.Agent.
-func (Agent) Name() string { return settings.Name }
+func (Agent) Name() string { return settings().Name }
 
 // Events maps Cursor's events onto the canonical events. afterAgentResponse, afterAgentThought,
 // beforeTabFileRead, afterTabFileEdit and workspaceOpen have none: they fire under their own

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents/hostfmt"
@@ -135,11 +136,13 @@ type entry struct {
 // eventTools are the tools of Cursor's events that are about one kind of tool call, in the
 // "tools" syntax (matched against the tool's name and its aliases, whichever agent fired the
 // event: Cursor's Shell, Claude's Bash, Gemini's run_shell_command all answer to Bash).
-var eventTools = map[string]string{
-	"beforeShellExecution": "Shell|Bash", "afterShellExecution": "Shell|Bash",
-	"beforeMCPExecution": "^(MCP:|mcp_)", "afterMCPExecution": "^(MCP:|mcp_)",
-	"beforeReadFile": "Read", "afterFileEdit": "Write|Edit|MultiEdit",
-}
+var eventTools = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"beforeShellExecution": "Shell|Bash", "afterShellExecution": "Shell|Bash",
+		"beforeMCPExecution": "^(MCP:|mcp_)", "afterMCPExecution": "^(MCP:|mcp_)",
+		"beforeReadFile": "Read", "afterFileEdit": "Write|Edit|MultiEdit",
+	}
+})
 
 // parse reads Cursor's hooks.json: flat command entries under Cursor's events. An entry that
 // fails closed is a blocking hook (its failure blocks, as in Cursor); a user's hook runs from
@@ -184,7 +187,7 @@ func parse(f hostfmt.Format, fl hostfmt.File, src []byte) ([]*hooks.Hook, []hook
 				h.Timeout = time.Duration(*ch.Timeout * float64(time.Second))
 			}
 			h.Blocking = ch.FailClosed
-			if t, ok := eventTools[ev]; ok {
+			if t, ok := eventTools()[ev]; ok {
 				h.Tools, _ = hooks.CompileTools(t) // constant patterns: they compile
 			}
 			m, bad := matcher(ev, canonical, ch.Matcher)
@@ -231,5 +234,5 @@ func matcher(ev, canonical string, m *string) (*hooks.Matcher, string) {
 // Format implements agents.Agent: Cursor's hooks.json files as a format (format "cursor"): flat
 // entries under its camelCase events.
 func (Agent) Format() hooks.Format {
-	return hostfmt.New(hostfmt.Spec{Settings: settings, ProjectDirEnv: Agent{}.ProjectDirEnv(), Canonical: Agent{}.Event, Parse: parse})
+	return hostfmt.New(hostfmt.Spec{Settings: settings(), ProjectDirEnv: Agent{}.ProjectDirEnv(), Canonical: Agent{}.Event, Parse: parse})
 }

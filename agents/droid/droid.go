@@ -8,6 +8,7 @@
 package droid
 
 import (
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents"
@@ -18,7 +19,7 @@ import (
 type Agent struct{}
 
 // Name implements agents.Agent.
-func (Agent) Name() string { return settings.Name }
+func (Agent) Name() string { return settings().Name }
 
 // eventList are Droid's events (its settings schema's, 0.215.0), all of the same name as the
 // canonical ones, in the order install registers them.
@@ -48,13 +49,15 @@ func (Agent) Budget(_ string, timeout time.Duration, _ func(string) string) time
 func (Agent) ProjectDirEnv() string { return "FACTORY_PROJECT_DIR" }
 
 // claudeNames are Claude Code's names of Droid's tools, so that "tools" matches the same.
-var claudeNames = map[string][]string{
-	"Execute": {"Bash"}, "Create": {"Write"}, "ApplyPatch": {"Write", "Edit"}, "LS": {"LS"},
-	"FetchUrl": {"WebFetch"}, "Task": {"Agent"},
-}
+var claudeNames = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"Execute": {"Bash"}, "Create": {"Write"}, "ApplyPatch": {"Write", "Edit"}, "LS": {"LS"},
+		"FetchUrl": {"WebFetch"}, "Task": {"Agent"},
+	}
+})
 
 // ToolAliases implements agents.Agent.
-func (Agent) ToolAliases(tool string) []string { return claudeNames[tool] }
+func (Agent) ToolAliases(tool string) []string { return claudeNames()[tool] }
 
 // ShellCommand implements agents.Agent: Execute's command.
 func (Agent) ShellCommand(tool string, input map[string]any) string {

@@ -22,11 +22,11 @@ type format struct {
 
 // Format implements agents.Agent.
 func (Agent) Format() hooks.Format {
-	return format{inner: hostfmt.New(hostfmt.Spec{Settings: settings, ProjectDirEnv: Agent{}.ProjectDirEnv()})}
+	return format{inner: hostfmt.New(hostfmt.Spec{Settings: settings(), ProjectDirEnv: Agent{}.ProjectDirEnv()})}
 }
 
 // Name implements hooks.Format.
-func (format) Name() string { return settings.Name }
+func (format) Name() string { return settings().Name }
 
 // ConfigPaths implements hooks.ConfigPather: settings.json and both places of hooks.json, per
 // scope.
@@ -41,11 +41,11 @@ func (f format) ConfigPaths(env hooks.LoadEnv) []string {
 
 // Load implements hooks.Format.
 func (f format) Load(env hooks.LoadEnv) (hooks.Loaded, error) {
-	if env.Agent == settings.Name {
+	if env.Agent == settings().Name {
 		return hooks.Loaded{}, nil // Droid runs these itself
 	}
 	var out hooks.Loaded
-	for _, fl := range hostfmt.RunOrder(settings, env) {
+	for _, fl := range hostfmt.RunOrder(settings(), env) {
 		if fl.Scope == "user" && (env.DisableUserHooks || env.UserHome == "") {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents/hostfmt"
@@ -112,17 +113,19 @@ func (d Dialect) Interpret(inv *hooks.Invocation, p *process.Result) hooks.Outco
 
 // geminiMatchField is the field a Gemini matcher is compared with, per event: a tool event's is
 // a regular expression tested anywhere in the tool's name; the others' are compared whole.
-var geminiMatchField = map[string]string{
-	hooks.PreToolUse: "tool_name", hooks.PostToolUse: "tool_name",
-	hooks.SessionStart: "source", hooks.SessionEnd: "reason", hooks.PreCompact: "trigger",
-}
+var geminiMatchField = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		hooks.PreToolUse: "tool_name", hooks.PostToolUse: "tool_name",
+		hooks.SessionStart: "source", hooks.SessionEnd: "reason", hooks.PreCompact: "trigger",
+	}
+})
 
 // matcher turns a Gemini matcher into agent-hooks' the way Gemini reads it: empty or "*"
 // matches everything; on BeforeTool and AfterTool an unanchored regular expression ("shell"
 // matches run_shell_command), or the exact name when it does not compile; elsewhere the exact
 // value of source, reason or trigger.
 func matcher(event string, m *string) (*hooks.Matcher, string) {
-	field, ok := geminiMatchField[event]
+	field, ok := geminiMatchField()[event]
 	if !ok || m == nil || *m == "" || *m == "*" {
 		return nil, ""
 	}
@@ -194,7 +197,7 @@ func switches(src []byte) ([]byte, hostfmt.Off) {
 // "gemini"): its own event names, timeouts in milliseconds, its switches.
 func (Agent) Format() hooks.Format {
 	return hostfmt.New(hostfmt.Spec{
-		Settings:      settings,
+		Settings:      settings(),
 		ProjectDirEnv: Agent{}.ProjectDirEnv(),
 		Canonical:     Agent{}.Event,
 		Switches:      switches,

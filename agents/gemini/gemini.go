@@ -11,6 +11,7 @@
 package gemini
 
 import (
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents"
@@ -21,7 +22,7 @@ import (
 type Agent struct{}
 
 // Name implements agents.Agent.
-func (Agent) Name() string { return settings.Name }
+func (Agent) Name() string { return settings().Name }
 
 // eventList are Gemini CLI's events and their canonical events, in the order install registers
 // them. BeforeModel, AfterModel and BeforeToolSelection have none: they fire under their own
@@ -67,15 +68,17 @@ const Shell = "run_shell_command"
 // claudeNames are Claude Code's names of Gemini's tools, which a "tools" filter written for
 // Claude (Bash, Write|Edit) then matches too.
 // Its keys are every tool of Gemini CLI's.
-var claudeNames = map[string][]string{
-	Shell: {"Bash"}, "write_file": {"Write"}, "replace": {"Edit"}, "read_file": {"Read"},
-	"read_many_files": {"Read"}, "grep_search": {"Grep"}, "glob": {"Glob"}, "list_directory": {"LS"},
-	"web_fetch": {"WebFetch"}, "google_web_search": {"WebSearch"}, "write_todos": {"TodoWrite"},
-	"save_memory": nil,
-}
+var claudeNames = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		Shell: {"Bash"}, "write_file": {"Write"}, "replace": {"Edit"}, "read_file": {"Read"},
+		"read_many_files": {"Read"}, "grep_search": {"Grep"}, "glob": {"Glob"}, "list_directory": {"LS"},
+		"web_fetch": {"WebFetch"}, "google_web_search": {"WebSearch"}, "write_todos": {"TodoWrite"},
+		"save_memory": nil,
+	}
+})
 
 // ToolAliases implements agents.Agent.
-func (Agent) ToolAliases(tool string) []string { return claudeNames[tool] }
+func (Agent) ToolAliases(tool string) []string { return claudeNames()[tool] }
 
 // ShellCommand implements agents.Agent: run_shell_command's command.
 func (Agent) ShellCommand(tool string, input map[string]any) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 )
@@ -12,41 +13,49 @@ import (
 // settings are Gemini CLI's hook settings (0.61.0): ~/.gemini/settings.json and the project's
 // .gemini/settings.json, in Claude Code's shape but with its own event names and timeouts in
 // milliseconds; hooksConfig (or the older hooks) may switch hooks off.
-var settings = &hostsettings.Spec{
-	Name:  "gemini",
-	Title: "Gemini CLI",
-	Events: func() []string {
-		out := make([]string, len(eventList))
-		for i, e := range eventList {
-			out[i] = e[0]
-		}
-		return out
-	}(),
-	Known: []string{"SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel",
-		"AfterModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification"},
-	HookTypes:    []string{"command"},
-	Millis:       true,
-	Files:        files,
-	GroupEffect:  hostsettings.NeverRuns, // Gemini drops the entry
-	TypeRequired: hostsettings.NeverRuns,
-	FieldTypes: func(string) map[string]hostsettings.FieldType {
-		return map[string]hostsettings.FieldType{"command": hostsettings.IsString, "timeout": hostsettings.IsPosMillis,
-			"name": hostsettings.IsString, "description": hostsettings.IsString}
-	},
-	CheckRoot:    checkSwitches,
-	NotEvents:    Switches,
-	CheckMatcher: checkMatcher,
+var settings = sync.OnceValue(func() *hostsettings.Spec {
+	s := &hostsettings.Spec{
+		Name:  "gemini",
+		Title: "Gemini CLI",
+		Events: func() []string {
+			out := make([]string, len(eventList))
+			for i, e := range eventList {
+				out[i] = e[0]
+			}
+			return out
+		}(),
+		Known: []string{"SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel",
+			"AfterModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification"},
+		HookTypes:    []string{"command"},
+		Millis:       true,
+		Files:        files,
+		GroupEffect:  hostsettings.NeverRuns, // Gemini drops the entry
+		TypeRequired: hostsettings.NeverRuns,
+		FieldTypes: func(string) map[string]hostsettings.FieldType {
+			return map[string]hostsettings.FieldType{"command": hostsettings.IsString, "timeout": hostsettings.IsPosMillis,
+				"name": hostsettings.IsString, "description": hostsettings.IsString}
+		},
+		CheckRoot:    checkSwitches,
+		NotEvents:    Switches,
+		CheckMatcher: checkMatcher,
 
-	Help: hostsettings.Help{
-		Install: "Gemini CLI: .gemini/settings.json (--user: ~/.gemini/settings.json), its timeouts in milliseconds.",
-		Hook:    fmt.Sprintf("Gemini CLI writes its timeouts in milliseconds: give --timeout the same in seconds (60000 ms is --timeout 60; its default is %s).", DefaultTimeout),
-		Example: `# .gemini/settings.json (Gemini's timeouts are milliseconds)
+		Help: hostsettings.Help{
+			Install: "Gemini CLI: .gemini/settings.json (--user: ~/.gemini/settings.json), its timeouts in milliseconds.",
+			Hook:    fmt.Sprintf("Gemini CLI writes its timeouts in milliseconds: give --timeout the same in seconds (60000 ms is --timeout 60; its default is %s).", DefaultTimeout),
+			Example: `# .gemini/settings.json (Gemini's timeouts are milliseconds)
 {"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "agent-hooks hook gemini --timeout 60", "timeout": 60000}]}]}}`,
-	},
-}
+		},
+	}
+	s.DoctorChecks = doctorChecks
+	return s
+})
+
+// doctorChecks are settings' DoctorChecks, set by init: they read settings, which the Spec
+// cannot refer to while it is built.
+var doctorChecks func(context.Context, hostsettings.Env, hostsettings.DoctorOptions, *hostsettings.Report) error
 
 func init() {
-	settings.DoctorChecks = func(_ context.Context, _ hostsettings.Env, _ hostsettings.DoctorOptions, rep *hostsettings.Report) error {
+	doctorChecks = func(_ context.Context, _ hostsettings.Env, _ hostsettings.DoctorOptions, rep *hostsettings.Report) error {
 		for _, st := range rep.Files {
 			if st.Scope == hostsettings.Project && st.AgentHooks > 0 {
 				rep.Notes = append(rep.Notes, "Gemini CLI runs a project's hooks only in a trusted folder: trust it when Gemini asks (a headless run needs GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust)")
@@ -57,10 +66,10 @@ func init() {
 }
 
 // Settings implements agents.Agent.
-func (Agent) Settings() *hostsettings.Spec { return settings }
+func (Agent) Settings() *hostsettings.Spec { return settings() }
 
 // Title implements agents.Agent.
-func (Agent) Title() string { return settings.Title }
+func (Agent) Title() string { return settings().Title }
 
 // Switches are the keys of Gemini's "hooks" object that are switches, not events.
 var Switches = map[string]bool{"enabled": true, "disabled": true, "notifications": true}
@@ -105,7 +114,7 @@ func checkMatcher(c *hostsettings.Checker, event string, at []any, m string) {
 	if err != nil {
 		return // Gemini then compares it as a plain name
 	}
-	for t := range claudeNames {
+	for t := range claudeNames() {
 		if re.MatchString(t) {
 			return
 		}

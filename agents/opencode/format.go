@@ -18,7 +18,7 @@ type format struct{}
 func (Agent) Format() hooks.Format { return format{} }
 
 // Name implements hooks.Format.
-func (format) Name() string { return settings.Name }
+func (format) Name() string { return settings().Name }
 
 // Load implements hooks.Format: OpenCode's plugins run only in OpenCode.
 func (format) Load(hooks.LoadEnv) (hooks.Loaded, error) { return hooks.Loaded{}, nil }

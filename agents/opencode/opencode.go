@@ -18,6 +18,7 @@
 package opencode
 
 import (
+	"sync"
 	"time"
 
 	"github.com/autoagent/agent-hooks/agents"
@@ -28,7 +29,7 @@ import (
 type Agent struct{}
 
 // Name implements agents.Agent.
-func (Agent) Name() string { return settings.Name }
+func (Agent) Name() string { return settings().Name }
 
 // eventList are the events the plugin sends, by their canonical names, in the order a session
 // fires them.
@@ -59,15 +60,17 @@ func (Agent) Budget(_ string, timeout time.Duration, _ func(string) string) time
 func (Agent) ProjectDirEnv() string { return "" }
 
 // claudeNames are Claude Code's names of OpenCode's tools, so that "tools" matches the same.
-var claudeNames = map[string][]string{
-	"bash": {"Bash"}, "read": {"Read"}, "write": {"Write"}, "edit": {"Edit"}, "multiedit": {"MultiEdit"},
-	"apply_patch": {"Write", "Edit"}, "patch": {"Write", "Edit"}, "grep": {"Grep"}, "glob": {"Glob"},
-	"list": {"LS"}, "webfetch": {"WebFetch"}, "websearch": {"WebSearch"}, "task": {"Agent", "Task"},
-	"todowrite": {"TodoWrite"},
-}
+var claudeNames = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"bash": {"Bash"}, "read": {"Read"}, "write": {"Write"}, "edit": {"Edit"}, "multiedit": {"MultiEdit"},
+		"apply_patch": {"Write", "Edit"}, "patch": {"Write", "Edit"}, "grep": {"Grep"}, "glob": {"Glob"},
+		"list": {"LS"}, "webfetch": {"WebFetch"}, "websearch": {"WebSearch"}, "task": {"Agent", "Task"},
+		"todowrite": {"TodoWrite"},
+	}
+})
 
 // ToolAliases implements agents.Agent.
-func (Agent) ToolAliases(tool string) []string { return claudeNames[tool] }
+func (Agent) ToolAliases(tool string) []string { return claudeNames()[tool] }
 
 // ShellCommand implements agents.Agent: bash's command.
 func (Agent) ShellCommand(tool string, input map[string]any) string {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/autoagent/agent-hooks/agents/hostsettings"
 )
@@ -24,35 +25,37 @@ const PluginFile = "agent-hooks.js"
 // {plugin,plugins}/*.{js,ts} of each configuration directory (1.18.33); install writes
 // agent-hooks.js into .opencode/plugins/ (--user: ~/.config/opencode/plugins/, or
 // $XDG_CONFIG_HOME/opencode/plugins/).
-var settings = &hostsettings.Spec{
-	Name:   "opencode",
-	Title:  "OpenCode",
-	Events: eventList,
-	Known:  eventList,
-	Plugin: &hostsettings.Plugin{Name: PluginFile, Source: pluginSource},
-	Files:  folders,
-	InstallFiles: func(env hostsettings.Env) (user, project hostsettings.File) {
-		return hostsettings.File{Scope: hostsettings.User, Path: filepath.Join(ConfigDir(env), "plugins")},
-			hostsettings.File{Scope: hostsettings.Project, Path: filepath.Join(env.Workspace, ".opencode", "plugins")}
-	},
-	InstalledNotes: []string{
-		"OpenCode cannot be kept from stopping: a Stop gate only records (the plugin reports session.idle when the agent has finished)",
-		"the plugin refuses every tool call and prompt while agent-hooks cannot be run: keep agent-hooks on the PATH OpenCode runs with",
-	},
-	Help: hostsettings.Help{
-		Install: "OpenCode: a plugin, .opencode/plugins/" + PluginFile + " (--user: ~/.config/opencode/plugins/), that hands every event to \"agent-hooks hook opencode\" and refuses what it refuses, or when it cannot be run; --timeout is the plugin's wait for it.",
-		Hook:    fmt.Sprintf("OpenCode's plugin waits --timeout (default %s) for agent-hooks, then refuses; it reads {\"decision\": \"deny\", \"reason\": …} as a refusal of a tool call or a prompt.", DefaultTimeout),
-		Example: `# .opencode/plugins/` + PluginFile + ` (OpenCode), written by: agent-hooks install opencode
+var settings = sync.OnceValue(func() *hostsettings.Spec {
+	return &hostsettings.Spec{
+		Name:   "opencode",
+		Title:  "OpenCode",
+		Events: eventList,
+		Known:  eventList,
+		Plugin: &hostsettings.Plugin{Name: PluginFile, Source: pluginSource},
+		Files:  folders,
+		InstallFiles: func(env hostsettings.Env) (user, project hostsettings.File) {
+			return hostsettings.File{Scope: hostsettings.User, Path: filepath.Join(ConfigDir(env), "plugins")},
+				hostsettings.File{Scope: hostsettings.Project, Path: filepath.Join(env.Workspace, ".opencode", "plugins")}
+		},
+		InstalledNotes: []string{
+			"OpenCode cannot be kept from stopping: a Stop gate only records (the plugin reports session.idle when the agent has finished)",
+			"the plugin refuses every tool call and prompt while agent-hooks cannot be run: keep agent-hooks on the PATH OpenCode runs with",
+		},
+		Help: hostsettings.Help{
+			Install: "OpenCode: a plugin, .opencode/plugins/" + PluginFile + " (--user: ~/.config/opencode/plugins/), that hands every event to \"agent-hooks hook opencode\" and refuses what it refuses, or when it cannot be run; --timeout is the plugin's wait for it.",
+			Hook:    fmt.Sprintf("OpenCode's plugin waits --timeout (default %s) for agent-hooks, then refuses; it reads {\"decision\": \"deny\", \"reason\": …} as a refusal of a tool call or a prompt.", DefaultTimeout),
+			Example: `# .opencode/plugins/` + PluginFile + ` (OpenCode), written by: agent-hooks install opencode
 ` + hostsettings.PluginHeader("opencode", "agent-hooks hook opencode --timeout 600") + `import { spawn } from "node:child_process" …`,
-	},
-	Vars: [][2]string{{"XDG_CONFIG_HOME", "where OpenCode's user configuration is (default ~/.config): its plugins are in opencode/plugins/ there"}, {"OPENCODE_CONFIG_DIR", "one more configuration directory OpenCode loads plugins from"}},
-}
+		},
+		Vars: [][2]string{{"XDG_CONFIG_HOME", "where OpenCode's user configuration is (default ~/.config): its plugins are in opencode/plugins/ there"}, {"OPENCODE_CONFIG_DIR", "one more configuration directory OpenCode loads plugins from"}},
+	}
+})
 
 // Settings implements agents.Agent.
-func (Agent) Settings() *hostsettings.Spec { return settings }
+func (Agent) Settings() *hostsettings.Spec { return settings() }
 
 // Title implements agents.Agent.
-func (Agent) Title() string { return settings.Title }
+func (Agent) Title() string { return settings().Title }
 
 // ConfigDir is OpenCode's user configuration directory: $XDG_CONFIG_HOME/opencode, else
 // ~/.config/opencode.

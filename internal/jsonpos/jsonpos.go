@@ -267,7 +267,8 @@ type parser struct {
 // a tenth of what a hook call allocates.
 func (p *parser) newValue(kind Kind, start int) *Value {
 	if len(p.slab) == 0 {
-		p.slab = make([]Value, 64)
+		// A value takes at least a few bytes of source: a small document gets a small block.
+		p.slab = make([]Value, min(64, max(4, (len(p.src)-p.pos)/8)))
 	}
 	v := &p.slab[0]
 	p.slab = p.slab[1:]

@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -174,5 +176,35 @@ func TestRecordAndRefuse(t *testing.T) {
 	}
 	if last := trail[len(trail)-1]; last.Status != "capped" || last.Event != hooks.Stop {
 		t.Errorf("last line %+v", last)
+	}
+}
+
+// TestOnceRecordsInTheSessionItAttached: a Once runner (an agent's hook call) records its answer in
+// the session its event was fired in as it attached it, without reading the record a second time:
+// a record that changed since (here: damaged) does not move the line elsewhere, while a runner
+// that attaches anew reads it, and says so.
+func TestOnceRecordsInTheSessionItAttached(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, `{"hooks": {}}`)
+	once := h.r.Once()
+	fired, err := once.Fire(context.Background(), agentReq(hooks.PreToolUse))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := fired.Result.SessionID
+	if err := os.WriteFile(h.r.Store().Path(id), []byte("damaged"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	req := agentReq(hooks.PreToolUse)
+	req.SessionID = id
+	answer := sessions.Event{Event: hooks.PreToolUse, Name: "claude", Type: "agent", Status: "answered", Decision: "deny", Reason: "r"}
+	if got, err := once.Record(req, answer); err != nil || got != id {
+		t.Fatalf("Record after Fire: %q, %v; want %s", got, err, id)
+	}
+	if _, err := h.r.Record(req, answer); err == nil || !strings.Contains(err.Error(), "corrupt session record") {
+		t.Errorf("a runner that did not attach the session read its record: %v", err)
+	}
+	if trail := h.trail(id); len(trail) != 1 || trail[0].Decision != "deny" {
+		t.Errorf("trail %+v", trail)
 	}
 }

@@ -71,10 +71,13 @@ func (r *Runner) LoadConfig(env hooks.LoadEnv) (*hooks.Config, error) {
 // Once is a copy of the runner that loads each configuration once, for a command that fires
 // several events (the git gates of an agent's shell call, Stop then SessionEnd and the push at a
 // session's end): the configuration is read, validated and its warnings printed once, and every
-// event of the command sees the same one.
+// event of the command sees the same one. It also remembers the sessions it attached, so that
+// Record and Refuse in a session an event was fired in append to its trail without reading its
+// record again (attachMemo).
 func (r *Runner) Once() *Runner {
 	c := *r
 	c.memo = &configMemo{}
+	c.attached = &attachMemo{}
 	return &c
 }
 

@@ -49,8 +49,13 @@ func (r *Runner) Refuse(req Request, reason string) (capped bool, err error) {
 	return capped, sess.store.Append(sess.id, e)
 }
 
-// attachOnly finds the workspace and attaches req's session, as Fire does before it runs hooks.
+// attachOnly finds the workspace and attaches req's session, as Fire does before it runs hooks. A
+// session this (Once) runner attached already is taken as it was attached: its record exists, and
+// recording needs only its id.
 func (r *Runner) attachOnly(req Request) (*storedSession, error) {
+	if sess := r.attached.find(r.sessionIDOf(req), r.AutoagentHome); sess != nil {
+		return &storedSession{store: sess.store, id: sess.id, record: sess.record, toolUseID: req.ToolUseID, warn: r.Warn}, nil
+	}
 	ws, err := r.Workspace(req.Workspace)
 	if err != nil {
 		return nil, err

@@ -51,7 +51,8 @@ type Runner struct {
 	// person watching Stderr, nil when nobody is (and always under an agent, which reads it).
 	Progress progress.Reporter
 
-	memo *configMemo // see Once
+	memo     *configMemo // see Once
+	attached *attachMemo // see Once
 	// NewRegistry builds the registry of hook types and formats for one event (nil: command
 	// hooks and the native format only).
 	NewRegistry func() *hooks.Registry

@@ -19,10 +19,7 @@ import (
 // created under that id, so that a run elsewhere (another CI job) can carry an id on; a named
 // session an agent's hook fires in records that agent and its session id.
 func (r *Runner) attach(store *sessions.Store, req Request, workspace string) (*storedSession, error) {
-	id := req.SessionID
-	if id == "" {
-		id = r.getenv("AUTOAGENT_SESSION_ID")
-	}
+	id := r.sessionIDOf(req)
 	var sess *sessions.Session
 	var err error
 	found := false // the workspace's active session, found rather than named or created
@@ -51,7 +48,46 @@ func (r *Runner) attach(store *sessions.Store, req Request, workspace string) (*
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	return &storedSession{store: store, id: sess.ID, record: sess, toolUseID: req.ToolUseID, warn: r.Warn, found: found}, nil
+	attached := &storedSession{store: store, id: sess.ID, record: sess, toolUseID: req.ToolUseID, warn: r.Warn, found: found}
+	r.attached.remember(attached, r.AutoagentHome)
+	return attached, nil
+}
+
+// sessionIDOf is the session req names: its SessionID (--session), else $AUTOAGENT_SESSION_ID.
+func (r *Runner) sessionIDOf(req Request) string {
+	if req.SessionID != "" {
+		return req.SessionID
+	}
+	return r.getenv("AUTOAGENT_SESSION_ID")
+}
+
+// attachMemo is the sessions a Once runner attached, by id and the AutoagentHome they live under
+// (nil: none are remembered, for a runner that is not Once).
+type attachMemo struct {
+	mu       sync.Mutex
+	sessions map[[2]string]*storedSession
+}
+
+func (m *attachMemo) remember(s *storedSession, home string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sessions == nil {
+		m.sessions = map[[2]string]*storedSession{}
+	}
+	m.sessions[[2]string{home, s.id}] = s
+}
+
+// find is the session id under home, attached before; nil when it was not (or id is "").
+func (m *attachMemo) find(id, home string) *storedSession {
+	if m == nil || id == "" {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sessions[[2]string{home, id}]
 }
 
 // attachNamed reads session id, creating it (as a session of workspace) when it has no record.

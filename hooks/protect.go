@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/autoagent/agent-hooks/internal/jsonpos"
 )
 
 // ScopeManaged is the scope of the managed layer (LoadEnv.ManagedConfig).
@@ -108,22 +110,49 @@ func protect(reg *Registry, cfg *Config, env LoadEnv, files []*nativeFile) []Dia
 		}
 		globs[i] = protectGlob(p, env.Workspace, realWS)
 	}
-	opts, _ := json.Marshal(map[string]any{
-		"writes":   globs,
-		"decision": "deny",
-		"reason":   "agent-hooks' configuration, its hook scripts and the agents' hook settings are protected from the agent they gate (a person changes them, or sets \"protectConfig\": false)",
-	})
 	h := &Hook{
 		Name: ProtectRuleName, Type: TypeRule, Event: PreToolUse, Blocking: true, Enabled: true,
-		Options: opts, Source: Source{Format: "built-in", Scope: ScopeManaged},
+		Source: Source{Format: "built-in", Scope: ScopeManaged},
 	}
-	r, err := t.Configure(h, opts)
+	r, err := compileProtectRule(t, h, globs)
 	if err != nil {
 		return []Diagnostic{{Severity: SeverityError, Message: fmt.Sprintf("the %s rule: %v", ProtectRuleName, err)}}
 	}
 	h.runner = r
 	cfg.Hooks[PreToolUse] = append([]*Hook{h}, cfg.Hooks[PreToolUse]...)
 	return nil
+}
+
+// protectReason is the protect-config rule's reason.
+const protectReason = "agent-hooks' configuration, its hook scripts and the agents' hook settings are protected from the agent they gate (a person changes them, or sets \"protectConfig\": false)"
+
+// compileProtectRule compiles the protect-config rule, {"writes": globs, "decision": "deny",
+// "reason": protectReason}, handing the rule type the object as its loader would parse it: no
+// JSON is written and read back on every call, and a glob keeps a path's bytes as they are, valid
+// UTF-8 or not.
+func compileProtectRule(t Type, h *Hook, globs []string) (Task, error) {
+	rt, ok := t.(RuleType)
+	if !ok {
+		opts, err := json.Marshal(map[string]any{"writes": globs, "decision": "deny", "reason": protectReason})
+		if err != nil {
+			return nil, err
+		}
+		h.Options = opts
+		return t.Configure(h, opts)
+	}
+	values := make([]jsonpos.Value, len(globs)+3)
+	list := &values[len(globs)]
+	list.Kind, list.Elems = jsonpos.Array, make([]*jsonpos.Value, len(globs))
+	for i, g := range globs {
+		values[i] = jsonpos.Value{Kind: jsonpos.String, Str: g}
+		list.Elems[i] = &values[i]
+	}
+	decision, reason := &values[len(globs)+1], &values[len(globs)+2]
+	*decision = jsonpos.Value{Kind: jsonpos.String, Str: "deny"}
+	*reason = jsonpos.Value{Kind: jsonpos.String, Str: protectReason}
+	return rt.CompileRule(h, &jsonpos.Value{Kind: jsonpos.Object, Members: []jsonpos.Member{
+		{Key: "writes", Value: list}, {Key: "decision", Value: decision}, {Key: "reason", Value: reason},
+	}})
 }
 
 // isDirPath reports whether a format's path names a folder: it ends in a separator.

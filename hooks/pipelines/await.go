@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"regexp"
 	"slices"
 	"strconv"
@@ -258,7 +257,7 @@ func (p *parser) awaitWebhook(v *yaml.Node) (map[string]any, time.Duration, erro
 		"provider":      "callback",
 		"message":       "Approve {{eventName}} of agent-pipelines session {{sessionId}}?",
 		"url":           loopTemplate(a.Send.URL),
-		"listen":        net.JoinHostPort(host, strconv.Itoa(r.Port)),
+		"listen":        joinHostPort(host, strconv.Itoa(r.Port)),
 		"timeoutAction": action,
 	}
 	if a.Send.Method != "" {
@@ -391,4 +390,13 @@ func loopTemplate(s string) string {
 		}
 		return m
 	})
+}
+
+// joinHostPort is net.JoinHostPort, written out: this package is part of the lean program, which
+// links no network package for one string function.
+func joinHostPort(host, port string) string {
+	if strings.Contains(host, ":") {
+		return "[" + host + "]:" + port
+	}
+	return host + ":" + port
 }

@@ -616,29 +616,26 @@ func (p *parser) string() (*Value, error) {
 // past it. A string of valid UTF-8 without an escape is a slice of the source.
 func (p *parser) stringLit() (string, int, error) {
 	s, start := p.text, p.pos
-	i, ascii := start+1, true
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c == '"' || c == '\\' || c < 0x20 {
-			break
-		}
-		if c >= utf8.RuneSelf {
-			ascii = false
-		}
-	}
+	i, ascii := plainRun(s, start+1)
 	if i < len(s) && s[i] == '"' && (ascii || utf8.ValidString(s[start+1:i])) {
 		p.pos = i + 1
 		return s[start+1 : i], p.pos, nil
 	}
 	// The end, then the value: an escape cannot be decoded before the size of the string is known.
+	// No backslash comes before i: a quote after an odd number of them is escaped.
 	end := i
 	for end < len(s) && s[end] != '"' {
-		switch c := s[end]; {
-		case c == '\\':
-			end += 2
-		case c < 0x20:
-			return "", 0, p.errorAt(end, "control character %q in a string", rune(c))
-		default:
+		q := strings.IndexByte(s[end:], '"')
+		if q < 0 {
+			end = len(s)
+			break
+		}
+		end += q
+		k := end
+		for s[k-1] == '\\' {
+			k--
+		}
+		if (end-k)%2 == 1 {
 			end++
 		}
 	}
@@ -653,31 +650,69 @@ func (p *parser) stringLit() (string, int, error) {
 	return str, p.pos, nil
 }
 
+// plainRun is the offset of the first quote, backslash or control character in s from i on
+// (len(s) when there is none), and whether the bytes before it are all ASCII. It looks at eight
+// bytes at a time: a large input is mostly one long string.
+func plainRun(s string, i int) (int, bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	ascii := true
+	for i+8 <= len(s) {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, b := x^(ones*'"'), x^(ones*'\\')
+		// A byte below 0x20, a zero byte of q or b (a quote, a backslash), or one at or above
+		// 0x80 sets its high bit here (and may set it in a byte above one that does).
+		if ((x-ones*0x20)&^x|(q-ones)&^q|(b-ones)&^b|x)&highs == 0 {
+			i += 8
+			continue
+		}
+		for end := i + 8; i < end; i++ {
+			switch c := s[i]; {
+			case c == '"' || c == '\\' || c < 0x20:
+				return i, ascii
+			case c >= utf8.RuneSelf:
+				ascii = false
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c < 0x20:
+			return i, ascii
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return i, ascii
+}
+
 // unquote decodes the text between a JSON string's quotes as encoding/json does: its escapes
 // (\uXXXX as UTF-16, a surrogate without its pair as U+FFFD), and each byte that is not part of
-// valid UTF-8 as U+FFFD. s has no unescaped quote and no control character. A bad escape is an
+// valid UTF-8 as U+FFFD. s has no unescaped quote. A bad escape or a control character is an
 // error, returned with its offset in s; the value is built once, at its size.
 func unquote(s string) (str string, bad int, err string) {
 	var b strings.Builder
 	b.Grow(len(s)) // an escape is longer than what it decodes to; only bad UTF-8 grows
 	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && s[j] != '\\' && s[j] < utf8.RuneSelf {
-			j++
+		j, ascii := plainRun(s, i)
+		if ascii || utf8.ValidString(s[i:j]) {
+			b.WriteString(s[i:j])
+		} else {
+			for k := i; k < j; {
+				r, size := utf8.DecodeRuneInString(s[k:j])
+				if r == utf8.RuneError && size == 1 {
+					b.WriteRune(utf8.RuneError)
+				} else {
+					b.WriteString(s[k : k+size])
+				}
+				k += size
+			}
 		}
-		b.WriteString(s[i:j])
 		if i = j; i == len(s) {
 			break
 		}
-		if s[i] != '\\' {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b.WriteRune(utf8.RuneError)
-			} else {
-				b.WriteString(s[i : i+size])
-			}
-			i += size
-			continue
+		if s[i] != '\\' { // a control character: s has no unescaped quote
+			return "", i, fmt.Sprintf("control character %q in a string", rune(s[i]))
 		}
 		if i+1 == len(s) {
 			return "", i, "unterminated escape in a string"

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -224,11 +225,23 @@ func join(blocks [][]byte, size int) string {
 	var b strings.Builder
 	b.Grow(size)
 	for i, block := range blocks {
-		b.Write(block)
+		// In pieces, yielding between them: the collector, which the allocation of this string
+		// starts, must stop the goroutine to scan its stack, and a copy (into new pages, each a
+		// fault) cannot be stopped; it spun signalling, and the signals slowed the faults, for
+		// most of the time a 20 MB input took (60 ms of a mark phase of 70).
+		for len(block) > 0 {
+			n := min(len(block), copyPiece)
+			b.Write(block[:n])
+			block = block[n:]
+			runtime.Gosched()
+		}
 		blocks[i] = nil
 	}
 	return b.String()
 }
+
+// copyPiece is how much join copies at once.
+const copyPiece = 64 << 10
 
 // valueScanner finds the end of the first JSON value in what it is given, a block at a time:
 // the bracket that closes the object or array it starts with. It reads strings (and their

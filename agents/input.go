@@ -171,8 +171,8 @@ const (
 )
 
 // readValue reads r until one JSON value is complete (an object or an array: its closing
-// bracket, found by a scanner of brackets and strings; anything else: the end of r), at most
-// max bytes of it. It returns every byte read, in one string of that size made once, and the
+// bracket, found by a scanner of brackets and strings; another value: the end of r; a byte no
+// JSON starts with: that byte), at most max bytes of it. It returns every byte read, in one string of that size made once, and the
 // end of the value in it. Nothing but whitespace, and more than max bytes, are errors; whether
 // the value is valid JSON is the decoder's to say.
 func readValue(r io.Reader, max int64) (raw string, end int, err error) {
@@ -282,6 +282,9 @@ func (s *valueScanner) scan(b []byte) int {
 		}
 		if !s.started {
 			s.started = true
+			if !strings.ContainsRune(`{["-0123456789tfn`, rune(c)) {
+				return i + 1 // no JSON starts so: the decoder says what is wrong at once
+			}
 			if s.scalar = c != '{' && c != '['; s.scalar {
 				return -1
 			}

@@ -29,6 +29,17 @@ func TestReadInput(t *testing.T) {
 		t.Errorf("open stdin: %+v, %v", in, err)
 	}
 
+	// A writer that sends what is no JSON and never closes stdin: refused at once, not when the
+	// deadline ends the wait.
+	r3, w3 := io.Pipe()
+	defer w3.Close()
+	go func() { _, _ = w3.Write([]byte(" hello")) }()
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 10*time.Second) // only so that a wait fails rather than hangs
+	defer cancel3()
+	if _, _, err := ReadInput(ctx3, r3, 0); err == nil || err.Error() != "the input is not a JSON object: 1:2: unexpected 'h'" {
+		t.Errorf("garbage on an open stdin: %v", err)
+	}
+
 	// A writer that never writes: the deadline ends the wait.
 	r2, w2 := io.Pipe()
 	defer w2.Close()

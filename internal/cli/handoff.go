@@ -46,7 +46,7 @@ func (e *HandOffError) Unwrap() error { return e.Cause }
 type recorder struct {
 	r    io.Reader
 	mu   sync.Mutex
-	read []byte
+	read strings.Builder
 	used bool
 }
 
@@ -54,7 +54,7 @@ func (r *recorder) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	r.mu.Lock()
 	r.used = true
-	r.read = append(r.read, p[:n]...)
+	r.read.Write(p[:n])
 	r.mu.Unlock()
 	return n, err
 }
@@ -63,7 +63,7 @@ func (r *recorder) Read(p []byte) (int, error) {
 func (r *recorder) taken() (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return string(r.read), r.used
+	return r.read.String(), r.used
 }
 
 // HandOff runs the full program in this process's place with the same arguments: on Unix it

@@ -50,9 +50,11 @@ type Reply struct {
 	Stdout   []byte
 	Stderr   string
 	ExitCode int
-	// HandOff is set, and nothing else, when the runner is lean and the configuration needs the
-	// full program (*runner.HandOffError): nothing ran, and the caller hands the event over.
+	// HandOff is set, with Input and nothing else, when the runner is lean and the configuration
+	// needs the full program (*runner.HandOffError): nothing ran, and the caller hands the event
+	// over, giving the full program Input, every byte Handle read of Stdin, to read again.
 	HandOff error
+	Input   string
 
 	wait    func()
 	settled time.Time
@@ -112,7 +114,8 @@ type handler struct {
 	hard      time.Time // the answer must be written by then
 	settle    time.Time // the process must be gone by then
 	work      sync.WaitGroup
-	handOff   error // the lean runner's *runner.HandOffError
+	handOff   error  // the lean runner's *runner.HandOffError
+	raw       string // every byte read of the agent's input
 }
 
 func (h *handler) now() time.Time {
@@ -157,6 +160,7 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 	readCtx, cancel := context.WithDeadline(ctx, start.Add(readBudget-margin(readBudget)))
 	in, raw, err := readInput(readCtx, h.o.Stdin, h.o.MaxInput, h.decode)
 	cancel()
+	h.raw = raw
 	if err != nil {
 		hostEvent := eventNameIn(raw)
 		if hostEvent == "" {
@@ -175,7 +179,7 @@ func (h *handler) run(ctx context.Context) (reply Reply) {
 	}
 	v := h.decide(ctx)
 	if h.handOff != nil {
-		return Reply{HandOff: h.handOff}
+		return Reply{HandOff: h.handOff, Input: h.raw}
 	}
 	return h.reply(v)
 }

@@ -200,8 +200,11 @@ func TestFailClosed(t *testing.T) {
 	t.Run("unreadable input", func(t *testing.T) {
 		t.Parallel()
 		e := hooktest.New(t, `{}`)
-		reply := e.Handle(host, []byte(`{"hook_event_name": "PreToolUse", "tool_input": {"command": "ls"`), 0)
-		if reply.ExitCode != 0 || !strings.Contains(string(reply.Stdout), `"permissionDecision":"deny","permissionDecisionReason":"agent-hooks could not read the agent's hook input: the input is not a JSON object: unexpected EOF"`) {
+		cut := `{"hook_event_name": "PreToolUse", "tool_input": {"command": "ls"`
+		reply := e.Handle(host, []byte(cut), 0)
+		// The input ends in an object: said where it stops, its last byte.
+		want := fmt.Sprintf(`"permissionDecision":"deny","permissionDecisionReason":"agent-hooks could not read the agent's hook input: the input is not a JSON object: 1:%d: unexpected end of JSON input in an object"`, len(cut))
+		if reply.ExitCode != 0 || !strings.Contains(string(reply.Stdout), want) {
 			t.Errorf("cut short: %d %s %s", reply.ExitCode, reply.Stdout, reply.Stderr)
 		}
 		reply = e.Handle(host, []byte(`not json`), 0)

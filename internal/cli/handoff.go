@@ -28,7 +28,14 @@ const (
 // HandOffError is a command the lean program does not run itself: the configuration needs a
 // hook type only the full program has (Cause says which), or the full program's words for
 // a problem. Nothing ran and nothing was written.
-type HandOffError struct{ Cause error }
+type HandOffError struct {
+	Cause error
+	// Input is what the command read of stdin, when it read it itself (Read) rather than
+	// through the lean program's recorder (`hook`: the agent's input, kept once): the full
+	// program reads the same.
+	Input string
+	Read  bool
+}
 
 func (e *HandOffError) Error() string { return e.Cause.Error() }
 
@@ -39,7 +46,7 @@ func (e *HandOffError) Unwrap() error { return e.Cause }
 type recorder struct {
 	r    io.Reader
 	mu   sync.Mutex
-	read []byte
+	read strings.Builder
 	used bool
 }
 
@@ -47,21 +54,22 @@ func (r *recorder) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	r.mu.Lock()
 	r.used = true
-	r.read = append(r.read, p[:n]...)
+	r.read.Write(p[:n])
 	r.mu.Unlock()
 	return n, err
 }
 
 // taken is what was read so far, and whether anything tried to read at all.
-func (r *recorder) taken() ([]byte, bool) {
+func (r *recorder) taken() (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clip(r.read), r.used
+	return r.read.String(), r.used
 }
 
 // HandOff runs the full program in this process's place with the same arguments: on Unix it
 // replaces this process (the agent waits for the same process, and signals reach the full
-// program), with what this process read of stdin given to it again. It returns only when the
+// program), with what this process read of stdin given to it again: what a *HandOffError why
+// says the command read, else what the lean program's recorder took. It returns only when the
 // full program cannot be run: then the command fails, as the command would (`hook`: a refusal the
 // agent reads as a block), with what to install.
 func (a *App) HandOff(args []string, why error) int {
@@ -69,9 +77,12 @@ func (a *App) HandOff(args []string, why error) int {
 	if path == "" {
 		return a.fail(args, fmt.Errorf("%v; %s is not installed next to agent-hooks nor on PATH: install it from the same release as agent-hooks (%s)", why, FullName, a.installHint()))
 	}
-	var stdin []byte
+	var stdin string
 	replay := false
-	if rec, ok := a.Stdin.(*recorder); ok {
+	var handOff *HandOffError
+	if errors.As(why, &handOff) && handOff.Read {
+		stdin, replay = handOff.Input, true
+	} else if rec, ok := a.Stdin.(*recorder); ok {
 		stdin, replay = rec.taken()
 	}
 	env := append(slices.Clip(a.Environ),

@@ -11,7 +11,7 @@ import (
 
 // run replaces this process with the program at path. With replay, its stdin is a file holding
 // stdin: what this process read of its own.
-func run(path string, argv, env []string, stdin []byte, replay bool) (int, error) {
+func run(path string, argv, env []string, stdin string, replay bool) (int, error) {
 	if replay {
 		f, err := replayFile(stdin)
 		if err != nil {
@@ -26,13 +26,13 @@ func run(path string, argv, env []string, stdin []byte, replay bool) (int, error
 	return 0, err // Exec returns only when it failed
 }
 
-// replayFile is an unnamed file holding b, read from its start.
-func replayFile(b []byte) (*os.File, error) {
+// replayFile is an unnamed file holding s, read from its start.
+func replayFile(s string) (*os.File, error) {
 	f, err := anonymousFile()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Write(b); err != nil {
+	if _, err := f.WriteString(s); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -1,19 +1,19 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 )
 
 // run runs the program at path as a child with this process's stdio (Windows has no exec) and
 // returns its exit code. With replay, its stdin is stdin: what this process read of its own.
-func run(path string, argv, env []string, stdin []byte, replay bool) (int, error) {
+func run(path string, argv, env []string, stdin string, replay bool) (int, error) {
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, os.Stdin, os.Stdout, os.Stderr
 	if replay {
-		cmd.Stdin = bytes.NewReader(stdin)
+		cmd.Stdin = strings.NewReader(stdin)
 	}
 	err := cmd.Run()
 	var exit *exec.ExitError

@@ -39,7 +39,7 @@ func (a *App) Hook(ctx context.Context, f HookFlags) error {
 		Event: f.Event, Start: a.Start, Messages: a.Stderr,
 	})
 	if reply.HandOff != nil {
-		return &HandOffError{Cause: reply.HandOff}
+		return &HandOffError{Cause: reply.HandOff, Input: reply.Input, Read: true}
 	}
 	if _, err := a.Stdout.Write(reply.Stdout); err != nil {
 		return &BlockedError{Reason: "agent-hooks hook: write the answer: " + err.Error()}

@@ -36,7 +36,11 @@ func (a *App) LeanMain(args []string) (code int) {
 	if command == nil {
 		return a.HandOff(args, why)
 	}
-	a.Stdin = &recorder{r: a.Stdin}
+	if args[0] != "hook" {
+		// `hook` keeps the agent's input itself and hands it over with its *HandOffError: a
+		// recorder would hold a large input a second time.
+		a.Stdin = &recorder{r: a.Stdin}
+	}
 	// Orphans of hook processes (a setsid'd grandchild) become ours, to be ended with their hook;
 	// whatever is left when agent-hooks exits is ended then.
 	process.AdoptOrphans()

@@ -5,7 +5,6 @@
 package jsonpos
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -207,19 +206,69 @@ const MaxDepth = 10000
 // reported at its last non-blank byte, the place where it stops.
 func Parse(src []byte) (*Doc, error) {
 	d := &Doc{Src: src}
-	p := &parser{doc: d, src: src, text: string(src)}
+	p := &parser{doc: d, text: string(src)}
 	p.ws()
 	root, err := p.value()
 	if err != nil {
 		return nil, err
 	}
-	p.ws()
-	if p.pos != len(src) {
-		r, _ := utf8.DecodeRune(src[p.pos:])
-		return nil, p.errorf("unexpected %q after the document", r)
+	if err := p.end(); err != nil {
+		return nil, err
 	}
 	d.Root = root
 	return d, nil
+}
+
+// DecodeObject decodes the JSON document text, which must be an object, as encoding/json
+// decodes it into a map[string]any with UseNumber: objects are map[string]any (a key repeated
+// in an object takes its last value, as encoding/json and JavaScript's JSON.parse do), arrays
+// []any, numbers json.Number, strings, booleans and nil. Every string and number without an
+// escape is a substring of text, so a large document is held once. The error is a *SyntaxError,
+// or a *TypeError when the document is valid but not an object, with its line:column.
+func DecodeObject(text string) (map[string]any, error) {
+	p := &parser{text: text}
+	p.ws()
+	start := p.pos
+	v, err := p.anyValue()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.end(); err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		line, col := p.lineCol(start)
+		return nil, &TypeError{Offset: start, Line: line, Col: col, Want: "an object", Got: jsonType(text[start])}
+	}
+	return obj, nil
+}
+
+// jsonType is encoding/json's name of the type of the value that starts with c.
+func jsonType(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// end checks that nothing but whitespace follows the document.
+func (p *parser) end() error {
+	p.ws()
+	if p.pos != len(p.text) {
+		r, _ := utf8.DecodeRuneInString(p.text[p.pos:])
+		return p.errorf("unexpected %q after the document", r)
+	}
+	return nil
 }
 
 // Raw is the source text of v.
@@ -255,12 +304,12 @@ type step struct {
 }
 
 type parser struct {
-	doc  *Doc
-	src  []byte
-	text string // src, copied once: every decoded string without an escape is a slice of it
-	pos  int
-	path []step
-	slab []Value // where new Values are taken from, a block at a time
+	doc   *Doc   // nil when decoding into Go values (DecodeObject)
+	text  string // the source, copied once: every decoded string without an escape is a slice of it
+	pos   int
+	depth int // of the arrays and objects being read
+	path  []step
+	slab  []Value // where new Values are taken from, a block at a time
 }
 
 // newValue is a Value from the slab: a configuration has hundreds, and one allocation each was
@@ -268,7 +317,7 @@ type parser struct {
 func (p *parser) newValue(kind Kind, start int) *Value {
 	if len(p.slab) == 0 {
 		// A value takes at least a few bytes of source: a small document gets a small block.
-		p.slab = make([]Value, min(64, max(4, (len(p.src)-p.pos)/8)))
+		p.slab = make([]Value, min(64, max(4, (len(p.text)-p.pos)/8)))
 	}
 	v := &p.slab[0]
 	p.slab = p.slab[1:]
@@ -277,8 +326,18 @@ func (p *parser) newValue(kind Kind, start int) *Value {
 }
 
 func (p *parser) errorAt(offset int, format string, args ...any) *SyntaxError {
-	line, col := p.doc.LineCol(offset)
+	line, col := p.lineCol(offset)
 	return &SyntaxError{Offset: offset, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// lineCol is the line and column of offset, as Doc.LineCol counts them.
+func (p *parser) lineCol(offset int) (line, col int) {
+	if p.doc != nil {
+		return p.doc.LineCol(offset)
+	}
+	offset = min(max(offset, 0), len(p.text))
+	start := strings.LastIndexByte(p.text[:offset], '\n') + 1
+	return strings.Count(p.text[:start], "\n") + 1, utf8.RuneCountInString(p.text[start:offset]) + 1
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -287,7 +346,7 @@ func (p *parser) errorf(format string, args ...any) error {
 
 // eof is the error of a document that ends inside what.
 func (p *parser) eof(what string) error {
-	at := len(bytes.TrimRight(p.src, " \t\r\n")) - 1
+	at := len(strings.TrimRight(p.text, " \t\r\n")) - 1
 	msg := "unexpected end of JSON input"
 	if what != "" {
 		msg += " in " + what
@@ -296,8 +355,8 @@ func (p *parser) eof(what string) error {
 }
 
 func (p *parser) ws() {
-	for p.pos < len(p.src) {
-		switch p.src[p.pos] {
+	for p.pos < len(p.text) {
+		switch p.text[p.pos] {
 		case ' ', '\t', '\n', '\r':
 			p.pos++
 		default:
@@ -307,10 +366,10 @@ func (p *parser) ws() {
 }
 
 func (p *parser) value() (*Value, error) {
-	if p.pos >= len(p.src) {
+	if p.pos >= len(p.text) {
 		return nil, p.eof("")
 	}
-	switch c := p.src[p.pos]; {
+	switch c := p.text[p.pos]; {
 	case c == '{':
 		return p.object()
 	case c == '[':
@@ -318,35 +377,113 @@ func (p *parser) value() (*Value, error) {
 	case c == '"':
 		return p.string()
 	case c == '-' || c >= '0' && c <= '9':
-		return p.number()
+		start := p.pos
+		if err := p.number(); err != nil {
+			return nil, err
+		}
+		v := p.newValue(Number, start)
+		v.End = p.pos
+		return v, nil
 	}
+	start := p.pos
+	kind, err := p.literal()
+	if err != nil {
+		return nil, err
+	}
+	v := p.newValue(kind, start)
+	v.End = p.pos
+	return v, nil
+}
+
+// literal reads true, false or null at p.pos.
+func (p *parser) literal() (Kind, error) {
 	for _, lit := range [...]struct {
 		text string
 		kind Kind
 	}{{"true", True}, {"false", False}, {"null", Null}} {
-		if bytes.HasPrefix(p.src[p.pos:], []byte(lit.text)) {
-			v := p.newValue(lit.kind, p.pos)
-			v.End = p.pos + len(lit.text)
-			p.pos = v.End
-			return v, nil
+		if strings.HasPrefix(p.text[p.pos:], lit.text) {
+			p.pos += len(lit.text)
+			return lit.kind, nil
 		}
 	}
-	r, _ := utf8.DecodeRune(p.src[p.pos:])
-	return nil, p.errorf("unexpected %q", r)
+	r, _ := utf8.DecodeRuneInString(p.text[p.pos:])
+	return 0, p.errorf("unexpected %q", r)
+}
+
+// anyValue reads the value at p.pos into Go values, as DecodeObject says.
+func (p *parser) anyValue() (any, error) {
+	if p.pos >= len(p.text) {
+		return nil, p.eof("")
+	}
+	switch c := p.text[p.pos]; {
+	case c == '{':
+		obj := map[string]any{}
+		err := p.list('}', "an object", func() error {
+			key, err := p.key()
+			if err != nil {
+				return err
+			}
+			val, err := p.anyValue()
+			obj[key] = val
+			return err
+		})
+		return obj, err
+	case c == '[':
+		arr := []any{}
+		err := p.list(']', "an array", func() error {
+			el, err := p.anyValue()
+			arr = append(arr, el)
+			return err
+		})
+		return arr, err
+	case c == '"':
+		s, _, err := p.stringLit()
+		return s, err
+	case c == '-' || c >= '0' && c <= '9':
+		start := p.pos
+		err := p.number()
+		return json.Number(p.text[start:p.pos]), err
+	}
+	switch kind, err := p.literal(); kind {
+	case True:
+		return true, nil
+	case False:
+		return false, nil
+	default:
+		return nil, err
+	}
+}
+
+// key reads an object's key and the colon after it; the key is at p.pos.
+func (p *parser) key() (string, error) {
+	if p.pos >= len(p.text) {
+		return "", p.eof("an object")
+	}
+	if p.text[p.pos] != '"' {
+		return "", p.errorf("expected a string key")
+	}
+	key, _, err := p.stringLit()
+	if err != nil {
+		return "", err
+	}
+	p.ws()
+	if p.pos >= len(p.text) {
+		return "", p.eof("an object")
+	}
+	if p.text[p.pos] != ':' {
+		return "", p.errorf("expected ':' after key %q", key)
+	}
+	p.pos++
+	p.ws()
+	return key, nil
 }
 
 func (p *parser) object() (*Value, error) {
 	v := p.newValue(Object, p.pos)
 	var seen map[string]int // key: offset of its first occurrence, once the object is large
 	err := p.list('}', "an object", func() error {
-		if p.pos >= len(p.src) {
-			return p.eof("an object")
-		}
-		if p.src[p.pos] != '"' {
-			return p.errorf("expected a string key")
-		}
 		keyStart := p.pos
-		key, _, err := p.stringLit()
+		key, err := p.key()
 		if err != nil {
 			return err
 		}
@@ -355,15 +492,6 @@ func (p *parser) object() (*Value, error) {
 		} else if seen != nil {
 			seen[key] = keyStart
 		}
-		p.ws()
-		if p.pos >= len(p.src) {
-			return p.eof("an object")
-		}
-		if p.src[p.pos] != ':' {
-			return p.errorf("expected ':' after key %q", key)
-		}
-		p.pos++
-		p.ws()
 		p.path = append(p.path, step{key: key, index: -1})
 		val, err := p.value()
 		p.path = p.path[:len(p.path)-1]
@@ -441,12 +569,14 @@ func (p *parser) array() (*Value, error) {
 // list reads the comma-separated items of an object or array up to and including closer; the
 // opening bracket is at p.pos.
 func (p *parser) list(closer byte, what string, item func() error) error {
-	if len(p.path) >= MaxDepth {
+	if p.depth >= MaxDepth {
 		return p.errorf("nested more than %d levels deep", MaxDepth)
 	}
+	p.depth++
+	defer func() { p.depth-- }()
 	p.pos++
 	p.ws()
-	if p.pos < len(p.src) && p.src[p.pos] == closer {
+	if p.pos < len(p.text) && p.text[p.pos] == closer {
 		p.pos++
 		return nil
 	}
@@ -456,10 +586,10 @@ func (p *parser) list(closer byte, what string, item func() error) error {
 			return err
 		}
 		p.ws()
-		if p.pos >= len(p.src) {
+		if p.pos >= len(p.text) {
 			return p.eof(what)
 		}
-		switch p.src[p.pos] {
+		switch p.text[p.pos] {
 		case ',':
 			p.pos++
 		case closer:
@@ -483,47 +613,232 @@ func (p *parser) string() (*Value, error) {
 }
 
 // stringLit reads the string literal at p.pos and returns its decoded value and the offset just
-// past it.
+// past it. A string of valid UTF-8 without an escape is a slice of the source.
 func (p *parser) stringLit() (string, int, error) {
-	start := p.pos
-	escaped := false
-	for p.pos++; p.pos < len(p.src); {
-		switch c := p.src[p.pos]; {
-		case c == '\\':
-			escaped = true
-			p.pos += 2
-		case c == '"':
-			p.pos++
-			lit := p.src[start:p.pos]
-			if !escaped && utf8.Valid(lit) {
-				return p.text[start+1 : p.pos-1], p.pos, nil
-			}
-			var str string
-			if err := json.Unmarshal(lit, &str); err != nil {
-				return "", 0, p.errorAt(start, "bad string: %v", strings.TrimPrefix(err.Error(), "json: "))
-			}
-			return str, p.pos, nil
-		case c < 0x20:
-			return "", 0, p.errorf("control character %q in a string", rune(c))
-		default:
-			p.pos++
+	s, start := p.text, p.pos
+	i, ascii := plainRun(s, start+1)
+	if i < len(s) && s[i] == '"' && (ascii || utf8.ValidString(s[start+1:i])) {
+		p.pos = i + 1
+		return s[start+1 : i], p.pos, nil
+	}
+	// The end, then the value: an escape cannot be decoded before the size of the string is known.
+	// No backslash comes before i: a quote after an odd number of them is escaped.
+	end := i
+	for end < len(s) && s[end] != '"' {
+		q := strings.IndexByte(s[end:], '"')
+		if q < 0 {
+			end = len(s)
+			break
+		}
+		end += q
+		k := end
+		for s[k-1] == '\\' {
+			k--
+		}
+		if (end-k)%2 == 1 {
+			end++
 		}
 	}
-	return "", 0, p.errorAt(start, "unterminated string")
+	if end >= len(s) {
+		return "", 0, p.errorAt(start, "unterminated string")
+	}
+	str, bad, err := unquote(s[start+1 : end])
+	if err != "" {
+		return "", 0, p.errorAt(start+1+bad, "%s", err)
+	}
+	p.pos = end + 1
+	return str, p.pos, nil
 }
 
-func (p *parser) number() (*Value, error) {
+// plainRun is the offset of the first quote, backslash or control character in s from i on
+// (len(s) when there is none), and whether the bytes before it are all ASCII. It looks at eight
+// bytes at a time: a large input is mostly one long string.
+func plainRun(s string, i int) (int, bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	ascii := true
+	for i+8 <= len(s) {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, b := x^(ones*'"'), x^(ones*'\\')
+		// A byte below 0x20, a zero byte of q or b (a quote, a backslash), or one at or above
+		// 0x80 sets its high bit here (and may set it in a byte above one that does).
+		if ((x-ones*0x20)&^x|(q-ones)&^q|(b-ones)&^b|x)&highs == 0 {
+			i += 8
+			continue
+		}
+		for end := i + 8; i < end; i++ {
+			switch c := s[i]; {
+			case c == '"' || c == '\\' || c < 0x20:
+				return i, ascii
+			case c >= utf8.RuneSelf:
+				ascii = false
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c < 0x20:
+			return i, ascii
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return i, ascii
+}
+
+// unquote decodes the text between a JSON string's quotes as encoding/json does: its escapes
+// (\uXXXX as UTF-16, a surrogate without its pair as U+FFFD), and each byte that is not part of
+// valid UTF-8 as U+FFFD. s has no unescaped quote. A bad escape or a control character is an
+// error, returned with its offset in s; the value is built once, at its size.
+func unquote(s string) (str string, bad int, err string) {
+	var b strings.Builder
+	b.Grow(len(s)) // an escape is longer than what it decodes to; only bad UTF-8 grows
+	for i := 0; i < len(s); {
+		j, ascii := plainRun(s, i)
+		if ascii || utf8.ValidString(s[i:j]) {
+			b.WriteString(s[i:j])
+		} else {
+			for k := i; k < j; {
+				r, size := utf8.DecodeRuneInString(s[k:j])
+				if r == utf8.RuneError && size == 1 {
+					b.WriteRune(utf8.RuneError)
+				} else {
+					b.WriteString(s[k : k+size])
+				}
+				k += size
+			}
+		}
+		if i = j; i == len(s) {
+			break
+		}
+		if s[i] != '\\' { // a control character: s has no unescaped quote
+			return "", i, fmt.Sprintf("control character %q in a string", rune(s[i]))
+		}
+		if i+1 == len(s) {
+			return "", i, "unterminated escape in a string"
+		}
+		switch c := s[i+1]; c {
+		case '"', '\\', '/':
+			b.WriteByte(c)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r := hex4(s[i+2:])
+			if r < 0 {
+				k := i + 2
+				for k < len(s) && k < i+6 && isHex(s[k]) {
+					k++
+				}
+				c := '"' // the string ends
+				if k < len(s) {
+					c, _ = utf8.DecodeRuneInString(s[k:])
+				}
+				return "", k, fmt.Sprintf(`invalid character %q in \u hexadecimal character escape`, c)
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if strings.HasPrefix(s[i:], `\u`) {
+					r2 = hex4(s[i+2:])
+				}
+				if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+					r = pair
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			b.WriteRune(r)
+			continue
+		default:
+			r, _ := utf8.DecodeRuneInString(s[i+1:])
+			return "", i + 1, fmt.Sprintf("invalid character %q in string escape code", r)
+		}
+		i += 2
+	}
+	return b.String(), 0, ""
+}
+
+// hex4 is the value of the four hex digits s starts with, -1 when it does not.
+func hex4(s string) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range []byte(s[:4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// number reads the number at p.pos.
+func (p *parser) number() error {
 	start := p.pos
-	for p.pos < len(p.src) && strings.IndexByte("+-0123456789.eE", p.src[p.pos]) >= 0 {
+	for p.pos < len(p.text) && strings.IndexByte("+-0123456789.eE", p.text[p.pos]) >= 0 {
 		p.pos++
 	}
-	if !json.Valid(p.src[start:p.pos]) {
-		return nil, p.errorAt(start, "bad number %q", p.src[start:p.pos])
+	if !validNumber(p.text[start:p.pos]) {
+		return p.errorAt(start, "bad number %q", p.text[start:p.pos])
 	}
-	v := p.newValue(Number, start)
-	v.End = p.pos
-	return v, nil
+	return nil
 }
+
+// validNumber reports whether s is a JSON number (RFC 8259's grammar, as encoding/json reads it).
+func validNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i++; i < len(s) && isDigit(s[i]); i++ {
+		}
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		if i++; i == len(s) || !isDigit(s[i]) {
+			return false
+		}
+		for ; i < len(s) && isDigit(s[i]); i++ {
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		if i++; i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i == len(s) || !isDigit(s[i]) {
+			return false
+		}
+		for ; i < len(s) && isDigit(s[i]); i++ {
+		}
+	}
+	return i == len(s)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // StringOffset is where byte i of the decoded value of the JSON string literal at the start of
 // lit stands in lit, so that an error about part of a string (a command) can point into the file.

@@ -34,7 +34,10 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		{"bad number sign", `[+1]`, 1, 2, "unexpected '+'"},
 		{"unterminated string", "{\"a\": \"abc", 1, 7, "unterminated string"},
 		{"control character", "[\"a\tb\"]", 1, 4, `control character '\t' in a string`},
-		{"bad escape", `["\q"]`, 1, 2, "bad string: invalid character 'q' in string escape code"},
+		{"bad escape", `["\q"]`, 1, 4, "invalid character 'q' in string escape code"},
+		{"short unicode escape", `["ab\u12"]`, 1, 9, `invalid character '"' in \u hexadecimal character escape`},
+		{"bad unicode escape", "[\n \"\\u00G0\"]", 2, 7, `invalid character 'G' in \u hexadecimal character escape`},
+		{"control character after an escape", "[\"\\n\n\"]", 1, 5, `control character '\n' in a string`},
 		{"after the document", "{} {}", 1, 4, "unexpected '{' after the document"},
 		{"byte order mark", "\ufeff{}", 1, 1, `unexpected '\ufeff'`},
 		// columns count characters: "é" is two bytes, one column
@@ -294,4 +297,126 @@ func TestDuplicatesInLargeObjects(t *testing.T) {
 			t.Errorf("%d members kept, want %d", len(doc.Root.Members), n)
 		}
 	}
+}
+
+// unquoteCases are JSON string literals and what they decode to, encoding/json's semantics
+// spelled out: a fuzz test's seeds, and a table test of its own.
+var unquoteCases = []struct{ lit, want string }{
+	{`""`, ""},
+	{`"plain"`, "plain"},
+	{`"é and 😀"`, "é and 😀"},
+	{`"a\nb\tc\rd\be\ff\/g\\h\"i"`, "a\nb\tc\rd\be\ff/g\\h\"i"},
+	{`"\u0041\u00e9\u20AC"`, "Aé€"},
+	{`"\u0000"`, "\x00"},
+	{`"\ud83d\ude00"`, "😀"},
+	{`"\uD83D\uDE00 upper"`, "😀 upper"},
+	{`"\ud800"`, "\ufffd"},                       // a lone high surrogate
+	{`"\udc00x"`, "\ufffdx"},                     // a lone low surrogate
+	{`"\ud800\u0041"`, "\ufffdA"},                // a high surrogate and no low one: both kept apart
+	{`"\ud800\ud800\udc00"`, "\ufffd\U00010000"}, // the second high surrogate pairs
+	{`"\ud800\n"`, "\ufffd\n"},
+	{"\"\xff\"", "\ufffd"},                         // invalid UTF-8: U+FFFD per byte
+	{"\"a\xe2\x82b\"", "a\ufffd\ufffdb"},           // a truncated sequence
+	{"\"\xed\xa0\x80\"", "\ufffd\ufffd\ufffd"},     // a surrogate encoded in UTF-8
+	{"\"\xc0\xaf\\n\"", "\ufffd\ufffd\n"},          // an overlong encoding, then an escape
+	{"\"\\u00e9\xf0\x9f\x98\x80\"", "é\U0001F600"}, // valid UTF-8 after an escape is kept
+	{`"\q"`, ""}, {`"\'"`, ""}, {`"\u12"`, ""}, {`"\u00g0"`, ""}, {`"\U0041"`, ""},
+	{"\"a\tb\"", ""}, {"\"\\\t\"", ""}, {"\"\x7f\"", "\x7f"}, {`"abc`, ""}, {`"\"`, ""},
+}
+
+// TestUnquote: strings decode as the table says, which is what encoding/json does; a literal it
+// refuses (want "") is a *SyntaxError.
+func TestUnquote(t *testing.T) {
+	t.Parallel()
+	for _, tc := range unquoteCases {
+		var want string
+		werr := json.Unmarshal([]byte(tc.lit), &want)
+		if werr == nil && want != tc.want || werr != nil && tc.want != "" {
+			t.Fatalf("table: %q is %q (%v) in encoding/json, the table says %q", tc.lit, want, werr, tc.want)
+		}
+		doc, err := Parse([]byte(tc.lit))
+		switch {
+		case werr != nil:
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Errorf("Parse(%q) = %v, want a *SyntaxError", tc.lit, err)
+			}
+		case err != nil:
+			t.Errorf("Parse(%q): %v", tc.lit, err)
+		case doc.Root.Str != tc.want:
+			t.Errorf("Parse(%q) = %q, want %q", tc.lit, doc.Root.Str, tc.want)
+		}
+	}
+}
+
+// FuzzUnquote: a JSON string decodes, in a document and into Go values, as encoding/json
+// decodes it, and is refused where encoding/json refuses it. The fuzzed text is what stands
+// between the quotes.
+func FuzzUnquote(f *testing.F) {
+	for _, tc := range unquoteCases {
+		f.Add(strings.TrimSuffix(strings.TrimPrefix(tc.lit, `"`), `"`))
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		lit := `"` + content + `"`
+		var want string
+		werr := json.Unmarshal([]byte(lit), &want)
+		doc, err := Parse([]byte(lit))
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("Parse(%q) = %v, encoding/json: %v", lit, err, werr)
+		}
+		if err == nil && doc.Root.Str != want {
+			t.Fatalf("Parse(%q) = %q, encoding/json: %q", lit, doc.Root.Str, want)
+		}
+		obj, err := DecodeObject(`{"k":` + lit + `}`)
+		if werr != nil {
+			return // the literal may end early in the object and make it valid: FuzzDecodeObject
+		}
+		if err != nil {
+			t.Fatalf("DecodeObject of %q: %v", lit, err)
+		}
+		var wantAny any
+		_ = json.Unmarshal([]byte(lit), &wantAny)
+		if got := obj["k"]; fmt.Sprint(got) != fmt.Sprint(wantAny) {
+			t.Fatalf("DecodeObject of %q = %q, encoding/json: %q", lit, got, wantAny)
+		}
+	})
+}
+
+// FuzzDecodeObject: DecodeObject decodes a document as encoding/json decodes it into an any with
+// UseNumber (the last of a repeated key wins), and refuses what encoding/json refuses, at a
+// position in the document; a valid document that is not an object is a *TypeError.
+func FuzzDecodeObject(f *testing.F) {
+	for _, s := range []string{
+		`{"hook_event_name": "PreToolUse", "n": 1.50, "tool_input": {"command": "ls\n", "a": [1, -2e3, true, null]}}`,
+		`{"a": 1, "a": {"b": 2}}`, `{"a": {"b": 1}, "a": 2}`, `{}`, ` {"x":[]} `, `{"a":`, `[1]`, `null`, `"x"`,
+		`{"k": "\ud83d\ude00\u00e9"}`, "{\"k\": \"\xff\"}", `{"k": 01}`, `{"k": 1} x`, `{"é": "é"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		got, err := DecodeObject(src)
+		if !json.Valid([]byte(src)) {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Offset < 0 || se.Offset > len(src) || se.Line < 1 || se.Col < 1 {
+				t.Fatalf("DecodeObject(%q) = %v, want a *SyntaxError", src, err)
+			}
+			return
+		}
+		dec := json.NewDecoder(strings.NewReader(src))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("encoding/json: %q is valid but does not decode: %v", src, err)
+		}
+		if _, isObject := want.(map[string]any); !isObject {
+			var te *TypeError
+			if !errors.As(err, &te) || te.Want != "an object" {
+				t.Fatalf("DecodeObject(%q) = %v, want a *TypeError", src, err)
+			}
+			return
+		}
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("DecodeObject(%q) = %#v, %v; encoding/json: %#v", src, got, err, want)
+		}
+	})
 }

@@ -5,6 +5,7 @@
 package jsonpos
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,6 +85,10 @@ type Doc struct {
 	// only the last of them while a walk of the tree would see both.
 	Duplicates []Duplicate
 	lines      []int // offsets where lines start, computed on first use
+	// last is the position LineCol found last: the loader asks in document order, and a column
+	// is counted on from there rather than from its line's start (a configuration written on
+	// one line would cost the square of its length).
+	last struct{ offset, line, col int }
 }
 
 // Duplicate is a key repeated in one object.
@@ -286,15 +291,24 @@ func LineCol(src []byte, offset int) (line, col int) {
 func (d *Doc) LineCol(offset int) (line, col int) {
 	if d.lines == nil {
 		d.lines = []int{0}
-		for i, c := range d.Src {
-			if c == '\n' {
-				d.lines = append(d.lines, i+1)
+		for i := 0; ; {
+			n := bytes.IndexByte(d.Src[i:], '\n')
+			if n < 0 {
+				break
 			}
+			i += n + 1
+			d.lines = append(d.lines, i)
 		}
 	}
 	offset = min(max(offset, 0), len(d.Src))
 	i := sort.Search(len(d.lines), func(i int) bool { return d.lines[i] > offset }) - 1
-	return i + 1, utf8.RuneCount(d.Src[d.lines[i]:offset]) + 1
+	from, col := d.lines[i], 1
+	if l := d.last; l.line == i+1 && l.offset >= from && l.offset <= offset {
+		from, col = l.offset, l.col
+	}
+	col += utf8.RuneCount(d.Src[from:offset])
+	d.last.offset, d.last.line, d.last.col = offset, i+1, col
+	return i + 1, col
 }
 
 // step is one level of the path to the value being read: an object's key or an array's index.

@@ -420,3 +420,63 @@ func FuzzDecodeObject(f *testing.F) {
 		}
 	})
 }
+
+// TestLineColInAnyOrder: LineCol answers the same whatever was asked before it (it counts a
+// column on from the last position it found when that is on the same line and before), for
+// offsets in order, backwards and at random, on lines of several characters' widths.
+func TestLineColInAnyOrder(t *testing.T) {
+	t.Parallel()
+	src := []byte("{\"a\": \"é\", \"b\": [1, 2],\n \"c\": \"日本\"\n\n, \"d\": 1}")
+	want := func(offset int) (int, int) {
+		line, col := 1, 1
+		for _, r := range string(src[:offset]) {
+			if r == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return line, col
+	}
+	var offsets []int
+	for i := range len(src) + 1 {
+		if i == len(src) || src[i]&0xC0 != 0x80 { // character boundaries
+			offsets = append(offsets, i)
+		}
+	}
+	backwards := slices.Clone(offsets)
+	slices.Reverse(backwards)
+	shuffled := []int{}
+	for i := range offsets {
+		shuffled = append(shuffled, offsets[(i*7)%len(offsets)])
+	}
+	for name, order := range map[string][]int{"in order": offsets, "backwards": backwards, "shuffled": shuffled} {
+		doc := &Doc{Src: src}
+		for _, off := range order {
+			line, col := doc.LineCol(off)
+			if wl, wc := want(off); line != wl || col != wc {
+				t.Errorf("%s: LineCol(%d) = %d:%d, want %d:%d", name, off, line, col, wl, wc)
+			}
+		}
+	}
+}
+
+// BenchmarkLineColOneLine: the positions of 2,000 rules of a configuration written on one line,
+// asked in order as the loader asks them.
+func BenchmarkLineColOneLine(b *testing.B) {
+	var src bytes.Buffer
+	var offsets []int
+	src.WriteString(`{"rules": [`)
+	for i := range 2000 {
+		offsets = append(offsets, src.Len())
+		fmt.Fprintf(&src, `{"name": "r%d", "command": "prog%d -rf", "decision": "deny"},`, i, i)
+	}
+	src.WriteString(`{}]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		doc := &Doc{Src: src.Bytes()}
+		for _, off := range offsets {
+			doc.LineCol(off)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"path"
 	"regexp"
 	"strings"
@@ -24,10 +25,28 @@ import (
 type commandPattern struct {
 	source  string
 	program *glob
-	short   map[byte]bool     // flags that must be present (normalized through the program's synonyms)
-	long    map[string]*glob  // long options that must be present, with a glob over their value (nil: any)
-	args    []*glob           // globs over the other arguments, in order
-	longRaw map[string]string // for messages
+	short   flagSet      // flags that must be present (normalized through the program's synonyms)
+	long    []longOption // long options that must be present, each name once
+	args    []*glob      // globs over the other arguments, in order
+}
+
+// longOption is a long option a pattern requires, with a glob over its value (nil: any).
+type longOption struct {
+	name  string
+	value *glob
+}
+
+// flagSet is a set of short flags (bytes): a pattern names a few, and a map for them was most of
+// what a rule allocated.
+type flagSet [4]uint64
+
+func (s *flagSet) add(f byte)      { s[f>>6] |= 1 << (f & 63) }
+func (s *flagSet) has(f byte) bool { return s[f>>6]&(1<<(f&63)) != 0 }
+func (s *flagSet) missingFrom(o *flagSet) (n int) {
+	for i := range s {
+		n += bits.OnesCount64(s[i] &^ o[i])
+	}
+	return n
 }
 
 // parseCommandPattern parses a "command" pattern.
@@ -47,7 +66,7 @@ func parseCommandPattern(src string) (*commandPattern, error) {
 			return nil, fmt.Errorf("command pattern %q: one simple command per pattern (no pipes, lists, redirections or expansions: %q); write one rule per program", src, w)
 		}
 	}
-	p := &commandPattern{source: src} // its maps are made when a flag or option needs them
+	p := &commandPattern{source: src}
 	prog := words[0]
 	if strings.Contains(prog, "/") {
 		prog = path.Base(prog)
@@ -70,7 +89,7 @@ func parseCommandPattern(src string) (*commandPattern, error) {
 		case strings.HasPrefix(w, "--"):
 			name, value, hasValue := strings.Cut(w[2:], "=")
 			if short, ok := syn.long[name]; ok && !hasValue {
-				p.addShort(short)
+				p.short.add(short)
 				continue
 			}
 			var g *glob
@@ -79,25 +98,25 @@ func parseCommandPattern(src string) (*commandPattern, error) {
 					return nil, fmt.Errorf("command pattern %q: %v", src, err)
 				}
 			}
-			if p.long == nil {
-				p.long, p.longRaw = map[string]*glob{}, map[string]string{}
-			}
-			p.long[name] = g
-			p.longRaw[name] = w
+			p.requireLong(name, g)
 		default:
 			for i := 1; i < len(w); i++ {
-				p.addShort(syn.short(w[i]))
+				p.short.add(syn.short(w[i]))
 			}
 		}
 	}
 	return p, nil
 }
 
-func (p *commandPattern) addShort(flag byte) {
-	if p.short == nil {
-		p.short = map[byte]bool{}
+// requireLong adds a long option the pattern requires; a name given twice keeps its last value.
+func (p *commandPattern) requireLong(name string, value *glob) {
+	for i := range p.long {
+		if p.long[i].name == name {
+			p.long[i].value = value
+			return
+		}
 	}
-	p.short[flag] = true
+	p.long = append(p.long, longOption{name, value})
 }
 
 // match reports whether the command matches the pattern: yes, no, or "could" when the command
@@ -121,8 +140,8 @@ func (p *commandPattern) match(c toolcall.Command) (m matchResult, why string) {
 	}
 	syn := synonymsOf(prog)
 
-	short := map[byte]bool{}
-	long := map[string][]string{}
+	var short flagSet
+	var long [][2]string // the command's long options as it gives them: name, value (noValue: none)
 	var args []string
 	wild := 0 // dynamic words: each could stand for any one missing flag, option or argument
 	unbounded := false
@@ -145,15 +164,15 @@ func (p *commandPattern) match(c toolcall.Command) (m matchResult, why string) {
 		case strings.HasPrefix(w, "--"):
 			name, value, hasValue := strings.Cut(w[2:], "=")
 			if s, ok := syn.long[name]; ok {
-				short[s] = true
+				short.add(s)
 			}
 			if !hasValue {
 				value = noValue
 			}
-			long[name] = append(long[name], value)
+			long = append(long, [2]string{name, value})
 		default:
 			for j := 1; j < len(w); j++ {
-				short[syn.short(w[j])] = true
+				short.add(syn.short(w[j]))
 			}
 		}
 	}
@@ -161,16 +180,11 @@ func (p *commandPattern) match(c toolcall.Command) (m matchResult, why string) {
 		unbounded = true
 		unread = append(unread, "arguments read from "+c.Via)
 	}
-	missing := 0
-	for f := range p.short {
-		if !short[f] {
-			missing++
-		}
-	}
-	for name, g := range p.long {
+	missing := p.short.missingFrom(&short)
+	for _, want := range p.long {
 		ok := false
-		for _, v := range long[name] {
-			if g == nil || v != noValue && g.match(v) {
+		for _, given := range long {
+			if name, v := given[0], given[1]; name == want.name && (want.value == nil || v != noValue && want.value.match(v)) {
 				ok = true
 				break
 			}

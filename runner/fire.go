@@ -130,6 +130,7 @@ func (r *Runner) Fire(ctx context.Context, req Request) (*Fired, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer sess.close()
 	// Held while the event runs: however long its hooks take, the session is not ended as idle
 	// or pruned. Between the attach above and the hold, a `session list` could still end a
 	// session that had been idle past its limit until this very event: its status then reads

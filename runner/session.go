@@ -126,6 +126,34 @@ type storedSession struct {
 	found     bool // the workspace's active session, found by looking (see endIdleAttached)
 
 	warnOnce sync.Once
+	// trail appends the event's audit lines, keeping the trail open between them (made on the
+	// first; close releases it).
+	trailMu sync.Mutex
+	trail   *sessions.TrailAppender
+}
+
+// appender is the session's TrailAppender, made on first use.
+func (s *storedSession) appender() (*sessions.TrailAppender, error) {
+	s.trailMu.Lock()
+	defer s.trailMu.Unlock()
+	if s.trail == nil {
+		a, err := s.store.Appender(s.id)
+		if err != nil {
+			return nil, err
+		}
+		s.trail = a
+	}
+	return s.trail, nil
+}
+
+// close releases the audit trail the event's hooks appended to.
+func (s *storedSession) close() {
+	s.trailMu.Lock()
+	defer s.trailMu.Unlock()
+	if s.trail != nil {
+		s.trail.Close()
+		s.trail = nil
+	}
 }
 
 // filesModified is what an agent's Stop and SessionEnd payloads carry as filesModified: the
@@ -144,12 +172,17 @@ func (s *storedSession) filesModified(event string) ([]any, bool) {
 }
 
 // HookDone appends the hook's line to the audit trail (which notes the trail's new head beside
-// the record: sessions.Store.Append). A trail that cannot be written is reported once and does not
-// change the event's outcome.
+// the record: sessions.Store.Append), through the session's one TrailAppender, which keeps the
+// trail open from one hook's line to the next. A trail that cannot be written is reported once and
+// does not change the event's outcome.
 func (s *storedSession) HookDone(event string, _ *hooks.Hook, r *hooks.HookResult) {
 	e := auditEvent(event, r)
 	e.ToolUseID = s.toolUseID
-	if err := s.store.Append(s.id, e); err != nil {
+	a, err := s.appender()
+	if err == nil {
+		err = a.Append(e)
+	}
+	if err != nil {
 		s.warnOnce.Do(func() { s.warn("audit trail: %v", err) })
 	}
 }

@@ -41,6 +41,37 @@ func anchoredSession(t *testing.T, n, recorded int) (*Store, string) {
 	return s, sess.ID
 }
 
+// heldSession is anchoredSession with its last line appended through a TrailAppender, which
+// holds the trail and its note open when it returns, as an event's appender does between its
+// hooks; appendNext appends through it.
+func heldSession(t *testing.T, n, recorded int) (s *Store, id string, appendNext func(...Event) error) {
+	t.Helper()
+	s, id = anchoredSession(t, n-1, recorded)
+	a, err := s.Appender(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	if err := a.Append(Event{Event: "PreToolUse", Name: fmt.Sprintf("h%d", n), Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	return s, id, a.Append
+}
+
+// appendModes are the two ways lines are appended: each through Store.Append, which opens the
+// trail and its note for the append, and through a TrailAppender that holds them open from an
+// append before (heldSession): both must find the same.
+var appendModes = []struct {
+	name    string
+	session func(t *testing.T, n, recorded int) (*Store, string, func(...Event) error)
+}{
+	{"fresh", func(t *testing.T, n, recorded int) (*Store, string, func(...Event) error) {
+		s, id := anchoredSession(t, n, recorded)
+		return s, id, func(e ...Event) error { return s.Append(id, e...) }
+	}},
+	{"held", heldSession},
+}
+
 func trailLines(t *testing.T, s *Store, id string) []string {
 	t.Helper()
 	b, err := os.ReadFile(s.EventsPath(id))
@@ -153,49 +184,51 @@ func TestAppendFindsTheTrailNotEndingAtItsHead(t *testing.T) {
 			os.Remove(s.headPath(id))
 		}, "carries no chain", ""},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s, id := anchoredSession(t, 8, tc.recorded)
-			if v := verifyStored(t, s, id); !v.OK() {
-				t.Fatalf("before: %+v", v)
-			}
-			tc.attack(t, s, id, trailLines(t, s, id))
-			if v := verifyStored(t, s, id); v.OK() {
-				t.Errorf("verify right after the attack: %+v, want a failure", v)
-			}
-			known := newerHead(s.recordHead(id), s.notedHead(id)) // what is left of the head
-			for i := range 2 {
-				if err := s.Append(id, Event{Event: "Stop", Name: fmt.Sprintf("next%d", i), Status: "ok"}); err != nil {
+	for _, mode := range appendModes {
+		for _, tc := range tests {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				s, id, appendNext := mode.session(t, 8, tc.recorded)
+				if v := verifyStored(t, s, id); !v.OK() {
+					t.Fatalf("before: %+v", v)
+				}
+				tc.attack(t, s, id, trailLines(t, s, id))
+				if v := verifyStored(t, s, id); v.OK() {
+					t.Errorf("verify right after the attack: %+v, want a failure", v)
+				}
+				known := newerHead(s.recordHead(id), s.notedHead(id)) // what is left of the head
+				for i := range 2 {
+					if err := appendNext(Event{Event: "Stop", Name: fmt.Sprintf("next%d", i), Status: "ok"}); err != nil {
+						t.Fatal(err)
+					}
+					v := verifyStored(t, s, id)
+					switch {
+					case tc.kind != "" && (v.Break == nil || v.Break.Kind != tc.kind):
+						t.Errorf("verify after %d more event(s): %+v, break %+v; want %s", i+1, v, v.Break, tc.kind)
+					case tc.kind == "" && (v.Break == nil || v.Break.Kind != "found" || !strings.Contains(v.Break.Msg, tc.found)):
+						t.Errorf("verify after %d more event(s): %+v, break %+v; want one found, saying %q", i+1, v, v.Break, tc.found)
+					}
+				}
+				sess, err := s.Get(id)
+				if err != nil {
 					t.Fatal(err)
 				}
-				v := verifyStored(t, s, id)
-				switch {
-				case tc.kind != "" && (v.Break == nil || v.Break.Kind != tc.kind):
-					t.Errorf("verify after %d more event(s): %+v, break %+v; want %s", i+1, v, v.Break, tc.kind)
-				case tc.kind == "" && (v.Break == nil || v.Break.Kind != "found" || !strings.Contains(v.Break.Msg, tc.found)):
-					t.Errorf("verify after %d more event(s): %+v, break %+v; want one found, saying %q", i+1, v, v.Break, tc.found)
+				if known != nil && sess.AuditHead.Seq <= known.Seq {
+					t.Errorf("the head went back: seq %d, was %d", sess.AuditHead.Seq, known.Seq)
 				}
-			}
-			sess, err := s.Get(id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if known != nil && sess.AuditHead.Seq <= known.Seq {
-				t.Errorf("the head went back: seq %d, was %d", sess.AuditHead.Seq, known.Seq)
-			}
-			lines := trailLines(t, s, id)
-			var breaks []Event
-			for _, l := range lines {
-				var e Event
-				if json.Unmarshal([]byte(l), &e) == nil && e.Type == breakType {
-					breaks = append(breaks, e)
+				lines := trailLines(t, s, id)
+				var breaks []Event
+				for _, l := range lines {
+					var e Event
+					if json.Unmarshal([]byte(l), &e) == nil && e.Type == breakType {
+						breaks = append(breaks, e)
+					}
 				}
-			}
-			if len(breaks) != 1 || breaks[0].Event != "Stop" || breaks[0].Source != "agent-hooks" || breaks[0].Status != "broken" || !strings.Contains(breaks[0].Reason, tc.found) {
-				t.Errorf("break lines = %+v, want one, of the Stop that found it, saying %q", breaks, tc.found)
-			}
-		})
+				if len(breaks) != 1 || breaks[0].Event != "Stop" || breaks[0].Source != "agent-hooks" || breaks[0].Status != "broken" || !strings.Contains(breaks[0].Reason, tc.found) {
+					t.Errorf("break lines = %+v, want one, of the Stop that found it, saying %q", breaks, tc.found)
+				}
+			})
+		}
 	}
 }
 
@@ -365,12 +398,12 @@ func plantHardLink(t *testing.T, path, content string) string {
 func TestSessionFilesAreNeverWrittenThroughLinks(t *testing.T) {
 	t.Parallel()
 	const content = "the user's own file\nwith two lines\n"
-	appendOne := func(s *Store, id string) error { return s.Append(id, Event{Event: "Stop", Name: "next"}) }
+	var appendOne func(s *Store, id string) error // nil: the append of the mode
 	tests := []struct {
 		name   string
 		plant  func(t *testing.T, s *Store, id string) string
-		do     func(s *Store, id string) error
-		refuse bool // the operation fails (else it goes on, without the link)
+		do     func(s *Store, id string) error // nil: an append
+		refuse bool                            // the operation fails (else it goes on, without the link)
 	}{
 		{"note symlinked", func(t *testing.T, s *Store, id string) string {
 			os.Remove(s.headPath(id))
@@ -400,28 +433,35 @@ func TestSessionFilesAreNeverWrittenThroughLinks(t *testing.T) {
 			return s.State(id, "loop").Update(&v, func() (bool, error) { v = map[string]int{"n": 1}; return true, nil })
 		}, true},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s, id := anchoredSession(t, 3, 1)
-			outside := tc.plant(t, s, id)
-			err := tc.do(s, id)
-			if tc.refuse != (err != nil) {
-				t.Errorf("error = %v, want one: %v", err, tc.refuse)
-			}
-			if b, rerr := os.ReadFile(outside); rerr != nil || string(b) != content {
-				t.Errorf("the file outside is %q (%v), was %q", b, rerr, content)
-			}
-			if tc.refuse {
-				return
-			}
-			if st, err := os.Lstat(s.headPath(id)); err != nil || !st.Mode().IsRegular() {
-				t.Errorf("the note is not a file of its own: %v %v", st, err)
-			}
-			if v := verifyStored(t, s, id); v.Break == nil || v.Break.Kind != "found" {
-				t.Errorf("verify = %+v, break %+v; want the append to have found the note gone", v, v.Break)
-			}
-		})
+	for _, mode := range appendModes {
+		for _, tc := range tests {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				s, id, appendNext := mode.session(t, 3, 1)
+				outside := tc.plant(t, s, id)
+				var err error
+				if tc.do == nil { // the append, as the mode makes it
+					err = appendNext(Event{Event: "Stop", Name: "next"})
+				} else {
+					err = tc.do(s, id)
+				}
+				if tc.refuse != (err != nil) {
+					t.Errorf("error = %v, want one: %v", err, tc.refuse)
+				}
+				if b, rerr := os.ReadFile(outside); rerr != nil || string(b) != content {
+					t.Errorf("the file outside is %q (%v), was %q", b, rerr, content)
+				}
+				if tc.refuse {
+					return
+				}
+				if st, err := os.Lstat(s.headPath(id)); err != nil || !st.Mode().IsRegular() {
+					t.Errorf("the note is not a file of its own: %v %v", st, err)
+				}
+				if v := verifyStored(t, s, id); v.Break == nil || v.Break.Kind != "found" {
+					t.Errorf("verify = %+v, break %+v; want the append to have found the note gone", v, v.Break)
+				}
+			})
+		}
 	}
 }
 

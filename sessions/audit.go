@@ -40,10 +40,10 @@ type Event struct {
 }
 
 // Append adds events to the audit trail of session id, one JSON line each, chained to the line
-// before (see ChainStart), through atomicfile.AppendLinesAfter: lines of concurrent processes
-// never interleave nor fork the chain, and the trail only ever grows by whole lines (a failed
-// write leaves nothing behind, or at worst a fragment on a line of its own, which readers
-// report). An event without a time gets the store's clock.
+// before (see ChainStart), through an atomicfile.Appender: lines of concurrent processes never
+// interleave nor fork the chain, and the trail only ever grows by whole lines (a failed write
+// leaves nothing behind, or at worst a fragment on a line of its own, which readers report). An
+// event without a time gets the store's clock.
 //
 // Under the trail's lock, Append holds the trail's last line against the trail's anchor (the
 // head the last append noted, or the record's when that is past it or there is no note): a trail
@@ -52,33 +52,91 @@ type Event struct {
 // as whole. It then notes the head it leaves (<id>.head); a note that cannot be written undoes
 // the lines. The first lines of a trail nothing anchored yet are anchored in the record too, so
 // that a trail removed with its note is still missed.
+//
+// A run of appends to one trail (the hooks of one event) goes through one Appender instead.
 func (s *Store) Append(id string, events ...Event) error {
-	if !ValidID(id) {
-		return fmt.Errorf("append to audit trail: invalid session id %q", id)
+	a, err := s.Appender(id)
+	if err != nil {
+		return err
 	}
+	err = a.Append(events...)
+	a.Close()
+	return err
+}
+
+// TrailAppender appends to the audit trail of one session as Store.Append does, keeping the
+// trail and its head note open from one append to the next: each append still takes the trail's
+// lock, reads the trail's last line, the note and the record's head under it, holds them against
+// each other, writes its lines and notes the head before it returns, but opens and closes
+// nothing while the files are the ones it holds (see atomicfile.Appender). Its appends are
+// serialised; Close releases the files.
+type TrailAppender struct {
+	s     *Store
+	id    string
+	trail *atomicfile.Appender
+
+	mu   sync.Mutex
+	note *headNote // the note as the last append left it; nil before the first
+	// line and hash are the last line this appender wrote and its hash: a trail found ending in
+	// the same bytes is not hashed again.
+	line []byte
+	hash string
+}
+
+// Appender is a TrailAppender to the audit trail of session id; it opens nothing until the first
+// append.
+func (s *Store) Appender(id string) (*TrailAppender, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("append to audit trail: invalid session id %q", id)
+	}
+	return &TrailAppender{s: s, id: id, trail: atomicfile.NewAppender(s.EventsPath(id), 0o600)}, nil
+}
+
+// Close releases the trail and its note; an append after it opens them again.
+func (a *TrailAppender) Close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.trail.Close()
+	a.note.close()
+	a.note = nil
+}
+
+// Append adds events to the trail (see Store.Append).
+func (a *TrailAppender) Append(events ...Event) error {
 	if len(events) == 0 {
 		return nil
 	}
+	s, id := a.s, a.id
 	for i := range events {
 		if events[i].Time.IsZero() {
 			events[i].Time = s.now()
 		}
 		events[i].Time = events[i].Time.UTC()
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	var (
-		note     *headNote
 		anchored bool      // the trail had an anchor before these lines
 		head     AuditHead // the head the lines leave
+		lastLine []byte    // the last line written
 	)
-	defer func() { note.close() }()
 	// Appends hold a lock on the trail itself, not the folder's (which would make every hook
 	// wait for other processes' record updates); a write cut short by a full disk is undone, and a
 	// line torn by a killed writer is ended before the next, so no event is glued to a fragment.
-	err := atomicfile.AppendLinesAfter(s.EventsPath(id), 0o600, func(last []byte) ([]byte, error) {
-		note = s.openNote(id)
+	err := a.trail.Append(func(last []byte) ([]byte, error) {
+		a.note = s.reopenNote(id, a.note)
+		note := a.note
 		want := newerHead(s.recordHead(id), note.head)
 		anchored = want != nil
-		seq, prev := chainAfter(id, last)
+		var lastHash string
+		if last != nil {
+			if a.line != nil && bytes.Equal(last, a.line) {
+				lastHash = a.hash
+			} else {
+				lastHash = lineHash(last)
+			}
+		}
+		seq, prev := chainAfter(id, last, lastHash)
 		var buf bytes.Buffer
 		add := func(e Event) error {
 			e.Seq, e.Prev = seq, prev
@@ -89,17 +147,17 @@ func (s *Store) Append(id string, events ...Event) error {
 			buf.Write(b)
 			buf.WriteByte('\n')
 			head = AuditHead{Seq: seq, Hash: lineHash(b)}
-			seq, prev = seq+1, head.Hash
+			seq, prev, lastLine = seq+1, head.Hash, b
 			return nil
 		}
-		if reason := tailBreak(id, last, want, note); reason != "" {
+		if reason := tailBreak(id, last, lastHash, want, note); reason != "" {
 			if want != nil {
 				seq = max(seq, want.Seq+1) // seq, and so the note, never go back
 			}
 			details := map[string]any{"anchor": want}
 			if last != nil {
 				found, _, _ := chainFields(last)
-				details["found"] = AuditHead{Seq: found, Hash: lineHash(last)}
+				details["found"] = AuditHead{Seq: found, Hash: lastHash}
 			}
 			brk := Event{Time: events[0].Time, Event: events[0].Event, Name: "agent-hooks", Type: breakType,
 				Source: "agent-hooks", Status: "broken", Reason: reason, Details: details}
@@ -113,10 +171,11 @@ func (s *Store) Append(id string, events ...Event) error {
 			}
 		}
 		return buf.Bytes(), nil
-	}, func() error { return note.write(head) })
+	}, func() error { return a.note.write(head) })
 	if err != nil {
 		return fmt.Errorf("append to audit trail: %w", err)
 	}
+	a.line, a.hash = lastLine, head.Hash
 	if !anchored {
 		s.anchorInRecord(id)
 	}

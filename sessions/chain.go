@@ -56,15 +56,16 @@ func hexHash(line []byte) (h [64]byte) {
 // chainAfter is where the chain goes on after last (the trail's last complete line, nil for an
 // empty trail): the seq of the next line and its prev. After an unchained line (a trail begun
 // before the chain) the chain starts at 1, linked to that line.
-func chainAfter(id string, last []byte) (next int64, prev string) {
+// lastHash is lineHash(last).
+func chainAfter(id string, last []byte, lastHash string) (next int64, prev string) {
 	if last == nil {
 		return 1, ChainStart(id)
 	}
 	seq, _, ok := chainFields(last)
 	if !ok {
-		return 1, lineHash(last)
+		return 1, lastHash
 	}
-	return seq + 1, lineHash(last)
+	return seq + 1, lastHash
 }
 
 // chainFields reads seq and prev of an audit line: from its start when it is written as
@@ -121,12 +122,14 @@ const breakType = "trail-break"
 // headNote is the note of a trail's head (<id>.head), read and written under the trail's lock.
 // It is overwritten in place rather than replaced: a rename costs the file system a journal
 // transaction and the folder a change on every event. It is not synced, as the trail's lines
-// are not.
+// are not. A TrailAppender keeps it open from one append to the next, and reads it again before
+// each (reopenNote).
 type headNote struct {
 	path string
-	f    *os.File   // open in place; nil when it could not be (see state): it is then replaced
-	size int        // the bytes it held (at most noteMax+1)
-	head *AuditHead // nil: none that can be used (see state)
+	f    *os.File    // open in place; nil when it could not be (see state): it is then replaced
+	st   fs.FileInfo // f's, when it was opened
+	size int         // the bytes it held (at most noteMax+1)
+	head *AuditHead  // nil: none that can be used (see state)
 	// state says why head is nil: "missing", "damaged", or what was found in its place ("a
 	// symbolic link", "a named pipe", "a file with 2 hard links": never opened) or why it could not
 	// be read.
@@ -136,11 +139,11 @@ type headNote struct {
 // noteMax is the most a note agent-hooks writes can hold.
 const noteMax = 128
 
-// openNote opens the note of session id's trail for reading and writing, creating it; the
-// caller holds the trail's lock and closes it.
+// openNote opens the note of session id's trail for reading and writing, creating it, and reads
+// it; the caller holds the trail's lock and closes it.
 func (s *Store) openNote(id string) *headNote {
 	n := &headNote{path: s.headPath(id)}
-	f, err := atomicfile.OpenFile(n.path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, st, err := atomicfile.OpenFileStat(n.path, os.O_RDWR|os.O_CREATE, 0o600)
 	var refused *atomicfile.NotRegularError
 	switch {
 	case errors.As(err, &refused):
@@ -150,16 +153,40 @@ func (s *Store) openNote(id string) *headNote {
 		n.state = fmt.Sprintf("unreadable (%v)", err)
 		return n
 	}
-	n.f = f
+	n.f, n.st = f, st
+	n.read(st.Size())
+	return n
+}
+
+// reopenNote is n, the note of session id's trail as an earlier append left it (nil: none), read
+// again under the trail's lock: through the file n holds while its path still names it (a regular
+// file of its own), else opened anew as openNote does.
+func (s *Store) reopenNote(id string, n *headNote) *headNote {
+	if n == nil || n.f == nil {
+		n.close()
+		return s.openNote(id)
+	}
+	st, ok := atomicfile.StillAt(n.path, n.f, n.st)
+	if !ok {
+		n.close()
+		return s.openNote(id)
+	}
+	n.read(st.Size())
+	return n
+}
+
+// read reads the note's head from its file, of size bytes as stat found it under the trail's
+// lock (which every writer of a note holds): one read of that size, no more than a note can hold
+// and one byte (a longer one is damaged).
+func (n *headNote) read(size int64) {
 	var buf [noteMax + 1]byte
-	k, err := f.ReadAt(buf[:], 0)
+	k, err := n.f.ReadAt(buf[:min(max(size, 0), noteMax+1)], 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		n.state = fmt.Sprintf("unreadable (%v)", err)
-		return n
+		n.size, n.head, n.state = 0, nil, fmt.Sprintf("unreadable (%v)", err)
+		return
 	}
 	n.size = k
 	n.head, n.state = parseNote(buf[:k])
-	return n
 }
 
 // parseNote reads a note; state says why there is no head in it.
@@ -167,11 +194,53 @@ func parseNote(b []byte) (head *AuditHead, state string) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, "missing"
 	}
+	if h, ok := parseNoteFast(b); ok {
+		return h, ""
+	}
 	var h AuditHead
 	if len(b) > noteMax || json.Unmarshal(b, &h) != nil || !validHead(&h) {
 		return nil, "damaged"
 	}
 	return &h, ""
+}
+
+// parseNoteFast reads a note as appendNote writes it, a valid head; false for anything else,
+// which parseNote then reads with encoding/json.
+func parseNoteFast(b []byte) (*AuditHead, bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(`{"seq":`))
+	if !ok {
+		return nil, false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	if i == 0 || rest[0] == '0' {
+		return nil, false
+	}
+	seq, err := strconv.ParseInt(string(rest[:i]), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	rest, ok = bytes.CutPrefix(rest[i:], []byte(`,"hash":"`))
+	if !ok || len(rest) < 64 {
+		return nil, false
+	}
+	hash, tail := rest[:64], rest[64:]
+	if string(tail) != `"}`+"\n" && string(tail) != `"}` {
+		return nil, false
+	}
+	h := &AuditHead{Seq: seq, Hash: string(hash)}
+	return h, validHead(h)
+}
+
+// appendNote appends the note of head, as json.Marshal writes it, with a newline.
+func appendNote(b []byte, head AuditHead) []byte {
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, head.Seq, 10)
+	b = append(b, `,"hash":`...)
+	b = strconv.AppendQuote(b, head.Hash) // hex: quoted as encoding/json quotes it
+	return append(b, "}\n"...)
 }
 
 func validHead(h *AuditHead) bool {
@@ -186,11 +255,8 @@ func validHead(h *AuditHead) bool {
 // regular file of its own was in its place) by replacing it whole, which never writes through
 // what was there.
 func (n *headNote) write(head AuditHead) error {
-	b, err := json.Marshal(head)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
+	var buf [noteMax]byte
+	b := appendNote(buf[:0], head)
 	if n.f == nil {
 		if err := atomicfile.WriteFile(n.path, b, 0o600); err != nil {
 			return fmt.Errorf("note the audit trail's head: %w", err)
@@ -212,6 +278,7 @@ func (n *headNote) write(head AuditHead) error {
 func (n *headNote) close() {
 	if n != nil && n.f != nil {
 		n.f.Close()
+		n.f = nil
 	}
 }
 
@@ -295,15 +362,16 @@ func newerHead(recorded, noted *AuditHead) *AuditHead {
 }
 
 // tailBreak says how a trail whose last complete line is last (nil: none) does not end at its
-// anchor want (nil: none); "" when it does. note is the note read under the lock. A trail with
+// anchor want (nil: none); "" when it does. lastHash is lineHash(last). note is the note read
+// under the lock. A trail with
 // no anchor may be empty or end in a line written before the chain; one that ends in a chained
 // line has lost its anchor (the note was removed before the record ever took a head).
-func tailBreak(id string, last []byte, want *AuditHead, note *headNote) string {
+func tailBreak(id string, last []byte, lastHash string, want *AuditHead, note *headNote) string {
 	var found *AuditHead
 	chained := false
 	if last != nil {
 		seq, _, ok := chainFields(last)
-		found, chained = &AuditHead{Seq: seq, Hash: lineHash(last)}, ok
+		found, chained = &AuditHead{Seq: seq, Hash: lastHash}, ok
 	}
 	if want == nil {
 		if found == nil || !chained {

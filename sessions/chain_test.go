@@ -297,3 +297,53 @@ func FuzzDecodeEventMatchesJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestNoteFastMatchesJSON: a note is written as encoding/json writes an AuditHead, and read as it
+// reads one (the fast path, or encoding/json for anything else).
+func TestNoteFastMatchesJSON(t *testing.T) {
+	t.Parallel()
+	hash := strings.Repeat("0123456789abcdef", 4)
+	for _, h := range []AuditHead{{Seq: 1, Hash: hash}, {Seq: 1 << 62, Hash: hash}} {
+		want, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendNote(nil, h); string(got) != string(want)+"\n" {
+			t.Errorf("appendNote(%+v) = %q, want %q", h, got, string(want)+"\n")
+		}
+	}
+	notes := []string{
+		`{"seq":7,"hash":"` + hash + `"}` + "\n",
+		`{"seq":7,"hash":"` + hash + `"}`,
+		`{"seq":7,"hash":"` + strings.ToUpper(hash) + `"}` + "\n",
+		`{"hash":"` + hash + `","seq":7}`,
+		` {"seq":7,"hash":"` + hash + `"}`,
+		`{"seq":07,"hash":"` + hash + `"}`,
+		`{"seq":0,"hash":"` + hash + `"}`,
+		`{"seq":-1,"hash":"` + hash + `"}`,
+		`{"seq":99999999999999999999,"hash":"` + hash + `"}`,
+		`{"seq":7,"hash":"` + hash[:63] + `"}`,
+		`{"seq":7,"hash":"` + hash[:63] + `g"}`,
+		`{"seq":7,"hash":"` + hash + `"}x`,
+		`{"seq":7,"hash":"` + hash + `"}` + "\n\n",
+		`{"seq":7,"hash":"` + hash + `"`,
+		`{"seq":7,"hash":"` + hash + `","more":1}`,
+		"",
+		"\n",
+	}
+	for _, note := range notes {
+		got, gotState := parseNote([]byte(note))
+		var want *AuditHead
+		wantState := "missing"
+		if strings.TrimSpace(note) != "" {
+			var h AuditHead
+			wantState = "damaged"
+			if json.Unmarshal([]byte(note), &h) == nil && validHead(&h) {
+				want, wantState = &h, ""
+			}
+		}
+		if !reflect.DeepEqual(got, want) || gotState != wantState {
+			t.Errorf("parseNote(%q) = %+v, %q; want %+v, %q", note, got, gotState, want, wantState)
+		}
+	}
+}

@@ -140,15 +140,31 @@ func (r *Local) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) 
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := outputPipe()
-	if err != nil {
-		closeAll(stdinR, stdinW)
-		return nil, err
-	}
-	errR, errW, err := outputPipe()
-	if err != nil {
-		closeAll(stdinR, stdinW, outR, outW)
-		return nil, err
+	// Where a pidfd can be polled (Linux), this goroutine reads the output itself, polling it
+	// with the hook's exit (pollOutput): no copier goroutines, none of the runtime's poller, and
+	// no wake-ups of other threads on the per-hook path. Elsewhere copier goroutines read it.
+	var outR, errR *os.File // our ends, for the copiers
+	outFD, errFD := -1, -1  // our ends, for pollOutput
+	var outW, errW *os.File
+	if pidfdPolls() {
+		if outFD, outW, err = rawPipe(); err != nil {
+			closeAll(stdinR, stdinW)
+			return nil, err
+		}
+		if errFD, errW, err = rawPipe(); err != nil {
+			closeAll(stdinR, stdinW, outW)
+			closeFDs(outFD)
+			return nil, err
+		}
+	} else {
+		if outR, outW, err = outputPipe(); err != nil {
+			closeAll(stdinR, stdinW)
+			return nil, err
+		}
+		if errR, errW, err = outputPipe(); err != nil {
+			closeAll(stdinR, stdinW, outR, outW)
+			return nil, err
+		}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, outW, errW
 	if prefilled && stdinW != nil {
@@ -159,11 +175,13 @@ func (r *Local) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) 
 	start := time.Now()
 	if err := startable(p); err != nil {
 		closeAll(stdinR, stdinW, outR, outW, errR, errW)
+		closeFDs(outFD, errFD)
 		res.StartErr, res.ExitCode = err, 127
 		return res, nil
 	}
 	if err := cmd.Start(); err != nil {
 		closeAll(stdinR, stdinW, outR, outW, errR, errW)
+		closeFDs(outFD, errFD)
 		if errors.Is(err, syscall.E2BIG) {
 			err = &InputError{Err: fmt.Errorf("its arguments and environment are larger than the system allows: %w", err)}
 		}
@@ -191,11 +209,22 @@ func (r *Local) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) 
 		killMu.Unlock()
 	}()
 
-	// The copiers signal the last one out instead of a goroutine waiting on a WaitGroup.
 	var stdout, stderr capture
+	streams := [2]rawStream{{fd: outFD, c: &stdout, live: liveOut}, {fd: errFD, c: &stderr, live: liveErr}}
+	defer func() { closeFDs(streams[0].fd, streams[1].fd) }()
+	polled := false
+	if outFD >= 0 {
+		// Reads the output until the hook's main process has exited; false without a pidfd for
+		// it, when the copiers take over.
+		if polled = pollOutput(cmd.Process.Pid, &streams); !polled {
+			outR, errR = pollerFiles(&streams)
+		}
+	}
+
+	// The goroutines (the copiers, the stdin feeder) signal the last one out instead of a
+	// goroutine waiting on a WaitGroup.
 	drained := make(chan struct{})
 	var pending atomic.Int32
-	pending.Store(2)
 	done := func() {
 		if pending.Add(-1) == 0 {
 			close(drained)
@@ -203,16 +232,26 @@ func (r *Local) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) 
 	}
 	if !prefilled {
 		pending.Add(1)
+	}
+	if outR != nil {
+		pending.Add(2)
+	}
+	if pending.Load() == 0 {
+		close(drained)
+	}
+	if !prefilled {
 		go func() {
 			defer done()
 			_, _ = stdinW.Write(p.Stdin) // EPIPE when the hook does not read: fine
 			_ = stdinW.Close()
 		}()
 	}
-	go func() { defer done(); stdout.copyFrom(outR, liveOut) }()
-	go func() { defer done(); stderr.copyFrom(errR, liveErr) }()
+	if outR != nil {
+		go func() { defer done(); stdout.copyFrom(outR, liveOut) }()
+		go func() { defer done(); stderr.copyFrom(errR, liveErr) }()
+		awaitExit(cmd.Process.Pid)
+	}
 
-	awaitExit(cmd.Process.Pid)
 	waitErr := cmd.Wait()
 	res.Duration = time.Since(start)
 	reapGroup(cmd.Process) // nothing the hook started may outlive it
@@ -221,10 +260,16 @@ func (r *Local) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) 
 		sweepOrphans(tag, cmd.Process.Pid)
 	}
 
+	// The output is read to its end, for as long as pipeDrain (a descendant that escaped the
+	// group may hold the pipe open).
+	deadline := time.Now().Add(pipeDrain)
+	if polled {
+		pollStreams(&streams, -1, deadline)
+	}
 	select {
 	case <-drained:
 	default:
-		t := time.NewTimer(pipeDrain)
+		t := time.NewTimer(time.Until(deadline))
 		select {
 		case <-drained:
 		case <-t.C:
@@ -400,16 +445,42 @@ func (c *capture) copyFrom(r io.Reader, live io.Writer) {
 	for {
 		n, err := r.Read(chunk)
 		if n > 0 {
-			if live != nil && !writeLive(live, chunk[:n]) {
-				live = nil
-			}
-			keep := min(n, MaxCapture-len(c.buf))
-			c.buf = append(c.buf, chunk[:keep]...)
-			c.dropped += int64(n - keep)
+			c.take(chunk[:n], &live)
 		}
 		if err != nil {
 			return
 		}
+	}
+}
+
+// take keeps what fits of p and writes it all to *live, which a writer that panics sets to nil.
+func (c *capture) take(p []byte, live *io.Writer) {
+	if *live != nil && !writeLive(*live, p) {
+		*live = nil
+	}
+	keep := min(len(p), MaxCapture-len(c.buf))
+	c.buf = append(c.buf, p[:keep]...)
+	c.dropped += int64(len(p) - keep)
+}
+
+// rawStream is our end of a hook's stdout or stderr as a plain descriptor (-1: closed), read by
+// pollOutput into its capture and live writer.
+type rawStream struct {
+	fd   int
+	c    *capture
+	live io.Writer
+}
+
+// read reads what the stream holds once (poll said it is readable), closing it at its end or on
+// an error.
+func (s *rawStream) read(chunk []byte) {
+	n, err := readFD(s.fd, chunk)
+	if n > 0 {
+		s.c.take(chunk[:n], &s.live)
+	}
+	if n <= 0 && !retryable(err) {
+		closeFDs(s.fd)
+		s.fd = -1
 	}
 }
 

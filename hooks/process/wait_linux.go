@@ -4,6 +4,8 @@ package process
 
 import (
 	"os"
+	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,4 +39,117 @@ func awaitExit(pid int) bool {
 		return exited
 	})
 	return err == nil && exited
+}
+
+// pidfdPolls reports whether this system gives a pidfd for a child (pidfd_open, Linux 5.3),
+// which poll(2) reports readable once the child has exited: then pollOutput reads a hook's output
+// and waits for its exit in one goroutine.
+var pidfdPolls = sync.OnceValue(func() bool {
+	fd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	return true
+})
+
+// pollOutput reads the hook's output streams from this goroutine, in poll(2) with a pidfd of
+// process pid (a child of this process, not yet reaped), until the process has exited (leaving
+// it to be reaped by Wait) or both streams have ended and it exited. It reports false, having
+// read nothing, when it can have no pidfd.
+func pollOutput(pid int, streams *[2]rawStream) bool {
+	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(pidfd)
+	pollStreams(streams, pidfd, time.Time{})
+	return true
+}
+
+// pollStreams reads the open streams as they become readable: with a pidfd (>= 0), until it is
+// readable (the process exited); without, until both streams have ended or the deadline has
+// passed. A poll that fails ends it (the caller's Wait then waits for the exit, and the streams
+// are closed unread).
+func pollStreams(streams *[2]rawStream, pidfd int, deadline time.Time) {
+	buf := chunks.Get().(*[32 << 10]byte)
+	defer chunks.Put(buf)
+	var fds [3]unix.PollFd
+	var which [3]int // the stream of each polled descriptor
+	for {
+		n := 0
+		for i := range streams {
+			if streams[i].fd >= 0 {
+				fds[n], which[n] = unix.PollFd{Fd: int32(streams[i].fd), Events: unix.POLLIN}, i
+				n++
+			}
+		}
+		timeout := -1
+		if pidfd >= 0 {
+			fds[n] = unix.PollFd{Fd: int32(pidfd), Events: unix.POLLIN}
+			n++
+		} else {
+			left := time.Until(deadline)
+			if n == 0 || left <= 0 {
+				return
+			}
+			timeout = int((left + time.Millisecond - 1) / time.Millisecond)
+		}
+		_, err := unix.Poll(fds[:n], timeout)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return
+		}
+		exited := false
+		for k := range fds[:n] {
+			switch {
+			case fds[k].Revents == 0:
+			case pidfd >= 0 && k == n-1:
+				exited = true
+			default:
+				streams[which[k]].read(buf[:])
+			}
+		}
+		if exited {
+			return
+		}
+	}
+}
+
+// rawPipe is the pipe of a hook's stdout or stderr for pollOutput: our end a plain blocking
+// descriptor (read only once poll says it is readable), the hook's an *os.File for os/exec.
+func rawPipe() (r int, w *os.File, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return -1, nil, os.NewSyscallError("pipe2", err)
+	}
+	return p[0], os.NewFile(uintptr(p[1]), "|1"), nil
+}
+
+// pollerFiles hands the streams' descriptors over to the runtime's poller, for the copier
+// goroutines (pollOutput could have no pidfd): the streams are left closed (-1).
+func pollerFiles(streams *[2]rawStream) (out, errOut *os.File) {
+	var f [2]*os.File
+	for i := range streams {
+		_ = unix.SetNonblock(streams[i].fd, true) // non-blocking: closing it stops a read
+		f[i] = os.NewFile(uintptr(streams[i].fd), "|0")
+		streams[i].fd = -1
+	}
+	return f[0], f[1]
+}
+
+func readFD(fd int, p []byte) (int, error) { return unix.Read(fd, p) }
+
+// retryable is an error of a read that may succeed later.
+func retryable(err error) bool { return err == unix.EINTR || err == unix.EAGAIN }
+
+// closeFDs closes plain descriptors; -1 is none.
+func closeFDs(fds ...int) {
+	for _, fd := range fds {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
 }

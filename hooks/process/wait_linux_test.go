@@ -3,6 +3,7 @@
 package process
 
 import (
+	"os"
 	"os/exec"
 	"testing"
 
@@ -44,4 +45,39 @@ func TestAwaitExit(t *testing.T) {
 			t.Errorf("%s: exit code %d, want %d", tt.script, got, tt.code)
 		}
 	}
+}
+
+// TestPollerFilesHandOverTheStreams: without a pidfd for a hook, its streams' descriptors go to
+// copier goroutines as files of the runtime's poller, which read them to their end and whose
+// close stops a read that waits.
+func TestPollerFilesHandOverTheStreams(t *testing.T) {
+	t.Parallel()
+	var streams [2]rawStream
+	var writers [2]*os.File
+	for i := range streams {
+		fd, w, err := rawPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		streams[i].fd, writers[i] = fd, w
+	}
+	out, errOut := pollerFiles(&streams)
+	if streams[0].fd != -1 || streams[1].fd != -1 {
+		t.Errorf("the streams keep descriptors %d, %d after the hand-over", streams[0].fd, streams[1].fd)
+	}
+	if _, err := writers[0].WriteString("out\n"); err != nil {
+		t.Fatal(err)
+	}
+	writers[0].Close()
+	var c capture
+	c.copyFrom(out, nil)
+	if got := c.String(); got != "out\n" {
+		t.Errorf("read %q, want %q", got, "out\n")
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); var c capture; c.copyFrom(errOut, nil) }()
+	errOut.Close() // the writer is still open: only the close ends the read
+	<-done
+	writers[1].Close()
+	out.Close()
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // AppendLines appends data, one or more complete lines each ending in '\n', to the line-oriented
@@ -43,31 +44,108 @@ func AppendLines(path string, data []byte, perm fs.FileMode) error {
 // The file is opened through OpenFile: never through a symbolic link, and only when it is a
 // regular file with no other hard link, so that lines never land in a file elsewhere.
 func AppendLinesAfter(path string, perm fs.FileMode, build func(last []byte) ([]byte, error), commit func() error) error {
-	open := func() (*os.File, error) {
-		return OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, perm)
+	a := NewAppender(path, perm)
+	err := a.Append(build, commit)
+	if cerr := a.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("append to %s: %w", path, cerr)
 	}
-	f, err := open()
+	return err
+}
+
+// Appender makes the appends of AppendLinesAfter to one file, keeping the file open from one to
+// the next: a run of appends (the audit lines of one event's hooks) costs each a lock, a stat, a
+// read of the tail and a write, not also an open and a close. Each append is what
+// AppendLinesAfter does, to the file path names when it is made: under the lock, before anything
+// is read, the held file is checked against path (lstat: the same file, still a regular file with
+// no other hard link), and a file that was replaced, removed or linked since is let go and path
+// opened again through OpenFile, as AppendLinesAfter would. Nothing is buffered: an append has
+// written its lines (and run its commit) when it returns. The lock is held only during an
+// append. The appends of one Appender are serialised (a flock on one open file does not exclude
+// the goroutines sharing it); Close releases the file.
+type Appender struct {
+	path string
+	perm fs.FileMode
+
+	mu sync.Mutex
+	f  *os.File    // nil until the first append, and after Close
+	st fs.FileInfo // f's, as it was opened: what path must still name
+}
+
+// NewAppender is an Appender to path, creating it with mode perm (and its folder with 0700) when
+// missing. It opens nothing until the first append.
+func NewAppender(path string, perm fs.FileMode) *Appender {
+	return &Appender{path: path, perm: perm}
+}
+
+// Append is AppendLinesAfter of the Appender's file: build gets the file's last complete line and
+// returns the lines to append, commit (when not nil) runs under the lock once they are written,
+// and its error undoes them.
+func (a *Appender) Append(build func(last []byte) ([]byte, error), commit func() error) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	size, err := a.lockCurrent()
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", a.path, err)
+	}
+	err = buildAndAppend(a.f, size, build, commit)
+	_ = unlock(a.f) // closing the file releases the lock anyway
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", a.path, err)
+	}
+	return nil
+}
+
+// lockCurrent locks the file path names, opening it when the one held is not that file any
+// more (or none is held), and returns its size, read under the lock.
+func (a *Appender) lockCurrent() (size int64, err error) {
+	if a.f != nil {
+		if err := lock(a.f); err != nil {
+			return 0, fmt.Errorf("lock %s: %w", a.path, err)
+		}
+		// Under the lock: a stat of the path, which is the held file's own when it is the same.
+		if st, ok := StillAt(a.path, a.f, a.st); ok {
+			return st.Size(), nil
+		}
+		_ = unlock(a.f)
+		a.f.Close()
+		a.f, a.st = nil, nil
+	}
+	open := func() (*os.File, fs.FileInfo, error) {
+		return openFile(a.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, a.perm)
+	}
+	f, st, err := open()
 	if errors.Is(err, fs.ErrNotExist) {
-		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-			f, err = open()
+		if err = os.MkdirAll(filepath.Dir(a.path), 0o700); err == nil {
+			f, st, err = open()
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("append to %s: %w", path, err)
+		return 0, err
 	}
 	if err := lock(f); err != nil {
 		f.Close()
-		return fmt.Errorf("lock %s: %w", path, err)
+		return 0, fmt.Errorf("lock %s: %w", a.path, err)
 	}
-	err = buildAndAppend(f, build, commit)
-	_ = unlock(f) // closing the file releases the lock anyway
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	cur, err := f.Stat() // under the lock: no one appends until it is released
 	if err != nil {
-		return fmt.Errorf("append to %s: %w", path, err)
+		_ = unlock(f)
+		f.Close()
+		return 0, err
 	}
-	return nil
+	a.f, a.st = f, st
+	return cur.Size(), nil
+}
+
+// Close releases the file; the Appender opens it again if it is used after.
+func (a *Appender) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.f == nil {
+		return nil
+	}
+	err := a.f.Close()
+	a.f, a.st = nil, nil
+	return err
 }
 
 // appendFile is what appendLines needs of an *os.File opened for reading and appending; tests
@@ -114,12 +192,8 @@ func appendLinesAt(f appendFile, data []byte, size int64, lastByte byte) error {
 	return err
 }
 
-func buildAndAppend(f *os.File, build func(last []byte) ([]byte, error), commit func() error) error {
-	st, err := f.Stat() // under the lock: no one appends until it is released
-	if err != nil {
-		return err
-	}
-	size := st.Size()
+// buildAndAppend appends build's lines to f, locked and of size bytes, then runs commit.
+func buildAndAppend(f *os.File, size int64, build func(last []byte) ([]byte, error), commit func() error) error {
 	last, lastByte, err := lastLine(f, size)
 	if err != nil {
 		return err

@@ -39,6 +39,28 @@ func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	return f, err
 }
 
+// OpenFileStat is OpenFile, with what the opened file's fstat found: what StillAt holds the
+// path against later.
+func OpenFileStat(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
+	return openFile(path, flag, perm)
+}
+
+// StillAt reports whether path still names f, a file OpenFile opened for writing whose fstat
+// then was opened, and is still a regular file with no other hard link: what OpenFile would open
+// again. It returns path's lstat, which is f's own when ok. A file kept open across several
+// writes is held against its path before each, so that nothing is written to a file that was
+// replaced, removed or linked elsewhere since.
+func StillAt(path string, f *os.File, opened fs.FileInfo) (fs.FileInfo, bool) {
+	st, err := os.Lstat(path)
+	if err != nil || !os.SameFile(opened, st) || !st.Mode().IsRegular() {
+		return nil, false
+	}
+	if n, err := links(f, st); err != nil || n != 1 {
+		return nil, false
+	}
+	return st, true
+}
+
 // openFile is OpenFile, with what the opened file's fstat found.
 func openFile(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, flag|noFollow, perm)

@@ -40,8 +40,7 @@ type longOption struct {
 // what a rule allocated.
 type flagSet [4]uint64
 
-func (s *flagSet) add(f byte)      { s[f>>6] |= 1 << (f & 63) }
-func (s *flagSet) has(f byte) bool { return s[f>>6]&(1<<(f&63)) != 0 }
+func (s *flagSet) add(f byte) { s[f>>6] |= 1 << (f & 63) }
 func (s *flagSet) missingFrom(o *flagSet) (n int) {
 	for i := range s {
 		n += bits.OnesCount64(s[i] &^ o[i])

@@ -53,7 +53,7 @@ func (r *Runner) Refuse(req Request, reason string) (capped bool, err error) {
 // session this (Once) runner attached already is taken as it was attached: its record exists, and
 // recording needs only its id.
 func (r *Runner) attachOnly(req Request) (*storedSession, error) {
-	if sess := r.attached.find(r.sessionIDOf(req), r.AutoagentHome); sess != nil {
+	if sess := r.attached.find(r.sessionIDOf(req)); sess != nil {
 		return &storedSession{store: sess.store, id: sess.id, record: sess.record, toolUseID: req.ToolUseID, warn: r.Warn}, nil
 	}
 	ws, err := r.Workspace(req.Workspace)

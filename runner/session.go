@@ -49,7 +49,7 @@ func (r *Runner) attach(store *sessions.Store, req Request, workspace string) (*
 		return nil, fmt.Errorf("open session: %w", err)
 	}
 	attached := &storedSession{store: store, id: sess.ID, record: sess, toolUseID: req.ToolUseID, warn: r.Warn, found: found}
-	r.attached.remember(attached, r.AutoagentHome)
+	r.attached.remember(attached)
 	return attached, nil
 }
 
@@ -61,33 +61,33 @@ func (r *Runner) sessionIDOf(req Request) string {
 	return r.getenv("AUTOAGENT_SESSION_ID")
 }
 
-// attachMemo is the sessions a Once runner attached, by id and the AutoagentHome they live under
-// (nil: none are remembered, for a runner that is not Once).
+// attachMemo is the sessions a Once runner attached, by id (nil: none are remembered, for a
+// runner that is not Once). A Once runner has one sessions folder.
 type attachMemo struct {
 	mu       sync.Mutex
-	sessions map[[2]string]*storedSession
+	sessions map[string]*storedSession
 }
 
-func (m *attachMemo) remember(s *storedSession, home string) {
+func (m *attachMemo) remember(s *storedSession) {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.sessions == nil {
-		m.sessions = map[[2]string]*storedSession{}
+		m.sessions = map[string]*storedSession{}
 	}
-	m.sessions[[2]string{home, s.id}] = s
+	m.sessions[s.id] = s
 }
 
-// find is the session id under home, attached before; nil when it was not (or id is "").
-func (m *attachMemo) find(id, home string) *storedSession {
+// find is session id, attached before; nil when it was not (or id is "").
+func (m *attachMemo) find(id string) *storedSession {
 	if m == nil || id == "" {
 		return nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.sessions[[2]string{home, id}]
+	return m.sessions[id]
 }
 
 // attachNamed reads session id, creating it (as a session of workspace) when it has no record.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -221,6 +222,7 @@ func Parse(src []byte) (*Doc, error) {
 		return nil, err
 	}
 	d.Root = root
+	d.placeDuplicates()
 	return d, nil
 }
 
@@ -559,10 +561,36 @@ func (p *parser) duplicate(key string, offset, first int) {
 			path.WriteString(s.key)
 		}
 	}
-	d := Duplicate{Path: path.String(), Key: key, Offset: offset, First: first}
-	d.Line, d.Col = p.doc.LineCol(offset)
-	d.FirstLine, d.FirstCol = p.doc.LineCol(first)
-	p.doc.Duplicates = append(p.doc.Duplicates, d)
+	p.doc.Duplicates = append(p.doc.Duplicates, Duplicate{Path: path.String(), Key: key, Offset: offset, First: first})
+}
+
+// placeDuplicates fills in the lines and columns of the duplicates, asking LineCol in the order
+// of the source. Asked one duplicate at a time, each first occurrence sent LineCol back to the
+// start of its line, so that a document of one line with n repeated keys cost n times its
+// length (a session record is such a document, and the agent can write it).
+func (d *Doc) placeDuplicates() {
+	if len(d.Duplicates) == 0 {
+		return
+	}
+	offsets := make([]int, 0, 2*len(d.Duplicates))
+	for _, dup := range d.Duplicates {
+		offsets = append(offsets, dup.Offset, dup.First)
+	}
+	slices.Sort(offsets)
+	offsets = slices.Compact(offsets)
+	places := make([][2]int, len(offsets))
+	for i, o := range offsets {
+		places[i][0], places[i][1] = d.LineCol(o)
+	}
+	place := func(offset int) (line, col int) {
+		i, _ := slices.BinarySearch(offsets, offset)
+		return places[i][0], places[i][1]
+	}
+	for i := range d.Duplicates {
+		dup := &d.Duplicates[i]
+		dup.Line, dup.Col = place(dup.Offset)
+		dup.FirstLine, dup.FirstCol = place(dup.First)
+	}
 }
 
 func (p *parser) array() (*Value, error) {

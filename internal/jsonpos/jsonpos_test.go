@@ -480,3 +480,15 @@ func BenchmarkLineColOneLine(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseDuplicatesOneLine is a document of one line that repeats one key 20,000 times:
+// the places of its duplicates are found in one pass (it took the square of its length).
+func BenchmarkParseDuplicatesOneLine(b *testing.B) {
+	src := []byte("{" + strings.Repeat(`"a": 1, `, 20000) + `"a": 1}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if doc, err := Parse(src); err != nil || len(doc.Duplicates) != 20000 {
+			b.Fatal(err)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
+	"github.com/autoagent/agent-hooks/internal/jsonpos"
 )
 
 // The audit trail is a hash chain. Every line agent-hooks appends carries
@@ -338,16 +339,18 @@ func (s *Store) recordHead(id string) *AuditHead {
 	if err != nil {
 		return nil
 	}
-	var r struct {
-		AuditHead *AuditHead `json:"auditHead"`
+	var head *AuditHead
+	doc, err := jsonpos.Parse(b)
+	if err == nil {
+		err = decodeRecordHead(doc, doc.Root, &head)
 	}
-	if json.Unmarshal(b, &r) != nil || !validHead(r.AuditHead) {
-		r.AuditHead = nil
+	if err != nil || !validHead(head) {
+		head = nil
 	}
 	c.mu.Lock()
-	c.id, c.file, c.head = id, st, r.AuditHead // st is from before the read: a record replaced since is read again
+	c.id, c.file, c.head = id, st, head // st is from before the read: a record replaced since is read again
 	c.mu.Unlock()
-	return r.AuditHead
+	return head
 }
 
 // newerHead is the head a trail is anchored at, of a record's head and a noted one: the noted one

@@ -11,11 +11,10 @@ package sessions
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
-	"strings"
-	"sync"
 	"time"
+
+	"github.com/autoagent/agent-hooks/internal/jsonpos"
 )
 
 // Status of a session.
@@ -226,16 +225,13 @@ func (s Session) MarshalJSON() ([]byte, error) {
 	return marshalWithExtra(sessionFields(s), s.extra)
 }
 
-// UnmarshalJSON reads the known fields and keeps the others.
+// UnmarshalJSON reads the known fields and keeps the others (decodeSession).
 func (s *Session) UnmarshalJSON(data []byte) error {
-	var f sessionFields
-	extra, err := unmarshalWithExtra(data, &f, sessionKeys())
+	doc, err := jsonpos.Parse(data)
 	if err != nil {
 		return err
 	}
-	*s = Session(f)
-	s.extra = extra
-	return nil
+	return decodeSession(doc, doc.Root, s)
 }
 
 type metadataFields Metadata
@@ -245,63 +241,13 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 	return marshalWithExtra(metadataFields(m), m.extra)
 }
 
-// UnmarshalJSON reads the known fields and keeps the others.
+// UnmarshalJSON reads the known fields and keeps the others (decodeMetadata).
 func (m *Metadata) UnmarshalJSON(data []byte) error {
-	var f metadataFields
-	extra, err := unmarshalWithExtra(data, &f, metadataKeys())
+	doc, err := jsonpos.Parse(data)
 	if err != nil {
 		return err
 	}
-	*m = Metadata(f)
-	m.extra = extra
-	return nil
-}
-
-// unmarshalWithExtra decodes data into v (a pointer to a struct whose JSON keys are known) and
-// returns the object's keys that v has no field for.
-func unmarshalWithExtra(data []byte, v any, known map[string]bool) (map[string]json.RawMessage, error) {
-	if err := json.Unmarshal(data, v); err != nil {
-		return nil, err
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(data, &all); err != nil {
-		return nil, err
-	}
-	for k := range all {
-		if known[k] {
-			delete(all, k)
-		}
-	}
-	if len(all) == 0 {
-		return nil, nil
-	}
-	return all, nil
-}
-
-// The JSON keys of the fields of a record and of its metadata: a key read from a file that is
-// not one of them is kept as it was.
-var (
-	sessionKeys  = sync.OnceValue(func() map[string]bool { return jsonKeys(reflect.TypeFor[sessionFields]()) })
-	metadataKeys = sync.OnceValue(func() map[string]bool { return jsonKeys(reflect.TypeFor[metadataFields]()) })
-)
-
-// jsonKeys returns the keys encoding/json gives the exported fields of struct type t.
-func jsonKeys(t reflect.Type) map[string]bool {
-	keys := map[string]bool{}
-	for f := range t.Fields() {
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch name {
-		case "-":
-			continue
-		case "":
-			name = f.Name
-		}
-		keys[name] = true
-	}
-	return keys
+	return decodeMetadata(doc, doc.Root, m)
 }
 
 // marshalWithExtra encodes v (a struct) and appends the extra keys it does not already have.

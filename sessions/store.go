@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/autoagent/agent-hooks/internal/atomicfile"
+	"github.com/autoagent/agent-hooks/internal/jsonpos"
 )
 
 // ErrNotFound is returned (wrapped) for a session that has no record.
@@ -356,7 +357,11 @@ func ParseRecord(name, id string, b []byte) (*Session, error) { return parseReco
 
 func parseRecord(path, id string, b []byte) (*Session, error) {
 	var sess Session
-	if err := json.Unmarshal(b, &sess); err != nil {
+	doc, err := jsonpos.Parse(b)
+	if err == nil {
+		err = decodeSession(doc, doc.Root, &sess)
+	}
+	if err != nil {
 		return nil, &CorruptError{Path: path, Err: err}
 	}
 	if sess.ID != id {

@@ -539,9 +539,9 @@ func TestCreateWhenCurrentIsADirectory(t *testing.T) {
 	}
 }
 
-// TestKnownKeysAreTheEncodedOnes: the keys a record read keeps as another tool's are exactly
-// those the record's own fields do not encode to (all of them set, none omitted).
-func TestKnownKeysAreTheEncodedOnes(t *testing.T) {
+// TestDecodersNameEveryField: the keys a record read decodes (and does not keep as another
+// tool's) are exactly those the record's own fields encode to (all of them set, none omitted).
+func TestDecodersNameEveryField(t *testing.T) {
 	t.Parallel()
 	n := 3
 	full := Session{
@@ -556,7 +556,8 @@ func TestKnownKeysAreTheEncodedOnes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec struct {
-		Metadata map[string]json.RawMessage `json:"metadata"`
+		Metadata  map[string]json.RawMessage `json:"metadata"`
+		AuditHead map[string]json.RawMessage `json:"auditHead"`
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
@@ -568,7 +569,11 @@ func TestKnownKeysAreTheEncodedOnes(t *testing.T) {
 	for name, pair := range map[string]struct {
 		encoded map[string]json.RawMessage
 		known   map[string]bool
-	}{"record": {top, sessionKeys()}, "metadata": {rec.Metadata, metadataKeys()}} {
+	}{
+		"record":    {top, decoderNames(sessionDecoders)},
+		"metadata":  {rec.Metadata, decoderNames(metadataDecoders)},
+		"auditHead": {rec.AuditHead, decoderNames(auditHeadDecoders)},
+	} {
 		if len(pair.encoded) != len(pair.known) {
 			t.Errorf("%s: %d keys encoded, %d known", name, len(pair.encoded), len(pair.known))
 		}
@@ -578,4 +583,12 @@ func TestKnownKeysAreTheEncodedOnes(t *testing.T) {
 			}
 		}
 	}
+}
+
+func decoderNames[T any](fields []fieldDecoder[T]) map[string]bool {
+	names := map[string]bool{}
+	for _, f := range fields {
+		names[f.name] = true
+	}
+	return names
 }

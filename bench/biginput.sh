@@ -33,14 +33,7 @@ fi
 
 export AUTOAGENT_HOME="$work/home" HOME="$work/home"
 mkdir -p "$HOME" "$work/ws/.autoagent"
-{
-  echo '{"rules": ['
-  for i in $(seq 0 19); do echo "{\"name\": \"cmd$i\", \"command\": \"prog$i -rf --force\", \"decision\": \"deny\"},"; done
-  for i in $(seq 0 9); do echo "{\"name\": \"w$i\", \"writes\": [\"dir$i/**\", \"*.secret$i\"], \"decision\": \"deny\"},"; done
-  for i in $(seq 0 8); do echo "{\"name\": \"when$i\", \"tools\": \"Bash\", \"when\": \"toolInput.command contains 'never$i'\", \"decision\": \"ask\"},"; done
-  echo '{"name": "when9", "tools": "Bash", "when": "toolInput.command contains '"'never9'"'", "decision": "ask"}'
-  echo ']}'
-} > "$work/ws/.autoagent/config.json"
+bench/fortyrules.sh > "$work/ws/.autoagent/config.json"
 
 # input NAME LINE: a Write of SIZE_MB MB of content made of LINE repeated.
 input() {

@@ -24,14 +24,7 @@ printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' 
 export AUTOAGENT_HOME="$work/home" HOME="$work/home"
 mkdir -p "$HOME" "$work/none/.autoagent" "$work/rules/.autoagent"
 echo '{}' > "$work/none/.autoagent/config.json"
-{
-  echo '{"rules": ['
-  for i in $(seq 0 19); do echo "{\"name\": \"cmd$i\", \"command\": \"prog$i -rf --force\", \"decision\": \"deny\"},"; done
-  for i in $(seq 0 9); do echo "{\"name\": \"w$i\", \"writes\": [\"dir$i/**\", \"*.secret$i\"], \"decision\": \"deny\"},"; done
-  for i in $(seq 0 8); do echo "{\"name\": \"when$i\", \"tools\": \"Bash\", \"when\": \"toolInput.command contains 'never$i'\", \"decision\": \"ask\"},"; done
-  echo '{"name": "when9", "tools": "Bash", "when": "toolInput.command contains '"'never9'"'", "decision": "ask"}'
-  echo ']}'
-} > "$work/rules/.autoagent/config.json"
+bench/fortyrules.sh > "$work/rules/.autoagent/config.json"
 {
   echo '#!/bin/sh'
   echo 'input=$(cat)'

@@ -134,6 +134,11 @@ func Runs(name string) bool {
 // maxDepth bounds nested scripts (`sh -c`, eval, a wrapper's script).
 const maxDepth = 8
 
+// maxSubst bounds command and process substitutions nested in one another (`$($($(…)))`): each
+// level's command holds the text of every level inside it, so that n levels cost the square of
+// n, and no command written by hand nests more than a few.
+const maxSubst = 16
+
 // maxCommands bounds the commands one walk yields (xargs in xargs in xargs…): past it the
 // walk stops with an Unreadable command.
 const maxCommands = 4096
@@ -184,6 +189,7 @@ type frame struct {
 	via   []string
 	env   []Assign
 	open  bool // the command is given arguments the walker cannot read (xargs' input)
+	subst int  // how many substitutions deep in its script
 }
 
 func (f frame) with(via string) frame {
@@ -377,8 +383,10 @@ func (sc *scope) walk(node syntax.Node, f frame) {
 				sc.decl(n, cmd, f)
 			}
 		case *syntax.CmdSubst:
-			for _, s := range n.Stmts {
-				sc.walk(s, f.with("$(…)"))
+			if inner, ok := sc.substitution(f, "$(…)"); ok {
+				for _, s := range n.Stmts {
+					sc.walk(s, inner)
+				}
 			}
 			return false
 		case *syntax.Assign:
@@ -396,13 +404,27 @@ func (sc *scope) walk(node syntax.Node, f frame) {
 			if n.Op == syntax.CmdOut {
 				via = ">(…)"
 			}
-			for _, s := range n.Stmts {
-				sc.walk(s, f.with(via))
+			if inner, ok := sc.substitution(f, via); ok {
+				for _, s := range n.Stmts {
+					sc.walk(s, inner)
+				}
 			}
 			return false
 		}
 		return true
 	})
+}
+
+// substitution is the frame of a substitution's commands, reached via via; past maxSubst it
+// says so with an Unreadable command instead.
+func (sc *scope) substitution(f frame, via string) (frame, bool) {
+	if f.subst >= maxSubst {
+		sc.w.emit(Command{Unknown: Unreadable, Why: "substitutions nested too deep"}, f)
+		return f, false
+	}
+	inner := f.with(via)
+	inner.subst++
+	return inner, true
 }
 
 // promptVars are the shell's variables whose value it runs: PROMPT_COMMAND as a script, the

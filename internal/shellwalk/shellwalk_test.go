@@ -191,6 +191,38 @@ func TestWalkNestsNoDeeperThanMax(t *testing.T) {
 	}
 }
 
+// TestWalkSubstitutionsNestNoDeeperThanMax: substitutions nested past maxSubst are unreadable,
+// not followed. Each level's command holds the text of the levels inside it, so that 8,000 levels
+// (24 KB) made 8,000 commands holding 96 MB of text between them; the words the walk returns now
+// hold at most maxSubst+1 times the command's length.
+func TestWalkSubstitutionsNestNoDeeperThanMax(t *testing.T) {
+	t.Parallel()
+	for _, open := range []string{"$(", "<(", "$(echo "} {
+		n := 1000
+		script := "echo " + strings.Repeat(open, n) + "git push" + strings.Repeat(")", n)
+		cmds := Walk(script)
+		if len(cmds) > maxSubst+2 {
+			t.Errorf("%s: %d commands", open, len(cmds))
+		}
+		last := cmds[len(cmds)-1]
+		if last.Unknown != Unreadable || !strings.Contains(last.Why, "too deep") {
+			t.Errorf("%s: last = %+v", open, last)
+		}
+		text := 0
+		for _, c := range cmds {
+			if c.Name == "git" {
+				t.Errorf("%s: git read past the depth bound: %+v", open, c)
+			}
+			for _, w := range c.Args {
+				text += len(w.Source)
+			}
+		}
+		if text > (maxSubst+1)*len(script) {
+			t.Errorf("%s: the words hold %d bytes of a %d-byte command", open, text, len(script))
+		}
+	}
+}
+
 // TestWalkYieldsABoundedNumber: a command that runs more commands than the walker yields ends
 // with an unreadable one, not with a silent cut.
 func TestWalkYieldsABoundedNumber(t *testing.T) {

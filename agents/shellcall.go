@@ -9,6 +9,8 @@ import (
 
 // shellSimples reads a shell command with the project's shell walker into the simple commands of
 // the normalized call, with their redirections; unreadable says why part of it could not be read.
+// A part the walker could not read at all is a command of its own, Unread: rules take it as
+// any command (and, past the walker's bounds or its parser, as touching any file).
 //
 // vars are variables whose values are known before the command runs (HOME): a word that expands
 // only those is literal.
@@ -18,6 +20,15 @@ func shellSimples(command string, vars map[string]string) ([]toolcall.Simple, st
 	for _, c := range shellwalk.WalkKnown(command, vars) {
 		if c.Unknown != shellwalk.Readable && unreadable == "" {
 			unreadable = c.Why
+		}
+		switch c.Unknown {
+		case shellwalk.Unparsed, shellwalk.Unreadable:
+			// The walker read nothing of this part: what it runs, and the files it touches, could
+			// be anything (a line that does not parse follows lines bash runs first).
+			out = append(out, toolcall.Simple{Command: toolcall.Command{Unread: c.Why, Via: strings.Join(c.Via, " ")}, AnyFile: true})
+		case shellwalk.ScriptExpansion:
+			// `sh -c "$X"`, `eval "$X"`: a script named at run time, as a program can be ($X -rf).
+			out = append(out, toolcall.Simple{Command: toolcall.Command{Unread: c.Why, Via: strings.Join(c.Via, " ")}})
 		}
 		if len(c.Args) == 0 && len(c.Redirs) == 0 {
 			continue

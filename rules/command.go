@@ -122,6 +122,9 @@ func (p *commandPattern) requireLong(name string, value *glob) {
 // has words agent-hooks cannot read (a program or arguments named by an expansion) that could make
 // it match. why says what could not be read.
 func (p *commandPattern) match(c toolcall.Command) (m matchResult, why string) {
+	if c.Unread != "" {
+		return couldMatch, "that part (" + c.Unread + ")"
+	}
 	if len(c.Argv) == 0 {
 		return noMatch, ""
 	}

@@ -252,20 +252,30 @@ func (r *Rule) Match(p hooks.Payload) Match {
 			return Match{Why: "writes: the event is not a tool call"}
 		}
 		hit := r.writes.first(call.Writes, call.Names)
-		if hit == "" {
+		switch {
+		case hit != "":
+			whys = append(whys, "writes "+hit)
+		case call.AnyFile != "":
+			whys = append(whys, "writes a file of a part of the command agent-hooks cannot read")
+			could = append(could, "that part ("+call.AnyFile+")")
+		default:
 			return Match{Why: "writes: no file of the call matches"}
 		}
-		whys = append(whys, "writes "+hit)
 	}
 	if r.reads != nil {
 		if call == nil {
 			return Match{Why: "reads: the event is not a tool call"}
 		}
 		hit := r.reads.first(call.Reads, call.Names)
-		if hit == "" {
+		switch {
+		case hit != "":
+			whys = append(whys, "reads "+hit)
+		case call.AnyFile != "":
+			whys = append(whys, "reads a file of a part of the command agent-hooks cannot read")
+			could = append(could, "that part ("+call.AnyFile+")")
+		default:
 			return Match{Why: "reads: no file of the call matches"}
 		}
-		whys = append(whys, "reads "+hit)
 	}
 	if r.when != nil {
 		ok, err := r.when.eval(p)
@@ -307,6 +317,9 @@ func (r *Rule) matchCommands(call *toolcall.Call) (why, could string, ok bool) {
 			case couldMatch:
 				if couldWhy == "" {
 					couldWhy, couldCmd = w, strings.Join(c.Argv, " ")
+					if c.Unread != "" {
+						couldCmd = "a part of the command agent-hooks cannot read"
+					}
 				}
 			}
 		}

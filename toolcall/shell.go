@@ -13,6 +13,8 @@ type Simple struct {
 	// Wrapper: the program runs a command of its own (sudo, env, timeout, xargs, sh -c), which
 	// follows as a Simple of its own; its own words name no file.
 	Wrapper bool
+	// AnyFile: an Unread part that may also write or read any file (Call.AnyFile).
+	AnyFile bool
 }
 
 // Redirect is a redirection of a simple command to or from a file.
@@ -53,6 +55,9 @@ func FromShell(tool string, cmds []Simple, unreadable string, pl *Place) *Call {
 	}
 	for _, s := range cmds {
 		c.Commands = append(c.Commands, s.Command)
+		if s.AnyFile && c.AnyFile == "" {
+			c.AnyFile = s.Unread
+		}
 		for _, r := range s.Redirects {
 			if r.Dynamic {
 				continue
@@ -70,11 +75,10 @@ func FromShell(tool string, cmds []Simple, unreadable string, pl *Place) *Call {
 		if len(s.Argv) == 0 || s.Wrapper {
 			continue
 		}
-		prog := s.Argv[0]
+		prog := path.Base(s.Argv[0])
 		if s.IsDynamic(0) {
-			continue // the command rules see it; its files cannot be known
+			prog = "" // a program named at run time: like any unknown program, it names its arguments
 		}
-		prog = path.Base(prog)
 		args, opts := splitArgs(s.Command)
 		switch {
 		case prog == "cd" || prog == "pushd":

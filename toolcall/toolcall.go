@@ -45,6 +45,9 @@ type Call struct {
 	// script named by an expansion, it changes to a directory named by one): what it runs or
 	// touches there is unknown. "" when all of it was read.
 	Unreadable string `json:"unreadable,omitempty"`
+	// AnyFile says why the call may write or read any file: part of its shell command could not
+	// be read at all (it does not parse, it is past the walker's bounds). "" otherwise.
+	AnyFile string `json:"anyFile,omitempty"`
 	// URL is the address a fetch reaches.
 	URL string `json:"url,omitempty"`
 }
@@ -63,6 +66,10 @@ type Command struct {
 	MoreArgs bool `json:"moreArgs,omitempty"`
 	// Via says how the command is reached when not directly ("sudo", "sh -c", "xargs", …).
 	Via string `json:"via,omitempty"`
+	// Unread, when set, says why this part of the shell command could not be read at all (a
+	// script from an expansion, a script that does not parse, one past the walker's bounds):
+	// it stands for any program with any arguments, and Argv is empty.
+	Unread string `json:"unread,omitempty"`
 }
 
 // IsDynamic reports whether word i is named by an expansion.
@@ -80,7 +87,7 @@ func (c Command) Program() string {
 }
 
 // Into adds the call's fields to a payload's "toolCall" object tc (tool, command, … already set).
-// The keys it owns are kind, writes, reads, names, commands, unreadable and url; the others
+// The keys it owns are kind, writes, reads, names, commands, unreadable, anyFile and url; the others
 // (tool, command, file, reason, cwd, input) are the adapter's (see approval.ToolCall).
 func (c *Call) Into(tc map[string]any) {
 	tc["kind"] = c.Kind
@@ -113,12 +120,18 @@ func (c *Call) Into(tc map[string]any) {
 			if cmd.Via != "" {
 				m["via"] = cmd.Via
 			}
+			if cmd.Unread != "" {
+				m["unread"] = cmd.Unread
+			}
 			cmds[i] = m
 		}
 		tc["commands"] = cmds
 	}
 	if c.Unreadable != "" {
 		tc["unreadable"] = c.Unreadable
+	}
+	if c.AnyFile != "" {
+		tc["anyFile"] = c.AnyFile
 	}
 	if c.URL != "" {
 		tc["url"] = c.URL
@@ -159,6 +172,7 @@ func FromPayload(p map[string]any) *Call {
 	c.Reads = stringsOf(tc["reads"])
 	c.Names = stringsOf(tc["names"])
 	c.Unreadable, _ = tc["unreadable"].(string)
+	c.AnyFile, _ = tc["anyFile"].(string)
 	c.URL, _ = tc["url"].(string)
 	if list, ok := tc["commands"].([]any); ok {
 		for _, x := range list {
@@ -169,6 +183,7 @@ func FromPayload(p map[string]any) *Call {
 			cmd := Command{Argv: stringsOf(m["argv"]), Dynamic: ints(m["dynamic"]), Split: ints(m["split"])}
 			cmd.MoreArgs, _ = m["moreArgs"].(bool)
 			cmd.Via, _ = m["via"].(string)
+			cmd.Unread, _ = m["unread"].(string)
 			c.Commands = append(c.Commands, cmd)
 		}
 	}

@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,6 +80,7 @@ type TrailAppender struct {
 	// the same bytes is not hashed again.
 	line []byte
 	hash string
+	buf  []byte // the lines of an append, reused from one to the next
 }
 
 // Appender is a TrailAppender to the audit trail of session id; it opens nothing until the first
@@ -137,17 +137,18 @@ func (a *TrailAppender) Append(events ...Event) error {
 			}
 		}
 		seq, prev := chainAfter(id, last, lastHash)
-		var buf bytes.Buffer
+		buf := a.buf[:0]
 		add := func(e Event) error {
 			e.Seq, e.Prev = seq, prev
-			b, err := json.Marshal(e)
+			start := len(buf)
+			b, err := appendEventJSON(buf, &e)
 			if err != nil {
 				return fmt.Errorf("encode audit event %s/%s: %w", e.Event, e.Name, err)
 			}
-			buf.Write(b)
-			buf.WriteByte('\n')
-			head = AuditHead{Seq: seq, Hash: lineHash(b)}
-			seq, prev, lastLine = seq+1, head.Hash, b
+			line := b[start:]
+			head = AuditHead{Seq: seq, Hash: lineHash(line)}
+			buf = append(b, '\n')
+			seq, prev, lastLine = seq+1, head.Hash, buf[start:len(buf)-1]
 			return nil
 		}
 		if reason := tailBreak(id, last, lastHash, want, note); reason != "" {
@@ -170,12 +171,13 @@ func (a *TrailAppender) Append(events ...Event) error {
 				return nil, err
 			}
 		}
-		return buf.Bytes(), nil
+		a.buf = buf
+		return buf, nil
 	}, func() error { return a.note.write(head) })
 	if err != nil {
 		return fmt.Errorf("append to audit trail: %w", err)
 	}
-	a.line, a.hash = lastLine, head.Hash
+	a.line, a.hash = append(a.line[:0], lastLine...), head.Hash
 	if !anchored {
 		s.anchorInRecord(id)
 	}

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -230,27 +231,34 @@ func LastLine(f io.ReaderAt) ([]byte, error) {
 	return line, err
 }
 
-// lastLine is LastLine of f, of size bytes, with its last byte (0 for an empty file). scratch,
-// when not nil, holds the buffer of the last block from one call to the next (an Appender's
-// appends read one block each, as a rule): the line may be in it, and is valid until the next
-// call with the same scratch.
+// lastLine is LastLine of f, of size bytes, with its last byte (0 for an empty file). It reads
+// the last firstBlock bytes first, which hold the last line of an audit trail as a rule, then
+// further back in blocks of block bytes. scratch, when not nil, holds the buffer of the first
+// read from one call to the next (an Appender's appends read one block each, as a rule): the line
+// may be in it, and is valid until the next call with the same scratch.
 func lastLine(f io.ReaderAt, size int64, scratch *[]byte) (line []byte, lastByte byte, err error) {
-	const block = 4096
+	const firstBlock, block = 1024, 4096
 	var tail []byte // the bytes from some offset to the end of the file
 	end := size     // the end of the last complete line, once found
 	found := false
 	for off := size; off > 0; {
-		n := min(int64(block), off)
-		off -= n
 		var buf []byte
-		if tail == nil && scratch != nil {
-			if cap(*scratch) < block {
-				*scratch = make([]byte, block)
+		if tail == nil {
+			n := min(firstBlock, off)
+			if scratch != nil {
+				if cap(*scratch) < firstBlock {
+					*scratch = make([]byte, firstBlock)
+				}
+				buf = (*scratch)[:n]
+			} else {
+				buf = make([]byte, n)
 			}
-			buf = (*scratch)[:n]
 		} else {
+			n := min(block, off)
 			buf = make([]byte, n, n+int64(len(tail)))
 		}
+		n := int64(len(buf))
+		off -= n
 		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
 			return nil, 0, fmt.Errorf("read the last line: %w", err)
 		}
@@ -258,13 +266,14 @@ func lastLine(f io.ReaderAt, size int64, scratch *[]byte) (line []byte, lastByte
 			lastByte = buf[n-1]
 		}
 		tail = append(buf, tail...)
-		for i := int(n) - 1; i >= 0; i-- { // the new block only
-			if tail[i] != '\n' {
-				continue
+		for hi := int(n); ; { // the new block only
+			i := bytes.LastIndexByte(tail[:hi], '\n')
+			if i < 0 {
+				break
 			}
 			pos := off + int64(i) // a newline at pos
 			if !found {
-				found, end = true, pos
+				found, end, hi = true, pos, i
 				continue
 			}
 			return tail[i+1 : end-off], lastByte, nil

@@ -130,6 +130,13 @@ func TestLastLine(t *testing.T) {
 		{"a\n" + long + "\n", long},
 		{long + "\n" + long + "y\n", long + "y"},
 		{long + "\nshort\n" + long, "short"},
+		// around the first read (1 KB): the line and the newline before it in it, or not
+		{"a\n" + strings.Repeat("y", 1022) + "\n", strings.Repeat("y", 1022)},
+		{"a\n" + strings.Repeat("y", 1023) + "\n", strings.Repeat("y", 1023)},
+		{"a\n" + strings.Repeat("y", 1024) + "\n", strings.Repeat("y", 1024)},
+		{strings.Repeat("y", 1023) + "\n", strings.Repeat("y", 1023)},
+		{strings.Repeat("y", 1024) + "\n", strings.Repeat("y", 1024)},
+		{"a\nb\n" + strings.Repeat("z", 1100), "b"},
 	} {
 		got, err := LastLine(strings.NewReader(tc.in))
 		if err != nil || string(got) != tc.want {

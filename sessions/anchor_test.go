@@ -35,7 +35,7 @@ func anchoredSession(t *testing.T, n, recorded int) (*Store, string) {
 			t.Fatal(err)
 		}
 	}
-	if h := s.recordHead(sess.ID); h == nil || h.Seq != int64(recorded) {
+	if h := s.recordHead(sess.ID, s.Path(sess.ID)); h == nil || h.Seq != int64(recorded) {
 		t.Fatalf("the record's head is %+v, want seq %d", h, recorded)
 	}
 	return s, sess.ID
@@ -196,7 +196,7 @@ func TestAppendFindsTheTrailNotEndingAtItsHead(t *testing.T) {
 				if v := verifyStored(t, s, id); v.OK() {
 					t.Errorf("verify right after the attack: %+v, want a failure", v)
 				}
-				known := newerHead(s.recordHead(id), s.notedHead(id)) // what is left of the head
+				known := newerHead(s.recordHead(id, s.Path(id)), s.notedHead(id)) // what is left of the head
 				for i := range 2 {
 					if err := appendNext(Event{Event: "Stop", Name: fmt.Sprintf("next%d", i), Status: "ok"}); err != nil {
 						t.Fatal(err)
@@ -281,7 +281,7 @@ func TestFirstLinesAreAnchoredInTheRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := headOf(trailLines(t, s, sess.ID))
-	if got := s.recordHead(sess.ID); !reflect.DeepEqual(got, want) {
+	if got := s.recordHead(sess.ID, s.Path(sess.ID)); !reflect.DeepEqual(got, want) {
 		t.Errorf("the record's head = %+v, want %+v", got, want)
 	}
 	before, _ := os.ReadFile(s.Path(sess.ID))

@@ -70,9 +70,10 @@ func (s *Store) Append(id string, events ...Event) error {
 // nothing while the files are the ones it holds (see atomicfile.Appender). Its appends are
 // serialised; Close releases the files.
 type TrailAppender struct {
-	s     *Store
-	id    string
-	trail *atomicfile.Appender
+	s      *Store
+	id     string
+	record string // the path of the session's record
+	trail  *atomicfile.Appender
 
 	mu   sync.Mutex
 	note *headNote // the note as the last append left it; nil before the first
@@ -89,7 +90,7 @@ func (s *Store) Appender(id string) (*TrailAppender, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("append to audit trail: invalid session id %q", id)
 	}
-	return &TrailAppender{s: s, id: id, trail: atomicfile.NewAppender(s.EventsPath(id), 0o600)}, nil
+	return &TrailAppender{s: s, id: id, record: s.Path(id), trail: atomicfile.NewAppender(s.EventsPath(id), 0o600)}, nil
 }
 
 // Close releases the trail and its note; an append after it opens them again.
@@ -126,7 +127,7 @@ func (a *TrailAppender) Append(events ...Event) error {
 	err := a.trail.Append(func(last []byte) ([]byte, error) {
 		a.note = s.reopenNote(id, a.note)
 		note := a.note
-		want := newerHead(s.recordHead(id), note.head)
+		want := newerHead(s.recordHead(id, a.record), note.head)
 		anchored = want != nil
 		var lastHash string
 		if last != nil {

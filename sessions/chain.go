@@ -239,7 +239,7 @@ func appendNote(b []byte, head AuditHead) []byte {
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, head.Seq, 10)
 	b = append(b, `,"hash":`...)
-	b = strconv.AppendQuote(b, head.Hash) // hex: quoted as encoding/json quotes it
+	b = appendJSONString(b, head.Hash)
 	return append(b, "}\n"...)
 }
 
@@ -318,11 +318,11 @@ type recordedHead struct {
 	head *AuditHead
 }
 
-// recordHead is the head session id's record keeps: nil when there is no record, or none that
-// keeps a head. A record that is the same file, of the same size and time, as the one read last
-// is not read again (a record is written by renaming a new file over it).
-func (s *Store) recordHead(id string) *AuditHead {
-	st, err := os.Lstat(s.Path(id))
+// recordHead is the head session id's record, at path (s.Path(id)), keeps: nil when there is no
+// record, or none that keeps a head. A record that is the same file, of the same size and time,
+// as the one read last is not read again (a record is written by renaming a new file over it).
+func (s *Store) recordHead(id, path string) *AuditHead {
+	st, err := os.Lstat(path)
 	if err != nil || !st.Mode().IsRegular() {
 		return nil
 	}
@@ -334,7 +334,7 @@ func (s *Store) recordHead(id string) *AuditHead {
 		return head
 	}
 	c.mu.Unlock()
-	b, err := atomicfile.ReadFile(s.Path(id))
+	b, err := atomicfile.ReadFile(path)
 	if err != nil {
 		return nil
 	}

@@ -511,6 +511,29 @@ func TestBreakLineIsAppendsOwn(t *testing.T) {
 	}
 }
 
+// BenchmarkTrailAppenderOneHook is what one hook's line costs an event's hooks, which append
+// through one TrailAppender (the trail and its note held open from one line to the next).
+func BenchmarkTrailAppenderOneHook(b *testing.B) {
+	s := New(filepath.Join(b.TempDir(), "sessions"))
+	sess, err := s.Create(Params{Workspace: "/w"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := s.Appender(sess.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	e := Event{Event: "PreExecutionEnd", Name: "true", Type: "command", Source: "project", Format: "autoagent",
+		File: "/w/.autoagent/config.json", Status: "ok", DurationMs: 12}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := a.Append(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkAppendOneHook is what one hook's line costs an event of a session with a record: the
 // append, its check of the trail's end against the head (the note, and the record's head), and
 // the note of the head it leaves (which an event whose hooks appended once wrote on its own, once

@@ -84,6 +84,10 @@ type TrailAppender struct {
 	buf  []byte // the lines of an append, reused from one to the next
 }
 
+// maxKeptLines is the largest buffer of lines a TrailAppender keeps for its next append: a line
+// with a hook's whole output in it is not held on to.
+const maxKeptLines = 64 << 10
+
 // Appender is a TrailAppender to the audit trail of session id; it opens nothing until the first
 // append.
 func (s *Store) Appender(id string) (*TrailAppender, error) {
@@ -172,7 +176,9 @@ func (a *TrailAppender) Append(events ...Event) error {
 				return nil, err
 			}
 		}
-		a.buf = buf
+		if cap(buf) <= maxKeptLines {
+			a.buf = buf
+		}
 		return buf, nil
 	}, func() error { return a.note.write(head) })
 	if err != nil {

@@ -86,11 +86,14 @@ func protect(reg *Registry, cfg *Config, env LoadEnv, files []*nativeFile) []Dia
 			}
 		}
 	}
-	parser := syntax.NewParser()
-	read := map[string]bool{} // the commands whose scripts were added: one is often configured again
+	var parser *syntax.Parser
+	var read map[string]bool // the commands whose scripts were added: one is often configured again
 	for _, event := range sortedKeys(cfg.Hooks) {
 		for _, h := range cfg.Hooks[event] {
 			if h.Type == TypeCommand && !read[h.Command] {
+				if parser == nil {
+					parser, read = syntax.NewParser(), map[string]bool{}
+				}
 				read[h.Command] = true
 				for _, p := range scriptsOf(parser, h.Command, env.Workspace) {
 					add(p, false)

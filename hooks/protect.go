@@ -86,10 +86,16 @@ func protect(reg *Registry, cfg *Config, env LoadEnv, files []*nativeFile) []Dia
 			}
 		}
 	}
+	var parser *syntax.Parser
+	var read map[string]bool // the commands whose scripts were added: one is often configured again
 	for _, event := range sortedKeys(cfg.Hooks) {
 		for _, h := range cfg.Hooks[event] {
-			if h.Type == TypeCommand {
-				for _, p := range scriptsOf(h.Command, env.Workspace) {
+			if h.Type == TypeCommand && !read[h.Command] {
+				if parser == nil {
+					parser, read = syntax.NewParser(), map[string]bool{}
+				}
+				read[h.Command] = true
+				for _, p := range scriptsOf(parser, h.Command, env.Workspace) {
 					add(p, false)
 				}
 			}
@@ -205,12 +211,13 @@ func realPath(p string) string {
 }
 
 // scriptsOf are the files inside the workspace a hook's command runs or reads by name (its
-// program, or an argument naming a file that exists: `bash .autoagent/hooks/check.sh`).
-func scriptsOf(command, workspace string) []string {
+// program, or an argument naming a file that exists: `bash .autoagent/hooks/check.sh`), the
+// command read by parser (a parser is reused from one command to the next).
+func scriptsOf(parser *syntax.Parser, command, workspace string) []string {
 	if workspace == "" {
 		return nil
 	}
-	f, err := syntax.NewParser().Parse(strings.NewReader(command), "")
+	f, err := parser.Parse(strings.NewReader(command), "")
 	if err != nil {
 		return nil
 	}

@@ -35,7 +35,7 @@ func anchoredSession(t *testing.T, n, recorded int) (*Store, string) {
 			t.Fatal(err)
 		}
 	}
-	if h := s.recordHead(sess.ID); h == nil || h.Seq != int64(recorded) {
+	if h := s.recordHead(sess.ID, s.Path(sess.ID)); h == nil || h.Seq != int64(recorded) {
 		t.Fatalf("the record's head is %+v, want seq %d", h, recorded)
 	}
 	return s, sess.ID
@@ -196,7 +196,7 @@ func TestAppendFindsTheTrailNotEndingAtItsHead(t *testing.T) {
 				if v := verifyStored(t, s, id); v.OK() {
 					t.Errorf("verify right after the attack: %+v, want a failure", v)
 				}
-				known := newerHead(s.recordHead(id), s.notedHead(id)) // what is left of the head
+				known := newerHead(s.recordHead(id, s.Path(id)), s.notedHead(id)) // what is left of the head
 				for i := range 2 {
 					if err := appendNext(Event{Event: "Stop", Name: fmt.Sprintf("next%d", i), Status: "ok"}); err != nil {
 						t.Fatal(err)
@@ -281,7 +281,7 @@ func TestFirstLinesAreAnchoredInTheRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := headOf(trailLines(t, s, sess.ID))
-	if got := s.recordHead(sess.ID); !reflect.DeepEqual(got, want) {
+	if got := s.recordHead(sess.ID, s.Path(sess.ID)); !reflect.DeepEqual(got, want) {
 		t.Errorf("the record's head = %+v, want %+v", got, want)
 	}
 	before, _ := os.ReadFile(s.Path(sess.ID))
@@ -507,6 +507,29 @@ func TestBreakLineIsAppendsOwn(t *testing.T) {
 	for _, l := range trailLines(t, s, id) {
 		if _, ok := breakLine([]byte(l)); ok {
 			t.Errorf("read as a break: %s", l)
+		}
+	}
+}
+
+// BenchmarkTrailAppenderOneHook is what one hook's line costs an event's hooks, which append
+// through one TrailAppender (the trail and its note held open from one line to the next).
+func BenchmarkTrailAppenderOneHook(b *testing.B) {
+	s := New(filepath.Join(b.TempDir(), "sessions"))
+	sess, err := s.Create(Params{Workspace: "/w"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := s.Appender(sess.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	e := Event{Event: "PreExecutionEnd", Name: "true", Type: "command", Source: "project", Format: "autoagent",
+		File: "/w/.autoagent/config.json", Status: "ok", DurationMs: 12}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := a.Append(e); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

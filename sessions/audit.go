@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -71,9 +70,10 @@ func (s *Store) Append(id string, events ...Event) error {
 // nothing while the files are the ones it holds (see atomicfile.Appender). Its appends are
 // serialised; Close releases the files.
 type TrailAppender struct {
-	s     *Store
-	id    string
-	trail *atomicfile.Appender
+	s      *Store
+	id     string
+	record string // the path of the session's record
+	trail  *atomicfile.Appender
 
 	mu   sync.Mutex
 	note *headNote // the note as the last append left it; nil before the first
@@ -81,7 +81,12 @@ type TrailAppender struct {
 	// the same bytes is not hashed again.
 	line []byte
 	hash string
+	buf  []byte // the lines of an append, reused from one to the next
 }
+
+// maxKeptLines is the largest buffer of lines a TrailAppender keeps for its next append: a line
+// with a hook's whole output in it is not held on to.
+const maxKeptLines = 64 << 10
 
 // Appender is a TrailAppender to the audit trail of session id; it opens nothing until the first
 // append.
@@ -89,7 +94,7 @@ func (s *Store) Appender(id string) (*TrailAppender, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("append to audit trail: invalid session id %q", id)
 	}
-	return &TrailAppender{s: s, id: id, trail: atomicfile.NewAppender(s.EventsPath(id), 0o600)}, nil
+	return &TrailAppender{s: s, id: id, record: s.Path(id), trail: atomicfile.NewAppender(s.EventsPath(id), 0o600)}, nil
 }
 
 // Close releases the trail and its note; an append after it opens them again.
@@ -126,7 +131,7 @@ func (a *TrailAppender) Append(events ...Event) error {
 	err := a.trail.Append(func(last []byte) ([]byte, error) {
 		a.note = s.reopenNote(id, a.note)
 		note := a.note
-		want := newerHead(s.recordHead(id), note.head)
+		want := newerHead(s.recordHead(id, a.record), note.head)
 		anchored = want != nil
 		var lastHash string
 		if last != nil {
@@ -137,17 +142,18 @@ func (a *TrailAppender) Append(events ...Event) error {
 			}
 		}
 		seq, prev := chainAfter(id, last, lastHash)
-		var buf bytes.Buffer
+		buf := a.buf[:0]
 		add := func(e Event) error {
 			e.Seq, e.Prev = seq, prev
-			b, err := json.Marshal(e)
+			start := len(buf)
+			b, err := appendEventJSON(buf, &e)
 			if err != nil {
 				return fmt.Errorf("encode audit event %s/%s: %w", e.Event, e.Name, err)
 			}
-			buf.Write(b)
-			buf.WriteByte('\n')
-			head = AuditHead{Seq: seq, Hash: lineHash(b)}
-			seq, prev, lastLine = seq+1, head.Hash, b
+			line := b[start:]
+			head = AuditHead{Seq: seq, Hash: lineHash(line)}
+			buf = append(b, '\n')
+			seq, prev, lastLine = seq+1, head.Hash, buf[start:len(buf)-1]
 			return nil
 		}
 		if reason := tailBreak(id, last, lastHash, want, note); reason != "" {
@@ -170,12 +176,15 @@ func (a *TrailAppender) Append(events ...Event) error {
 				return nil, err
 			}
 		}
-		return buf.Bytes(), nil
+		if cap(buf) <= maxKeptLines {
+			a.buf = buf
+		}
+		return buf, nil
 	}, func() error { return a.note.write(head) })
 	if err != nil {
 		return fmt.Errorf("append to audit trail: %w", err)
 	}
-	a.line, a.hash = lastLine, head.Hash
+	a.line, a.hash = append(a.line[:0], lastLine...), head.Hash
 	if !anchored {
 		s.anchorInRecord(id)
 	}

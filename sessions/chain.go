@@ -240,7 +240,7 @@ func appendNote(b []byte, head AuditHead) []byte {
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, head.Seq, 10)
 	b = append(b, `,"hash":`...)
-	b = strconv.AppendQuote(b, head.Hash) // hex: quoted as encoding/json quotes it
+	b = appendJSONString(b, head.Hash)
 	return append(b, "}\n"...)
 }
 
@@ -248,8 +248,12 @@ func validHead(h *AuditHead) bool {
 	if h == nil || h.Seq < 1 || len(h.Hash) != 64 {
 		return false
 	}
-	_, err := hex.DecodeString(h.Hash)
-	return err == nil
+	for i := 0; i < len(h.Hash); i++ { // hex, as hex.DecodeString reads it, without its copy
+		if c := h.Hash[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // write notes head: over the note in place, else (it could not be opened: something not a
@@ -319,11 +323,11 @@ type recordedHead struct {
 	head *AuditHead
 }
 
-// recordHead is the head session id's record keeps: nil when there is no record, or none that
-// keeps a head. A record that is the same file, of the same size and time, as the one read last
-// is not read again (a record is written by renaming a new file over it).
-func (s *Store) recordHead(id string) *AuditHead {
-	st, err := os.Lstat(s.Path(id))
+// recordHead is the head session id's record, at path (s.Path(id)), keeps: nil when there is no
+// record, or none that keeps a head. A record that is the same file, of the same size and time,
+// as the one read last is not read again (a record is written by renaming a new file over it).
+func (s *Store) recordHead(id, path string) *AuditHead {
+	st, err := os.Lstat(path)
 	if err != nil || !st.Mode().IsRegular() {
 		return nil
 	}
@@ -335,7 +339,7 @@ func (s *Store) recordHead(id string) *AuditHead {
 		return head
 	}
 	c.mu.Unlock()
-	b, err := atomicfile.ReadFile(s.Path(id))
+	b, err := atomicfile.ReadFile(path)
 	if err != nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -344,6 +345,21 @@ func TestNoteFastMatchesJSON(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) || gotState != wantState {
 			t.Errorf("parseNote(%q) = %+v, %q; want %+v, %q", note, got, gotState, want, wantState)
+		}
+	}
+}
+
+// TestValidHeadIsHex: a head's hash is valid exactly when hex.DecodeString reads it, at 64
+// characters.
+func TestValidHeadIsHex(t *testing.T) {
+	t.Parallel()
+	hash := strings.Repeat("0123456789abcdef", 4)
+	for _, h := range []string{hash, strings.ToUpper(hash), "ABCDEF" + hash[6:], hash[:63] + "g", hash[:63] + "G",
+		hash[:63] + "/", hash[:63] + ":", hash[:63] + "@", hash[:63] + "`", hash[:63] + " ", hash[:63] + "\xff", hash[:63], hash + "0"} {
+		_, err := hex.DecodeString(h)
+		want := err == nil && len(h) == 64
+		if got := validHead(&AuditHead{Seq: 1, Hash: h}); got != want {
+			t.Errorf("validHead(%q) = %v, want %v", h, got, want)
 		}
 	}
 }

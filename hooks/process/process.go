@@ -216,7 +216,7 @@ func (r *Local) Run(ctx context.Context, p Process, liveOut, liveErr io.Writer) 
 	if outFD >= 0 {
 		// Reads the output until the hook's main process has exited; false without a pidfd for
 		// it, when the copiers take over.
-		if polled = pollOutput(cmd.Process.Pid, &streams); !polled {
+		if polled = pollOutput(cmd.Process, &streams); !polled {
 			outR, errR = pollerFiles(&streams)
 		}
 	}

@@ -41,9 +41,10 @@ func awaitExit(pid int) bool {
 	return err == nil && exited
 }
 
-// pidfdPolls reports whether this system gives a pidfd for a child (pidfd_open, Linux 5.3),
-// which poll(2) reports readable once the child has exited: then pollOutput reads a hook's output
-// and waits for its exit in one goroutine.
+// pidfdPolls reports whether this system gives a pidfd for a child (pidfd_open, Linux 5.3; and
+// then os/exec holds one for each child it starts, from clone3), which poll(2) reports readable
+// once the child has exited: then pollOutput reads a hook's output and waits for its exit in one
+// goroutine.
 var pidfdPolls = sync.OnceValue(func() bool {
 	fd, err := unix.PidfdOpen(os.Getpid(), 0)
 	if err != nil {
@@ -53,18 +54,16 @@ var pidfdPolls = sync.OnceValue(func() bool {
 	return true
 })
 
-// pollOutput reads the hook's output streams from this goroutine, in poll(2) with a pidfd of
-// process pid (a child of this process, not yet reaped), until the process has exited (leaving
-// it to be reaped by Wait) or both streams have ended and it exited. It reports false, having
-// read nothing, when it can have no pidfd.
-func pollOutput(pid int, streams *[2]rawStream) bool {
-	pidfd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return false
-	}
-	defer unix.Close(pidfd)
-	pollStreams(streams, pidfd, time.Time{})
-	return true
+// pollOutput reads the hook's output streams from this goroutine, in poll(2) with the pidfd of
+// process p (a child of this process, not yet waited for), until the process has exited
+// (leaving it to be reaped by Wait) or both streams have ended and it exited. The pidfd is the
+// one os.StartProcess got from clone3 (CLONE_PIDFD) and Wait waits on, borrowed through
+// WithHandle: no pidfd_open and close of a descriptor of our own for every hook. It reports
+// false, having read nothing, when the process has no pidfd (a kernel or a system call filter
+// without clone3's, where os/exec waits by pid).
+func pollOutput(p *os.Process, streams *[2]rawStream) bool {
+	err := p.WithHandle(func(pidfd uintptr) { pollStreams(streams, int(pidfd), time.Time{}) })
+	return err == nil
 }
 
 // pollStreams reads the open streams as they become readable: with a pidfd (>= 0), until it is

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -80,4 +81,46 @@ func TestPollerFilesHandOverTheStreams(t *testing.T) {
 	<-done
 	writers[1].Close()
 	out.Close()
+}
+
+// TestPollOutput: pollOutput reads a hook's streams, polling them with the pidfd os/exec holds for
+// the process, until the process has exited, and leaves it unreaped, so that Wait still reads its
+// exit status.
+func TestPollOutput(t *testing.T) {
+	t.Parallel()
+	if !pidfdPolls() {
+		t.Skip("no pidfd on this kernel")
+	}
+	var outputs [2]capture
+	var streams [2]rawStream
+	var writers [2]*os.File
+	for i := range streams {
+		fd, w, err := rawPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		streams[i], writers[i] = rawStream{fd: fd, c: &outputs[i]}, w
+	}
+	defer closeFDs(streams[0].fd, streams[1].fd)
+	cmd := exec.Command("sh", "-c", "echo out; echo err >&2; exit 3")
+	cmd.Stdout, cmd.Stderr = writers[0], writers[1]
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	closeAll(writers[:]...)
+	if !pollOutput(cmd.Process, &streams) {
+		t.Fatal("pollOutput found no pidfd for a process os/exec started, on a kernel that has them")
+	}
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil || info.Signo == 0 {
+		t.Errorf("after pollOutput the process has not exited (or was reaped): %v, %+v", err, info)
+	}
+	_ = cmd.Wait()
+	if got := cmd.ProcessState.ExitCode(); got != 3 {
+		t.Errorf("exit code %d, want 3", got)
+	}
+	pollStreams(&streams, -1, time.Now().Add(pipeDrain)) // what is left, as Run reads it
+	if got, want := outputs[0].String()+outputs[1].String(), "out\nerr\n"; got != want {
+		t.Errorf("read %q, want %q", got, want)
+	}
 }

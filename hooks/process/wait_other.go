@@ -16,7 +16,7 @@ func pidfdPolls() bool { return false }
 
 // The poll loop of Linux, never used here (pidfdPolls).
 
-func pollOutput(int, *[2]rawStream) bool { return false }
+func pollOutput(*os.Process, *[2]rawStream) bool { return false }
 
 func pollStreams(*[2]rawStream, int, time.Time) {}
 

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -66,9 +67,10 @@ type Appender struct {
 	path string
 	perm fs.FileMode
 
-	mu sync.Mutex
-	f  *os.File    // nil until the first append, and after Close
-	st fs.FileInfo // f's, as it was opened: what path must still name
+	mu   sync.Mutex
+	f    *os.File    // nil until the first append, and after Close
+	st   fs.FileInfo // f's, as it was opened: what path must still name
+	tail []byte      // the last block of the file as the last append read it, reused
 }
 
 // NewAppender is an Appender to path, creating it with mode perm (and its folder with 0700) when
@@ -87,7 +89,7 @@ func (a *Appender) Append(build func(last []byte) ([]byte, error), commit func()
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", a.path, err)
 	}
-	err = buildAndAppend(a.f, size, build, commit)
+	err = buildAndAppend(a.f, size, &a.tail, build, commit)
 	_ = unlock(a.f) // closing the file releases the lock anyway
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", a.path, err)
@@ -192,9 +194,10 @@ func appendLinesAt(f appendFile, data []byte, size int64, lastByte byte) error {
 	return err
 }
 
-// buildAndAppend appends build's lines to f, locked and of size bytes, then runs commit.
-func buildAndAppend(f *os.File, size int64, build func(last []byte) ([]byte, error), commit func() error) error {
-	last, lastByte, err := lastLine(f, size)
+// buildAndAppend appends build's lines to f, locked and of size bytes, then runs commit. scratch
+// is lastLine's.
+func buildAndAppend(f *os.File, size int64, scratch *[]byte, build func(last []byte) ([]byte, error), commit func() error) error {
+	last, lastByte, err := lastLine(f, size, scratch)
 	if err != nil {
 		return err
 	}
@@ -224,20 +227,38 @@ func LastLine(f io.ReaderAt) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, _, err := lastLine(f, size)
+	line, _, err := lastLine(f, size, nil)
 	return line, err
 }
 
-// lastLine is LastLine of f, of size bytes, with its last byte (0 for an empty file).
-func lastLine(f io.ReaderAt, size int64) (line []byte, lastByte byte, err error) {
-	const block = 4096
+// lastLine is LastLine of f, of size bytes, with its last byte (0 for an empty file). It reads
+// the last firstBlock bytes first, which hold the last line of an audit trail as a rule, then
+// further back in blocks of block bytes. scratch, when not nil, holds the buffer of the first
+// read from one call to the next (an Appender's appends read one block each, as a rule): the line
+// may be in it, and is valid until the next call with the same scratch.
+func lastLine(f io.ReaderAt, size int64, scratch *[]byte) (line []byte, lastByte byte, err error) {
+	const firstBlock, block = 1024, 4096
 	var tail []byte // the bytes from some offset to the end of the file
 	end := size     // the end of the last complete line, once found
 	found := false
 	for off := size; off > 0; {
-		n := min(int64(block), off)
+		var buf []byte
+		if tail == nil {
+			n := min(firstBlock, off)
+			if scratch != nil {
+				if cap(*scratch) < firstBlock {
+					*scratch = make([]byte, firstBlock)
+				}
+				buf = (*scratch)[:n]
+			} else {
+				buf = make([]byte, n)
+			}
+		} else {
+			n := min(block, off)
+			buf = make([]byte, n, n+int64(len(tail)))
+		}
+		n := int64(len(buf))
 		off -= n
-		buf := make([]byte, n, n+int64(len(tail)))
 		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
 			return nil, 0, fmt.Errorf("read the last line: %w", err)
 		}
@@ -245,13 +266,14 @@ func lastLine(f io.ReaderAt, size int64) (line []byte, lastByte byte, err error)
 			lastByte = buf[n-1]
 		}
 		tail = append(buf, tail...)
-		for i := int(n) - 1; i >= 0; i-- { // the new block only
-			if tail[i] != '\n' {
-				continue
+		for hi := int(n); ; { // the new block only
+			i := bytes.LastIndexByte(tail[:hi], '\n')
+			if i < 0 {
+				break
 			}
 			pos := off + int64(i) // a newline at pos
 			if !found {
-				found, end = true, pos
+				found, end, hi = true, pos, i
 				continue
 			}
 			return tail[i+1 : end-off], lastByte, nil

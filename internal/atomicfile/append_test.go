@@ -130,10 +130,42 @@ func TestLastLine(t *testing.T) {
 		{"a\n" + long + "\n", long},
 		{long + "\n" + long + "y\n", long + "y"},
 		{long + "\nshort\n" + long, "short"},
+		// around the first read (1 KB): the line and the newline before it in it, or not
+		{"a\n" + strings.Repeat("y", 1022) + "\n", strings.Repeat("y", 1022)},
+		{"a\n" + strings.Repeat("y", 1023) + "\n", strings.Repeat("y", 1023)},
+		{"a\n" + strings.Repeat("y", 1024) + "\n", strings.Repeat("y", 1024)},
+		{strings.Repeat("y", 1023) + "\n", strings.Repeat("y", 1023)},
+		{strings.Repeat("y", 1024) + "\n", strings.Repeat("y", 1024)},
+		{"a\nb\n" + strings.Repeat("z", 1100), "b"},
 	} {
 		got, err := LastLine(strings.NewReader(tc.in))
 		if err != nil || string(got) != tc.want {
 			t.Errorf("LastLine(%.20q…) = %.20q…, %v; want %.20q…", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestLastLineScratch: an Appender's reads of the last line, through one scratch buffer from one
+// to the next, read what LastLine reads, whatever the previous read left in it.
+func TestLastLineScratch(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 10000)
+	var scratch []byte
+	for _, in := range []string{"", "one\ntwo\n", "a\n" + long + "\n", "z\n", long + "\nshort\n" + long, "\n", "one\ntwo\ntorn", long + "\n" + long + "y\n", "b\nc\n"} {
+		want, err := LastLine(strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, lastByte, err := lastLine(strings.NewReader(in), int64(len(in)), &scratch)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("lastLine(%.20q…) through a used scratch buffer = %.20q…, %v; want %.20q…", in, got, err, want)
+		}
+		var wantByte byte // 0 for an empty file
+		if len(in) > 0 {
+			wantByte = in[len(in)-1]
+		}
+		if lastByte != wantByte {
+			t.Errorf("lastLine(%.20q…): last byte %q, want %q", in, lastByte, wantByte)
 		}
 	}
 }

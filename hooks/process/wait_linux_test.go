@@ -85,9 +85,9 @@ func TestPollerFilesHandOverTheStreams(t *testing.T) {
 
 // TestPollOutput: pollOutput reads a hook's streams, polling them with the pidfd os/exec holds for
 // the process, until the process has exited, and leaves it unreaped, so that Wait still reads its
-// exit status.
+// exit status. (Not parallel: its process is a child of the test process, which another test's
+// sweep of adopted orphans would take for one.)
 func TestPollOutput(t *testing.T) {
-	t.Parallel()
 	if !pidfdPolls() {
 		t.Skip("no pidfd on this kernel")
 	}
